@@ -1,0 +1,26 @@
+# The two commands of the README: `make run` (the main job) and `make test`.
+# Both set up .venv on first use (scripts/bootstrap.sh finds a Python >= 3.12 by itself).
+VENV := .venv
+BIN := $(VENV)/bin
+OUT ?= out
+
+.PHONY: setup run qa test clean
+
+setup:
+	@bash scripts/bootstrap.sh
+
+# The main job: score both QA modes and every extraction document set against the committed
+# baselines, writing JSON reports under out/. Exits non-zero on any regression.
+run: setup
+	@mkdir -p $(OUT)
+	@status=0; \
+	for mode in tool agent; do \
+	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json || status=1; \
+	done; \
+	exit $$status
+
+test: setup
+	@$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(OUT) .pytest_cache
