@@ -1,0 +1,59 @@
+"""Shared, small, named builders for golden cases and outcomes."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden import GoldenCase
+
+HK_SOURCE = {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}
+HK_DOC = "HK_QBR_2025Q4.pptx"
+
+
+def make_case(case_id: str = "num-001", case_type: str = "numeric", *,
+              clarification: str = "none", refuse: bool = False,
+              tags: dict[str, str] | None = None, **expected: Any) -> GoldenCase:
+    if case_type in ("numeric", "composite"):
+        expected = {"value": 1702.0, "unit": "USD_M", "source": dict(HK_SOURCE)} | expected
+    if case_type in ("narrative", "composite"):
+        expected = {"narrative_doc": HK_DOC} | expected
+    return GoldenCase(
+        id=case_id,
+        question=f"question of {case_id}",
+        case_type=case_type,
+        expected={"clarification": clarification, "refuse": refuse, **expected},
+        tags=tags or {"topic": "FIN", "scope": "ACME_HK", "qtype": "must_not_clarify"},
+        reference_date=date(2026, 6, 12),
+    )
+
+
+def right_numeric_outcome(**changes: Any) -> CaseOutcome:
+    out = CaseOutcome(
+        route="structured", answer="ACME_HK FY2025 REVENUE: 1702 USD_M（来源：ACME_FY2025_Results.pptx · slide=5,table=1,row=2,col=3）",
+        found_value=1702.0, found_unit="USD_M", found_source=dict(HK_SOURCE),
+        sources=[dict(HK_SOURCE)], tool_statuses=["found"],
+    )
+    for k, v in changes.items():
+        setattr(out, k, v)
+    return out
+
+
+@pytest.fixture
+def case():
+    return make_case
+
+
+@pytest.fixture
+def numeric_outcome():
+    return right_numeric_outcome
+
+
+@pytest.fixture(scope="session")
+def built_kb(tmp_path_factory):
+    from ragspine_eval.kb import build_eval_kb
+
+    return build_eval_kb(db_dir=tmp_path_factory.mktemp("kb"))
