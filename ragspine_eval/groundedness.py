@@ -1,0 +1,107 @@
+"""Groundedness of narrative answers: claims, the entailment judge, and the two metrics.
+
+`GROUNDEDNESS_METRICS = ("faithfulness", "answer_accuracy")`, scored on every case that expects a
+narrative_doc (narrative and composite cases):
+- faithfulness: every claim of the outcome's narrative_answer is entailed by its
+  retrieved_context under the judge. An empty narrative answer has nothing grounded in it and fails.
+- answer_accuracy: the recall of the expected narrative doc's content tokens in the answer
+  reaches `ANSWER_RECALL_THRESHOLD`.
+
+The default judge, `LexicalOverlapJudge`, is deterministic: a claim is entailed iff the share of
+its content tokens found in the context reaches `ENTAILMENT_THRESHOLD`. Tokens are ASCII
+alphanumeric runs (lower-cased) and single CJK characters; a short list of function words is not
+content. Any other judge (an NLI model, say) plugs in through the `EntailmentJudge` protocol;
+none ships here, because runs must need no model and no network.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+GROUNDEDNESS_METRICS = ("faithfulness", "answer_accuracy")
+
+# Both 0.6: the values RAGSpine's own groundedness gates use, so our verdicts are comparable.
+ENTAILMENT_THRESHOLD = 0.6
+ANSWER_RECALL_THRESHOLD = 0.6
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from in is it of on or that the this to was were with "
+    "的 了 和 与 及 是 在 为 也 而 并 之".split()
+)
+# "（来源：doc locator）", "（资料来源：…）", "(source: …)": citation tails the engine appends.
+_CITATION_TAIL = re.compile(r"[（(]\s*(?:资料)?来源[:：][^）)]*[）)]|[（(]\s*sources?:[^)）]*[)）]",
+                            re.IGNORECASE)
+_CITE_MARK = re.compile(r"\[\d+\]")
+# Lines that frame an answer rather than claim anything: headers ending in a colon, the
+# restated question, assumption notes, and lines of punctuation only.
+_FRAMING_LINE = re.compile(r"^(?:.*[:：]|问题[:：].*|question:.*|【假设】.*|\[assumption\].*|\W*)$",
+                           re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s|$)")
+
+
+class EntailmentJudge(Protocol):
+    """Decides whether a claim is entailed by a context (a list of retrieved passages)."""
+
+    def entails(self, claim: str, context: Sequence[str]) -> bool: ...
+
+
+def tokens(text: str) -> list[str]:
+    """Content tokens: ASCII alphanumeric runs (lower-cased) and single CJK characters."""
+    return [t for t in (m.lower() for m in _TOKEN.findall(text)) if t not in _STOPWORDS]
+
+
+def split_claims(answer: str) -> list[str]:
+    """The claims of an answer: citation tails and framing lines removed, split on sentence ends."""
+    claims: list[str] = []
+    for line in answer.splitlines():
+        line = _CITE_MARK.sub("", _CITATION_TAIL.sub("", line)).strip()
+        if not line or _FRAMING_LINE.match(line):
+            continue
+        for sentence in _SENTENCE_END.split(line):
+            if tokens(sentence):
+                claims.append(sentence.strip())
+    return claims
+
+
+class LexicalOverlapJudge:
+    """Entailed iff at least `threshold` of the claim's content tokens occur in the context."""
+
+    def __init__(self, threshold: float = ENTAILMENT_THRESHOLD):
+        self.threshold = threshold
+
+    def entails(self, claim: str, context: Sequence[str]) -> bool:
+        claim_tokens = tokens(claim)
+        if not claim_tokens:
+            return True
+        vocabulary = set(tokens("\n".join(context)))
+        covered = sum(1 for t in claim_tokens if t in vocabulary)
+        return covered / len(claim_tokens) >= self.threshold
+
+
+def faithful(answer: str, context: Sequence[str], judge: EntailmentJudge) -> tuple[bool, str]:
+    """(verdict, what was observed) for the faithfulness metric."""
+    claims = split_claims(answer)
+    if not claims:
+        return False, "no narrative claim to check"
+    missing = [c for c in claims if not judge.entails(c, context)]
+    if missing:
+        return False, f"{len(missing)}/{len(claims)} claims not entailed: {missing[0][:80]}"
+    return True, f"{len(claims)}/{len(claims)} claims entailed"
+
+
+def token_recall(reference: str, answer: str) -> float:
+    """Share of the reference's distinct content tokens that occur in the answer."""
+    wanted = set(tokens(reference))
+    if not wanted:
+        return 1.0
+    return len(wanted & set(tokens(answer))) / len(wanted)
+
+
+def accurate(reference: str, answer: str,
+             threshold: float = ANSWER_RECALL_THRESHOLD) -> tuple[bool, str]:
+    """(verdict, what was observed) for the answer_accuracy metric."""
+    recall = token_recall(reference, answer)
+    return recall >= threshold, f"recall {recall:.2f}"

@@ -1,0 +1,414 @@
+"""The QA harness: the gates, their metrics, the report, and one call that runs it all.
+
+A gate is a small function `(case, outcome) -> Verdict | None` (None: the gate does not apply to
+this case). `GATE_METRICS` are the four pass rates of the pipeline, kept apart and never merged:
+- numeric_accuracy: cases that expect a value: found_value == value and found_unit == unit.
+- citation_validity: cases that expect a source and/or a narrative_doc: the found source equals
+  the expected one field by field and its doc name appears in the answer; the narrative_doc is
+  among the outcome's sources and appears in the answer. A right number with a wrong source fails.
+- refusal_appropriateness: every case, both ways: a refusal expected means refused and no value;
+  none expected means not refused.
+- clarification_appropriateness: every case, both ways: the outcome's mode equals the expected one.
+With `GROUNDEDNESS_METRICS` (faithfulness, answer_accuracy) they make the six `report.metrics`.
+`fabrication` is its own GateMetric: a refusal-expected case fails when its answer holds any
+number once period tokens are stripped; `report.fabrication_count` is how many failed.
+
+Invariants: an outcome with an `error` fails every gate that applies to its case; pass_rate is
+1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
+baselines (see baseline.py).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import baseline as baseline_mod
+from ragspine_eval.engines.base import CaseOutcome, Engine
+from ragspine_eval.golden import GoldenCase, fingerprint, load_golden_set
+from ragspine_eval.groundedness import (
+    GROUNDEDNESS_METRICS,
+    EntailmentJudge,
+    LexicalOverlapJudge,
+    accurate,
+    faithful,
+)
+from ragspine_eval.paths import KB_DIR
+
+GATE_METRICS = (
+    "numeric_accuracy",
+    "citation_validity",
+    "refusal_appropriateness",
+    "clarification_appropriateness",
+)
+ALL_METRICS = GATE_METRICS + GROUNDEDNESS_METRICS
+FABRICATION = "fabrication"
+
+# Period tokens are not numbers an answer can fabricate: FY2024, 2025H1, 2025Q1, 2030年,
+# 2024年上半年, H1, and bare years. Years are 19xx/20xx only, so 9999 counts as fabricated.
+_YEAR = r"(?<![\d.])(?:19|20)\d{2}(?![\d.])"
+_PERIOD_TOKEN = re.compile(
+    rf"FY\s*(?:19|20)\d{{2}}(?:\s*[HQ][1-4])?"
+    rf"|(?:19|20)\d{{2}}\s*(?:[HQ][1-4]|年\s*(?:上半年|下半年|第?[一二三四1-4]季度)?)"
+    rf"|(?<![A-Za-z0-9])[HQ][1-4](?![A-Za-z0-9])"
+    rf"|{_YEAR}",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def fabricated_numbers(answer: str) -> list[str]:
+    """The numbers left in an answer once period tokens are stripped."""
+    return _NUMBER.findall(_PERIOD_TOKEN.sub(" ", answer))
+
+
+# --- verdicts and gates ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One gate's judgement of one case; expected/actual are short texts for people."""
+
+    passed: bool
+    expected: str
+    actual: str
+
+
+Gate = Callable[[GoldenCase, CaseOutcome], "Verdict | None"]
+
+
+def _value_text(value: float | None, unit: str | None) -> str:
+    return "no value" if value is None else f"{value:g} {unit or ''}".strip()
+
+
+def _source_text(source: dict[str, Any] | None) -> str:
+    return "no source" if not source else f"{source.get('doc')} · {source.get('locator')}"
+
+
+def numeric_accuracy(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
+    if not case.expects_value:
+        return None
+    want_value, want_unit = case.expected["value"], case.expected["unit"]
+    ok = out.found_value == want_value and out.found_unit == want_unit
+    return Verdict(ok, _value_text(want_value, want_unit), _value_text(out.found_value, out.found_unit))
+
+
+def citation_validity(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
+    source, doc = case.expected_source, case.narrative_doc
+    if source is None and doc is None:
+        return None
+    wanted, problems = [], []
+    if source is not None:
+        wanted.append(_source_text(source))
+        found = out.found_source or {}
+        if any(found.get(k) != source[k] for k in ("doc", "locator")):
+            problems.append(f"cited {_source_text(out.found_source)}")
+        elif source["doc"] not in out.answer:
+            problems.append(f"{source['doc']} not named in the answer")
+    if doc is not None:
+        wanted.append(f"narrative {doc}")
+        if doc not in {str(s.get("doc")) for s in out.sources}:
+            problems.append(f"{doc} not among the sources")
+        elif doc not in out.answer:
+            problems.append(f"{doc} not named in the answer")
+    return Verdict(not problems, "; ".join(wanted), "; ".join(problems) or "cited as expected")
+
+
+def refusal_appropriateness(case: GoldenCase, out: CaseOutcome) -> Verdict:
+    if case.expected["refuse"]:
+        ok = out.refused and out.found_value is None
+        actual = "refused" if ok else ("answered" if not out.refused else "refused but gave a value")
+        return Verdict(ok, "refuse", actual)
+    return Verdict(not out.refused, "answer", "refused" if out.refused else "answered")
+
+
+def clarification_appropriateness(case: GoldenCase, out: CaseOutcome) -> Verdict:
+    want = case.expected["clarification"]
+    return Verdict(out.clarification_mode == want, want, out.clarification_mode)
+
+
+def fabrication(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
+    if not case.expected["refuse"]:
+        return None
+    numbers = fabricated_numbers(out.answer)
+    return Verdict(not numbers, "no number", ", ".join(numbers) or "no number")
+
+
+def groundedness_gates(
+    reference_texts: dict[str, str], judge: EntailmentJudge
+) -> dict[str, Gate]:
+    """faithfulness and answer_accuracy, bound to the KB's narrative texts and a judge."""
+
+    def faithfulness(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
+        if case.narrative_doc is None:
+            return None
+        ok, observed = faithful(out.narrative_answer, out.retrieved_context, judge)
+        return Verdict(ok, "every claim entailed by the retrieved context", observed)
+
+    def answer_accuracy(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
+        doc = case.narrative_doc
+        if doc is None:
+            return None
+        if doc not in reference_texts:
+            return Verdict(False, f"covers {doc}", f"{doc} is not in the knowledge base")
+        ok, observed = accurate(reference_texts[doc], out.answer)
+        return Verdict(ok, f"covers {doc}", observed)
+
+    return {"faithfulness": faithfulness, "answer_accuracy": answer_accuracy}
+
+
+def default_gates(reference_texts: dict[str, str], judge: EntailmentJudge | None = None
+                  ) -> dict[str, Gate]:
+    """Every gate of `ALL_METRICS`, in order."""
+    return {
+        "numeric_accuracy": numeric_accuracy,
+        "citation_validity": citation_validity,
+        "refusal_appropriateness": refusal_appropriateness,
+        "clarification_appropriateness": clarification_appropriateness,
+        **groundedness_gates(reference_texts, judge or LexicalOverlapJudge()),
+    }
+
+
+# --- metrics and the report ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case under one gate."""
+
+    id: str
+    passed: bool
+    expected: str | None
+    actual: str | None
+
+
+@dataclass
+class GateMetric:
+    """A gate's pass rate over the cases it applies to, with failures and a by-tag breakdown."""
+
+    name: str
+    results: list[CaseResult] = field(default_factory=list)
+    by_tag: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.passed)
+
+    @property
+    def pass_rate(self) -> float:
+        return 1.0 if not self.results else self.passed / self.total
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.passed]
+
+    @property
+    def passed_ids(self) -> list[str]:
+        return sorted(r.id for r in self.results if r.passed)
+
+    def record(self, case: GoldenCase, verdict: Verdict) -> None:
+        self.results.append(CaseResult(case.id, verdict.passed, verdict.expected, verdict.actual))
+        for key, value in case.tags.items():
+            bucket = self.by_tag.setdefault(key, {}).setdefault(value, {"total": 0, "passed": 0})
+            bucket["total"] += 1
+            bucket["passed"] += int(verdict.passed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "total": self.total,
+            "passed": self.passed,
+            "pass_rate": self.pass_rate,
+            "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual}
+                         for r in self.failures],
+            "by_tag": {k: dict(sorted(v.items())) for k, v in sorted(self.by_tag.items())},
+            "passed_ids": self.passed_ids,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GateMetric:
+        """Rebuild from a JSON report; passing cases come back without expected/actual."""
+        results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
+        results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"))
+                    for f in data.get("failures", [])]
+        return cls(data["name"], results, data.get("by_tag", {}))
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """What a report keeps of each case: the question, what the engine did, and its fingerprint."""
+
+    id: str
+    question: str
+    case_type: str
+    tags: dict[str, str]
+    fingerprint: str
+    answer: str
+    route: str
+    clarification_mode: str
+    refused: bool
+    error: str | None
+
+    @classmethod
+    def of(cls, case: GoldenCase, out: CaseOutcome) -> CaseRecord:
+        return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
+                   out.answer, out.route, out.clarification_mode, out.refused, out.error)
+
+
+@dataclass
+class QAEvalReport:
+    """The result of one QA run: six metrics, fabrication, and what happened to every case."""
+
+    mode: str
+    n_cases: int
+    metrics: dict[str, GateMetric]
+    fabrication: GateMetric
+    cases: list[CaseRecord] = field(default_factory=list)
+    engine: str = "ragspine"
+
+    @property
+    def fabrication_count(self) -> int:
+        return self.fabrication.total - self.fabrication.passed
+
+    @property
+    def errors(self) -> list[CaseRecord]:
+        return [c for c in self.cases if c.error]
+
+    def gates(self) -> dict[str, GateMetric]:
+        """The six metrics and fabrication, in report order."""
+        return {**self.metrics, FABRICATION: self.fabrication}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "engine": self.engine,
+            "n_cases": self.n_cases,
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "fabrication": self.fabrication.to_dict(),
+            "fabrication_count": self.fabrication_count,
+            "errors": [{"id": c.id, "error": c.error} for c in self.errors],
+            "cases": [c.__dict__ for c in self.cases],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> QAEvalReport:
+        return cls(
+            mode=data["mode"],
+            n_cases=data["n_cases"],
+            metrics={n: GateMetric.from_dict(m) for n, m in data["metrics"].items()},
+            fabrication=GateMetric.from_dict(data["fabrication"]),
+            cases=[CaseRecord(**c) for c in data.get("cases", [])],
+            engine=data.get("engine", "ragspine"),
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per case and gate (fabrication included), with the case's tags."""
+        info = {c.id: c for c in self.cases}
+        rows = []
+        for gate, metric in self.gates().items():
+            for r in metric.results:
+                case = info.get(r.id)
+                rows.append({
+                    "id": r.id, "gate": gate, "passed": r.passed,
+                    "expected": r.expected, "actual": r.actual,
+                    "case_type": case.case_type if case else None,
+                    **({k: case.tags.get(k) for k in ("topic", "scope", "qtype")} if case else {}),
+                })
+        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope", "qtype"]
+        return pd.DataFrame(rows, columns=columns)
+
+
+def evaluate(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[CaseOutcome],
+    mode: str,
+    *,
+    reference_texts: dict[str, str] | None = None,
+    judge: EntailmentJudge | None = None,
+    engine: str = "ragspine",
+) -> QAEvalReport:
+    """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB."""
+    if len(cases) != len(outcomes):
+        raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
+    if reference_texts is None:
+        from ragspine_eval.kb import load_narrative_docs
+
+        reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
+    gates = default_gates(reference_texts, judge)
+    metrics = {name: GateMetric(name) for name in gates}
+    fab = GateMetric(FABRICATION)
+    records = []
+    for case, out in zip(cases, outcomes, strict=True):
+        for name, gate in (*gates.items(), (FABRICATION, fabrication)):
+            verdict = gate(case, out)
+            if verdict is None:
+                continue
+            if out.error:
+                verdict = Verdict(False, verdict.expected, f"engine error: {out.error}")
+            (fab if name == FABRICATION else metrics[name]).record(case, verdict)
+        records.append(CaseRecord.of(case, out))
+    return QAEvalReport(mode, len(cases), metrics, fab, records, engine)
+
+
+def run_cases(engine: Engine, cases: Iterable[GoldenCase],
+              progress: Callable[[int], None] | None = None) -> list[CaseOutcome]:
+    """Run every case through the engine, in order."""
+    outcomes = []
+    for i, case in enumerate(cases, start=1):
+        outcomes.append(engine.run_case(case))
+        if progress:
+            progress(i)
+    return outcomes
+
+
+def run_qa_eval(
+    golden_path: str | Path,
+    mode: str = "tool",
+    *,
+    kb_dir: str | Path = KB_DIR,
+    progress: Callable[[int], None] | None = None,
+) -> QAEvalReport:
+    """Load the golden set, build the KB's stores in a scratch folder, run and score every case."""
+    from ragspine_eval.engines.inprocess import RagspineEngine
+    from ragspine_eval.kb import build_eval_kb
+
+    cases = load_golden_set(golden_path)
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
+        kb = build_eval_kb(kb_dir, scratch)
+        engine = RagspineEngine(kb, mode)
+        try:
+            outcomes = run_cases(engine, cases, progress)
+        finally:
+            engine.close()
+    return evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts())
+
+
+# --- the baseline gate -------------------------------------------------------------------------
+
+
+def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
+    """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
+    the ids that passed each gate and the fingerprint of every golden case."""
+    return {
+        "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
+        "fabrication_count": report.fabrication_count,
+        "n_cases": report.n_cases,
+        "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
+        "golden": {c.id: c.fingerprint for c in report.cases},
+    }
+
+
+def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]
+                        ) -> baseline_mod.BaselineComparison:
+    """Compare a report with one stored baseline entry (see baseline.compare for the rules)."""
+    return baseline_mod.compare(make_baseline_entry(report), baseline)
