@@ -1,0 +1,193 @@
+"""`ragspine-eval`: thin subcommands over the library. No logic here that the library lacks.
+
+Exit codes, the same for every subcommand: 0 pass (or a baseline bootstrapped or recorded),
+1 a regression or a refused baseline update, 2 bad input (one clear line, no traceback, and no
+file left changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragspine_eval import paths
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class BadInput(Exception):
+    """Input the run cannot use; the message is the one line the user sees."""
+
+
+def _gate_arguments(parser: argparse.ArgumentParser, default_baseline: Path) -> None:
+    parser.add_argument("--baseline", type=Path, default=default_baseline,
+                        help=f"baseline file (default: {default_baseline.relative_to(paths.PROJECT_ROOT)})")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="record this run in the baseline; only ever raises it")
+    parser.add_argument("--ratchet", action="store_true",
+                        help="after a passing run that improved, raise the baseline automatically")
+    parser.add_argument("--allow-regression", action="store_true",
+                        help="with --update-baseline: record a reviewed lowering (needs --reason)")
+    parser.add_argument("--accept-golden-change", action="store_true",
+                        help="record removed or edited golden cases (needs --reason)")
+    parser.add_argument("--reason", help="why the baseline moves; kept in the history file")
+
+
+def gate_options(args: argparse.Namespace, record_command: str):  # noqa: ANN201
+    from ragspine_eval.baseline import GateOptions
+
+    return GateOptions(update=args.update_baseline, ratchet=args.ratchet,
+                       allow_regression=args.allow_regression, reason=args.reason,
+                       accept_golden_change=args.accept_golden_change,
+                       record_command=record_command)
+
+
+# --- qa ----------------------------------------------------------------------------------------
+
+
+def add_qa_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragspine_eval.engines import EVAL_MODES
+
+    parser.add_argument("--mode", choices=EVAL_MODES, default="tool",
+                        help="tool: the pipeline without an LLM; agent: answer_question with the "
+                             "engine's MockProvider (default: tool)")
+    parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
+                        help="golden set JSONL (default: data/golden/qa_golden_set.jsonl)")
+    parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
+                        help="knowledge base folder with facts.csv and narratives.jsonl")
+    parser.add_argument("--report", type=Path, help="write the JSON report here")
+    _gate_arguments(parser, paths.QA_BASELINE)
+
+
+def run_qa(args: argparse.Namespace) -> int:
+    from ragspine_eval import baseline as bl
+    from ragspine_eval.console import gate_table
+    from ragspine_eval.golden import GoldenSetError, load_golden_set
+    from ragspine_eval.kb import KnowledgeBaseError
+    from ragspine_eval.qa_eval import make_baseline_entry, run_qa_eval
+
+    golden, baseline_path = paths.resolve(args.golden), paths.resolve(args.baseline)
+    try:
+        load_golden_set(golden)  # fail on a bad line before any engine call
+        stored_all = bl.load_baselines(baseline_path)
+        stored = stored_all.get(args.mode)
+        if stored is not None:
+            bl.validate_entry(baseline_path, args.mode, stored)
+        report = run_qa_eval(golden, args.mode, kb_dir=paths.resolve(args.kb),
+                             progress=_progress(f"qa {args.mode}"))
+    except (GoldenSetError, KnowledgeBaseError, bl.BaselineError) as exc:
+        raise BadInput(str(exc)) from None
+
+    print("\n".join(gate_table(report, stored)))
+    if args.report:
+        bl.write_json_atomic(paths.resolve(args.report), report.to_dict())
+        print(f"report: {args.report}")
+    command = f"ragspine-eval qa --mode {args.mode} --update-baseline"
+    try:
+        result = bl.run_gate(baseline_path, args.mode, make_baseline_entry(report),
+                             gate_options(args, command))
+    except bl.BaselineError as exc:
+        raise BadInput(str(exc)) from None
+    for line in result.lines:
+        print(line)
+    verdict = "PASS" if result.exit_code == 0 else "FAIL"
+    print(f"{verdict}: qa {args.mode} gate {result.status}")
+    return result.exit_code
+
+
+# --- golden ------------------------------------------------------------------------------------
+
+
+def add_golden_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="golden set JSONL to validate")
+    parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
+                        help="check every expected source and narrative_doc against this KB")
+    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+
+
+def run_golden(args: argparse.Namespace) -> int:
+    from ragspine_eval.golden import GoldenSetError, load_golden_set, summarize
+    from ragspine_eval.golden_check import check_against_kb
+    from ragspine_eval.kb import KnowledgeBaseError
+
+    try:
+        golden = paths.resolve(args.file)
+        cases = load_golden_set(golden)
+        problems = check_against_kb(golden, paths.resolve(args.kb))
+    except (GoldenSetError, KnowledgeBaseError) as exc:
+        raise BadInput(str(exc)) from None
+    summary = summarize(cases)
+    if args.json:
+        print(json.dumps({**summary, "kb_problems": problems}, ensure_ascii=False, indent=2))
+    else:
+        print(f"{args.file}: {summary['n_cases']} valid cases")
+        print("by case_type: " + ", ".join(f"{k} {v}" for k, v in summary["by_case_type"].items()))
+        for key, counts in summary["by_tag"].items():
+            print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        for problem in problems:
+            print(f"KB MISMATCH {problem}")
+    return EXIT_BAD_INPUT if problems else EXIT_OK
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def _progress(label: str):  # noqa: ANN202 - a callback or None
+    """A one-line counter on a terminal; silent in CI logs and pipes."""
+    if not sys.stderr.isatty():
+        return None
+
+    def tick(done: int) -> None:
+        print(f"\r{label}: {done} cases", end="", file=sys.stderr, flush=True)
+
+    return tick
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragspine-eval", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    commands = {
+        "qa": ("score the engine against the QA golden set and gate on the baseline",
+               add_qa_arguments, run_qa),
+        "golden": ("validate a golden set and print its counts by case_type and tag",
+                   add_golden_arguments, run_golden),
+    }
+    commands.update(_optional_commands())
+    for name, (help_text, add, run) in commands.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        add(p)
+        p.set_defaults(run=run)
+    return parser
+
+
+def _optional_commands() -> dict:
+    """Subcommands that live in their own modules (extraction, fixtures, notebooks, diff)."""
+    found: dict = {}
+    try:
+        from ragspine_eval import cli_extraction as ext
+    except ImportError:
+        return found
+    found["extraction"] = ("score office-document extraction per channel and gate on the baseline",
+                           ext.add_arguments, ext.run)
+    found["fixtures"] = ("regenerate the office-document fixtures and their ground truth",
+                         ext.add_fixtures_arguments, ext.run_fixtures)
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BadInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
