@@ -21,7 +21,9 @@ Invariants, all enforced here and nowhere else:
   folder, fsync, rename), read-modify-write runs under a file lock, a corrupt or wrongly shaped
   baseline raises `BaselineError` and is never overwritten, and keys we do not know are kept;
 - every change appends one line to the history file next to the baseline
-  (qa_baseline.json -> qa_baseline_history.jsonl) before the baseline itself is replaced.
+  (qa_baseline.json -> qa_baseline_history.jsonl) before the baseline itself is replaced:
+  UTC time, mode (the baseline key: a QA mode or an extraction document set), action, git
+  commit, reason, and the old and new values.
 """
 
 from __future__ import annotations
@@ -357,7 +359,7 @@ def _write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str,
                  cmp: BaselineComparison | None = None) -> None:
     record: dict[str, Any] = {
         "time": datetime.now(UTC).isoformat(timespec="seconds"),
-        "key": key,
+        "mode": key,
         "action": action,
         "commit": git_commit(path.parent),
         "reason": reason or action,

@@ -1,0 +1,315 @@
+"""The ratchet (baseline.py): comparison semantics, ratchet-only updates, the history, golden
+integrity, and files that are never half-written or lost."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import make_case, right_numeric_outcome
+from ragspine_eval import baseline as bl
+from ragspine_eval.baseline import BaselineError, GateOptions, compare, ratcheted, run_gate
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.qa_eval import compare_to_baseline, evaluate, make_baseline_entry
+
+rates = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+
+
+def entry(metrics: dict[str, float] | None = None, fabrication: int = 0, **extra) -> dict:
+    """A baseline entry with per-case ids for one gate ("g") and the golden fingerprints."""
+    return {"metrics": {"g": 0.5} if metrics is None else metrics,
+            "fabrication_count": fabrication, "n_cases": 2,
+            "passed_ids": {"g": ["a"]}, "golden": {"a": "fa", "b": "fb"}, **extra}
+
+
+def history(path: Path) -> list[dict]:
+    hist = bl.history_path(path)
+    return [json.loads(l) for l in hist.read_text(encoding="utf-8").splitlines()] if hist.exists() else []
+
+
+# --- comparison semantics (the QA harness issue) -----------------------------------------------
+
+
+def test_exact_equality_passes():
+    assert compare(entry(), entry()).passed
+
+
+@given(base=rates, drop=st.floats(min_value=1e-9, max_value=1.0))
+def test_any_drop_fails(base, drop):
+    now = base - drop
+    if now < 0:
+        return
+    cmp = compare(entry({"g": now}), entry({"g": base}))
+    assert not cmp.passed
+    assert cmp.regressions[0]["metric"] == "g"
+    assert cmp.regressions[0]["delta"] < 0
+
+
+@given(base=rates, now=rates)
+def test_the_verdict_is_exactly_no_metric_below_its_baseline(base, now):
+    assert compare(entry({"g": now}), entry({"g": base})).passed == (now >= base)
+
+
+def test_fabrication_rise_fails_and_fall_is_an_improvement():
+    worse = compare(entry(fabrication=2), entry(fabrication=1))
+    assert not worse.passed and worse.regressions[0]["metric"] == "fabrication_count"
+    better = compare(entry(fabrication=0), entry(fabrication=1))
+    assert better.passed and better.improvements[0]["metric"] == "fabrication_count"
+
+
+def test_a_metric_the_baseline_does_not_list_is_ignored():
+    stored = entry({"g": 0.5})
+    assert compare(entry({"g": 0.5, "unlisted": 0.0}), stored).passed
+
+
+def test_a_listed_metric_missing_from_the_run_fails():
+    cmp = compare(entry({}), entry({"g": 0.5}))
+    assert not cmp.passed and cmp.regressions[0]["current"] is None
+
+
+def test_missing_mode_bootstraps(tmp_path):
+    path = tmp_path / "b.json"
+    result = run_gate(path, "tool", entry())
+    assert (result.status, result.exit_code) == ("bootstrap", 0)
+    assert json.loads(path.read_text())["tool"] == entry()
+    assert history(path)[0]["action"] == "bootstrap"
+
+
+def test_compare_to_baseline_on_a_real_report_flags_each_regressed_gate():
+    cases = [make_case("num-001"), make_case("num-002")]
+    good = evaluate(cases, [right_numeric_outcome(), right_numeric_outcome()], "tool", reference_texts={})
+    bad = evaluate(cases, [right_numeric_outcome(), right_numeric_outcome(found_value=1.0)], "tool",
+                   reference_texts={})
+    stored = make_baseline_entry(good)
+    assert compare_to_baseline(good, stored).passed
+    cmp = compare_to_baseline(bad, stored)
+    assert not cmp.passed
+    assert cmp.regressions == [{"metric": "numeric_accuracy", "baseline": 1.0, "current": 0.5, "delta": -0.5}]
+    assert {"metric": "numeric_accuracy", "id": "num-002"} in cmp.case_regressions
+
+
+def test_the_minimal_entry_shape_is_still_read_with_a_note():
+    """An entry of just {metrics, fabrication_count, n_cases} (written before per-case ids)."""
+    stored = {"metrics": {"g": 0.5}, "fabrication_count": 0, "n_cases": 2}
+    cmp = compare(entry({"g": 0.5}), stored)
+    assert cmp.passed
+    assert any("case-level regression checks skipped" in n for n in cmp.notes)
+    assert any("golden integrity check skipped" in n for n in cmp.notes)
+
+
+# --- case-level regressions ----------------------------------------------------------------------
+
+
+def test_a_swap_at_an_unchanged_rate_is_a_case_regression():
+    stored = entry({"g": 0.5}, passed_ids={"g": ["a"]})
+    swapped = entry({"g": 0.5}, passed_ids={"g": ["b"]})
+    cmp = compare(swapped, stored)
+    assert not cmp.passed
+    assert not cmp.regressions
+    assert cmp.case_regressions == [{"metric": "g", "id": "a"}]
+
+
+def test_a_swap_is_caught_end_to_end_in_the_qa_report():
+    cases = [make_case("num-001"), make_case("num-002")]
+    wrong = right_numeric_outcome(found_value=1.0)
+    before = evaluate(cases, [right_numeric_outcome(), wrong], "tool", reference_texts={})
+    after = evaluate(cases, [wrong, right_numeric_outcome()], "tool", reference_texts={})
+    assert before.metrics["numeric_accuracy"].pass_rate == after.metrics["numeric_accuracy"].pass_rate
+    cmp = compare_to_baseline(after, make_baseline_entry(before))
+    assert {"metric": "numeric_accuracy", "id": "num-001"} in cmp.case_regressions
+    assert not cmp.passed
+
+
+# --- golden integrity ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("golden", "change"), [
+    ({"a": "fa"}, {"id": "b", "change": "removed"}),
+    ({"a": "fa", "b": "CHANGED"}, {"id": "b", "change": "changed"}),
+    ({"a": "fa", "b2": "fb"}, {"id": "b", "change": "removed"}),  # a rename: removal + addition
+])
+def test_a_removed_changed_or_renamed_case_fails_naming_its_id(golden, change):
+    cmp = compare(entry(golden=golden), entry())
+    assert not cmp.passed and cmp.golden_changes == [change]
+    assert any(change["id"] in line for line in bl.describe(cmp, "tool"))
+
+
+def test_adding_cases_is_fine():
+    assert compare(entry(golden={"a": "fa", "b": "fb", "c": "fc"}), entry()).passed
+
+
+def test_accepting_a_golden_change_needs_a_reason_and_is_recorded(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry())
+    edited = entry(golden={"a": "fa", "b": "CHANGED"})
+    assert run_gate(path, "tool", edited).exit_code == 1
+    with pytest.raises(BaselineError, match="needs --reason"):
+        run_gate(path, "tool", edited, GateOptions(accept_golden_change=True))
+    result = run_gate(path, "tool", edited, GateOptions(accept_golden_change=True, reason="b restated"))
+    assert result.status == "updated"
+    last = history(path)[-1]
+    assert last["reason"] == "b restated" and last["golden_changes"] == [{"id": "b", "change": "changed"}]
+    assert run_gate(path, "tool", edited).exit_code == 0
+
+
+# --- ratchet-only updates and the history ----------------------------------------------------------
+
+
+def test_update_raises_metrics_and_lowers_fabrication_only():
+    stored = entry({"g": 0.5, "h": 0.9}, fabrication=3)
+    observed = entry({"g": 0.75, "h": 0.9}, fabrication=1)
+    new = ratcheted(stored, observed)
+    assert new["metrics"] == {"g": 0.75, "h": 0.9} and new["fabrication_count"] == 1
+    assert ratcheted(new, stored)["metrics"] == {"g": 0.75, "h": 0.9}
+    assert ratcheted(new, stored)["fabrication_count"] == 1
+
+
+@given(stored=st.dictionaries(st.sampled_from("abcd"), rates, min_size=1),
+       observed=st.dictionaries(st.sampled_from("abcd"), rates))
+def test_a_ratchet_never_lowers_any_metric(stored, observed):
+    new = ratcheted({"metrics": stored}, {"metrics": observed})["metrics"]
+    assert all(new[k] >= v for k, v in stored.items())
+
+
+def test_a_worse_run_is_refused_and_leaves_the_file_byte_identical(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    before, lines_before = path.read_bytes(), len(history(path))
+    result = run_gate(path, "tool", entry({"g": 0.25}, passed_ids={"g": []}), GateOptions(update=True))
+    assert (result.status, result.exit_code) == ("refused", 1)
+    assert any("REGRESSION [tool] g: 0.5000 -> 0.2500" in l for l in result.lines)
+    assert path.read_bytes() == before and len(history(path)) == lines_before
+
+
+def test_a_reviewed_lowering_needs_a_reason_that_the_history_keeps(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    lower = entry({"g": 0.25}, passed_ids={"g": []})
+    with pytest.raises(BaselineError, match="needs --reason"):
+        run_gate(path, "tool", lower, GateOptions(update=True, allow_regression=True))
+    result = run_gate(path, "tool", lower,
+                      GateOptions(update=True, allow_regression=True, reason="engine 0.18 drops HY"))
+    assert result.status == "updated"
+    assert json.loads(path.read_text())["tool"]["metrics"] == {"g": 0.25}
+    last = history(path)[-1]
+    assert last["reason"] == "engine 0.18 drops HY" and last["action"] == "allow_regression"
+    assert last["old"]["metrics"] == {"g": 0.5} and last["new"]["metrics"] == {"g": 0.25}
+
+
+def test_history_line_has_time_mode_commit_old_new_and_reason(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "agent", entry({"g": 0.5}), GateOptions(reason="first"))
+    run_gate(path, "agent", entry({"g": 0.75}, passed_ids={"g": ["a", "b"]}),
+             GateOptions(update=True, reason="fixed b"))
+    last = history(path)[-1]
+    assert set(last) >= {"time", "mode", "commit", "old", "new", "reason", "action"}
+    assert last["time"].endswith("+00:00") and last["mode"] == "agent"
+    assert (last["old"]["metrics"]["g"], last["new"]["metrics"]["g"]) == (0.5, 0.75)
+
+
+def test_an_improved_run_prints_the_record_command_and_ratchet_records_it(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    better = entry({"g": 0.75}, passed_ids={"g": ["a", "b"]})
+    options = GateOptions(record_command="ragspine-eval qa --mode tool --update-baseline")
+    result = run_gate(path, "tool", better, options)
+    assert result.status == "improved" and result.exit_code == 0
+    assert "ragspine-eval qa --mode tool --update-baseline" in result.lines[-1]
+    assert json.loads(path.read_text())["tool"]["metrics"]["g"] == 0.5
+    result = run_gate(path, "tool", better, GateOptions(ratchet=True))
+    assert result.status == "ratcheted"
+    assert json.loads(path.read_text())["tool"]["metrics"]["g"] == 0.75
+    assert history(path)[-1]["action"] == "ratchet"
+
+
+def test_ratchet_never_records_a_failing_run(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5, "h": 0.5}))
+    mixed = entry({"g": 0.75, "h": 0.25})
+    before = path.read_bytes()
+    assert run_gate(path, "tool", mixed, GateOptions(ratchet=True)).status == "regression"
+    assert path.read_bytes() == before
+
+
+# --- files: corrupt, atomic, locked, unknown keys kept -------------------------------------------
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"tool": {"metrics": ', "not valid JSON"),
+    ("", "not valid JSON"),
+    ("[1, 2]", "must be a JSON object"),
+    ('{"tool": {"metrics": {"g": 1.5}}}', "rate in [0, 1]"),
+    ('{"tool": {"metrics": {"g": 0.5}, "passed_ids": {"g": "a"}}}', "passed_ids"),
+    ('{"tool": []}', "must be an object"),
+])
+def test_a_corrupt_or_misshaped_baseline_is_an_error_and_never_overwritten(tmp_path, content, message):
+    path = tmp_path / "b.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(BaselineError, match=re.escape(message)) as err:
+        run_gate(path, "tool", entry(), GateOptions(update=True))
+    assert str(path) in str(err.value)
+    assert path.read_text(encoding="utf-8") == content
+    assert not bl.history_path(path).exists()
+
+
+def test_unknown_keys_are_kept_on_rewrite(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"_comment": "keep me", "tool": entry({"g": 0.5}, owner="qa-team")}))
+    run_gate(path, "tool", entry({"g": 0.75}, passed_ids={"g": ["a", "b"]}), GateOptions(update=True))
+    data = json.loads(path.read_text())
+    assert data["_comment"] == "keep me" and data["tool"]["owner"] == "qa-team"
+    assert data["tool"]["metrics"]["g"] == 0.75
+
+
+def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "b.json"
+    bl.write_json_atomic(path, {"tool": entry()})
+    before = path.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(bl.os, "replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        bl.write_json_atomic(path, {"tool": entry({"g": 0.9})})
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
+
+
+def _update_many(path: str, key: str, n: int) -> None:
+    for i in range(1, n + 1):
+        run_gate(path, key, {"metrics": {"g": i / n}, "n_cases": 1},
+                 GateOptions(update=True, reason=f"{key} step {i}"))
+
+
+def test_two_processes_updating_one_baseline_lose_neither_update(tmp_path):
+    path = tmp_path / "b.json"
+    n = 15
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_update_many, args=(str(path), key, n)) for key in ("tool", "agent")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+        assert w.exitcode == 0
+    data = json.loads(path.read_text())
+    assert data["tool"]["metrics"]["g"] == 1.0 and data["agent"]["metrics"]["g"] == 1.0
+    lines = history(path)
+    assert len(lines) == 2 * n  # one bootstrap and n-1 raises per key, every line whole
+    assert {l["mode"] for l in lines} == {"tool", "agent"}
+
+
+def test_history_appends_whole_lines_only(tmp_path):
+    path = tmp_path / "b.json"
+    for i in range(3):
+        run_gate(path, "tool", {"metrics": {"g": i / 2}}, GateOptions(update=True, reason=str(i)))
+    raw = bl.history_path(path).read_text(encoding="utf-8")
+    assert raw.endswith("\n") and all(json.loads(l) for l in raw.splitlines())
+    assert os.path.getsize(bl.history_path(path)) == len(raw.encode("utf-8"))
