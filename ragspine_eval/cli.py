@@ -69,21 +69,21 @@ def run_qa(args: argparse.Namespace) -> int:
     from ragspine_eval.kb import KnowledgeBaseError
     from ragspine_eval.qa_eval import make_baseline_entry, run_qa_eval
 
-    golden, baseline_path = paths.resolve(args.golden), paths.resolve(args.baseline)
+    golden, baseline_path = args.golden, args.baseline
     try:
         load_golden_set(golden)  # fail on a bad line before any engine call
         stored_all = bl.load_baselines(baseline_path)
         stored = stored_all.get(args.mode)
         if stored is not None:
             bl.validate_entry(baseline_path, args.mode, stored)
-        report = run_qa_eval(golden, args.mode, kb_dir=paths.resolve(args.kb),
+        report = run_qa_eval(golden, args.mode, kb_dir=args.kb,
                              progress=_progress(f"qa {args.mode}"))
     except (GoldenSetError, KnowledgeBaseError, bl.BaselineError) as exc:
         raise BadInput(str(exc)) from None
 
     print("\n".join(gate_table(report, stored)))
     if args.report:
-        bl.write_json_atomic(paths.resolve(args.report), report.to_dict())
+        bl.write_json_atomic(args.report, report.to_dict())
         print(f"report: {args.report}")
     command = f"ragspine-eval qa --mode {args.mode} --update-baseline"
     try:
@@ -114,9 +114,9 @@ def run_golden(args: argparse.Namespace) -> int:
     from ragspine_eval.kb import KnowledgeBaseError
 
     try:
-        golden = paths.resolve(args.file)
+        golden = args.file
         cases = load_golden_set(golden)
-        problems = check_against_kb(golden, paths.resolve(args.kb))
+        problems = check_against_kb(golden, args.kb)
     except (GoldenSetError, KnowledgeBaseError) as exc:
         raise BadInput(str(exc)) from None
     summary = summarize(cases)

@@ -18,11 +18,8 @@ QA_BASELINE = GOLDEN_DIR / "qa_baseline.json"
 EXTRACTION_BASELINE = GOLDEN_DIR / "extraction_baseline.json"
 
 
-def resolve(path: str | Path) -> Path:
-    """A user-given path: absolute as is; relative paths are taken from the working directory
-    when they exist there, else from the project root (so `data/...` works from notebooks/)."""
+def from_root(path: str | Path) -> Path:
+    """A path given to a notebook: absolute as is, relative taken from the project root, so a
+    notebook run from notebooks/ or from the root reads and writes the same files."""
     p = Path(path).expanduser()
-    if p.is_absolute() or p.exists():
-        return p
-    rooted = PROJECT_ROOT / p
-    return rooted if rooted.exists() or rooted.parent.exists() else p
+    return p if p.is_absolute() else PROJECT_ROOT / p
