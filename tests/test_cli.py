@@ -118,3 +118,112 @@ def test_script_wrapper_is_the_cli(tmp_path, tiny_golden):
                            "--mode", "agent"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "mode agent" in proc.stdout
+
+
+# --- the three holes the ratchet closes, end to end on the committed golden set ------------------
+# Each test also shows that a plain comparison of aggregate rates would have let the run pass.
+
+
+def aggregate_only(entry: dict) -> dict:
+    return {k: entry[k] for k in ("metrics", "fabrication_count", "n_cases")}
+
+
+def gate_with(capsys, tmp_path, golden_lines: list[str], *extra: str) -> tuple[int, str]:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("\n".join(golden_lines) + "\n", encoding="utf-8")
+    baseline = tmp_path / "qa_baseline.json"
+    code, out, _ = run(capsys, "qa", "--golden", str(golden), "--baseline", str(baseline), *extra)
+    return code, out
+
+
+def test_removing_a_failing_case_fails_the_gate(capsys, tmp_path):
+    """num-022 fails numeric_accuracy and citation_validity and passes every other gate, so
+    dropping it raises two rates and lowers none: only the fingerprints notice."""
+    picked = [l for l in GOLDEN.read_text(encoding="utf-8").splitlines()
+              if any(f'"{i}"' in l for i in ("num-001", "num-002", "num-022"))]
+    baseline = tmp_path / "qa_baseline.json"
+    code, _ = gate_with(capsys, tmp_path, picked, "--reason", "subset")  # bootstraps
+    assert code == 0
+    stored = json.loads(baseline.read_text(encoding="utf-8"))["tool"]
+    without = [l for l in picked if '"num-022"' not in l]
+    code, out = gate_with(capsys, tmp_path, without)
+    assert code == 1 and "GOLDEN CHANGE [tool] num-022 was removed" in out
+
+    from ragspine_eval.baseline import compare
+    from ragspine_eval.qa_eval import make_baseline_entry, run_qa_eval
+
+    report = run_qa_eval(tmp_path / "golden.jsonl", "tool")
+    assert compare(aggregate_only(make_baseline_entry(report)), aggregate_only(stored)).passed
+
+
+def test_editing_an_expected_value_to_match_the_engine_fails_the_gate(capsys, tmp_path):
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    i = next(n for n, l in enumerate(lines) if '"num-022"' in l)
+    weakened = json.loads(lines[i])
+    weakened["expected"].update(value=1702.0, source={"doc": "ACME_FY2025_Results.pptx",
+                                                      "locator": "slide=5,table=1,row=2,col=3"})
+    lines[i] = json.dumps(weakened, ensure_ascii=False)
+    shutil.copy(paths.QA_BASELINE, tmp_path / "qa_baseline.json")
+    code, out = gate_with(capsys, tmp_path, lines)
+    assert code == 1 and "GOLDEN CHANGE [tool] num-022 was changed" in out
+    assert "improved [tool] numeric_accuracy" in out  # the aggregate alone would have passed
+
+
+def test_a_swap_fails_even_though_every_rate_is_unchanged(capsys, tmp_path):
+    """Fix num-022 in the engine's favour and break num-001, by swapping what the baseline knew."""
+    baseline = tmp_path / "qa_baseline.json"
+    data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    ids = data["tool"]["passed_ids"]["numeric_accuracy"]
+    ids.remove("num-002")
+    ids.append("num-022")  # as if num-022 passed and num-002 failed at baseline time
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    code, out = gate_with(capsys, tmp_path, GOLDEN.read_text(encoding="utf-8").splitlines())
+    assert code == 1
+    assert "CASE REGRESSION [tool] numeric_accuracy: num-022" in out
+    assert not any(l.startswith("REGRESSION") for l in out.splitlines())  # no rate moved
+
+
+def test_update_baseline_refuses_a_lower_run_and_leaves_the_file_byte_identical(capsys, tmp_path):
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"value": 1702.0', '"value": 1703.0')
+    baseline = tmp_path / "qa_baseline.json"
+    shutil.copy(paths.QA_BASELINE, baseline)
+    before = baseline.read_bytes()
+    code, out = gate_with(capsys, tmp_path, lines, "--update-baseline", "--accept-golden-change",
+                          "--reason", "try to record a worse run")
+    assert code == 1 and "update refused" in out
+    assert baseline.read_bytes() == before
+
+
+def test_committed_baselines_carry_case_ids_and_fingerprints_for_both_modes():
+    from ragspine_eval.golden import fingerprint, load_golden_set
+
+    data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    cases = {c.id: fingerprint(c) for c in load_golden_set(GOLDEN)}
+    for mode in ("tool", "agent"):
+        assert data[mode]["golden"] == cases
+        assert set(data[mode]["passed_ids"]) >= set(data[mode]["metrics"]) | {"fabrication"}
+
+
+_KILLED_WRITER = """
+import os, sys, time
+from ragspine_eval import baseline as bl
+def hang(src, dst):
+    print("between write and rename", flush=True)
+    time.sleep(60)
+bl.os.replace = hang
+bl.write_json_atomic(sys.argv[1], {"tool": {"metrics": {"g": 0.9}}})
+"""
+
+
+def test_a_kill_between_write_and_rename_leaves_the_previous_valid_file(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text('{"tool": {"metrics": {"g": 0.5}}}\n', encoding="utf-8")
+    before = path.read_bytes()
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(path)],
+                             stdout=subprocess.PIPE, text=True, cwd=paths.PROJECT_ROOT)
+    assert child.stdout.readline().strip() == "between write and rename"
+    child.kill()
+    child.wait(timeout=10)
+    assert path.read_bytes() == before
+    assert json.loads(path.read_text(encoding="utf-8"))["tool"]["metrics"]["g"] == 0.5
