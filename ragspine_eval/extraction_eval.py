@@ -1,0 +1,332 @@
+"""The extraction harness's scoring: channels, coverage, the report, and its baseline entry.
+
+`run_eval(facts, ground_truth)` aligns facts with ground-truth cells by locator
+("sheet!cell_ref") and scores only the cells present on both sides, on three channels that are
+never merged into one number:
+
+- cell_value: the value;
+- color_mapping: the semantic tags the cell's fill maps to through the legend;
+- header_attribution: the merged-header span the cell carries (is_merged_origin, merge_span).
+
+A channel scores a cell when the ground truth states that channel for it (the field is present;
+see extraction_records) and the extractor provides the channel. An extractor that cannot do a
+channel for a document (declared by the caller through `unsupported`, or a facts file in which
+no fact carries the channel's field) gets total 0 and the reason in `not_scored`; it is never
+scored as if it had claimed "no tags" or "not merged".
+
+Comparison is exact after type normalization only: an int equals the same float, a tuple
+equals the same list (`VALUE_NORMALIZATION`, named in every report); True is not 1.
+
+Coverage keeps dropped cells visible: ground-truth cells with no fact (`missing`) and facts with
+no ground truth (`unexpected`). The baseline entry gates on the coverage rate as well as on
+each channel, with the matched locators as its case ids, so dropping a cell can never raise a
+channel's accuracy unseen.
+
+Invariants: accuracy is 1.0 when total == 0; a report round-trips through JSON
+(`EvalReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r`); no threshold lives here:
+the thresholds are the stored baselines (baseline.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import baseline as baseline_mod
+from ragspine_eval.extraction_records import (
+    CHANNEL_FIELDS,
+    check_record,
+    check_unique,
+    ground_truth_cells,
+    locator,
+)
+
+CHANNELS = ("cell_value", "color_mapping", "header_attribution")
+COVERAGE = "coverage"
+VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list")
+FRAME_COLUMNS = ["sheet", "locator", "cell_ref", "channel", "expected", "actual", "correct",
+                 "feature"]
+
+
+# --- comparing values --------------------------------------------------------------------------
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Exact equality after type normalization only (see the module docstring)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _jsonable(value: Any) -> Any:
+    """Tuples as lists, so a report equals itself after a JSON round trip."""
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _claim(channel: str, record: Mapping[str, Any]) -> Any:
+    """What a record says on a channel, in the form expected and actual are shown and compared."""
+    if channel == "cell_value":
+        return _jsonable(record.get("value"))
+    if channel == "color_mapping":
+        return dict(sorted((record.get("tags") or {}).items()))
+    span = record.get("merge_span")
+    origin = record.get("is_merged_origin")
+    return {"is_merged_origin": span is not None if origin is None else origin,
+            "merge_span": _jsonable(span) if span is not None else None}
+
+
+def states(channel: str, record: Mapping[str, Any]) -> bool:
+    return any(f in record for f in CHANNEL_FIELDS[channel])
+
+
+def fingerprint(cell: Mapping[str, Any]) -> str:
+    """Stable 16-hex hash of what a ground-truth cell asserts on the channels it states.
+
+    Ints are hashed as floats, so rewriting 1234 as 1234.0 is not a change; fields that are
+    never scored (feature, fill, number_format ...) are not part of it.
+    """
+
+    def canon(x: Any) -> Any:
+        if isinstance(x, bool) or not isinstance(x, int | float | list | tuple | dict):
+            return x
+        if isinstance(x, int | float):
+            return float(x)
+        if isinstance(x, dict):
+            return {k: canon(v) for k, v in x.items()}
+        return [canon(v) for v in x]
+
+    payload = {"locator": locator(cell),
+               **{ch: canon(_claim(ch, cell)) for ch in CHANNELS if states(ch, cell)}}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# --- results -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """One cell on one channel."""
+
+    channel: str
+    sheet: str
+    cell_ref: str
+    expected: Any
+    actual: Any
+    correct: bool
+    feature: str | None = None
+
+    @property
+    def locator(self) -> str:
+        return f"{self.sheet}!{self.cell_ref}"
+
+
+@dataclass
+class ChannelMetric:
+    """A channel's accuracy over the cells it scored; each mismatch {locator, expected, actual}.
+
+    `not_scored` says why the channel scored nothing when the extractor cannot do it.
+    """
+
+    name: str
+    total: int
+    correct: int
+    accuracy: float
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    not_scored: str | None = None
+
+    @classmethod
+    def of(cls, name: str, scores: Iterable[CellScore], not_scored: str | None = None
+           ) -> ChannelMetric:
+        scores = list(scores)
+        correct = sum(s.correct for s in scores)
+        return cls(name, len(scores), correct, correct / len(scores) if scores else 1.0,
+                   [{"locator": s.locator, "expected": s.expected, "actual": s.actual}
+                    for s in scores if not s.correct], not_scored)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Coverage:
+    """Which ground-truth cells found a fact, and which facts found no ground truth."""
+
+    ground_truth_cells: int
+    facts: int
+    matched: int
+    missing: list[str] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """Matched ground-truth cells over all of them (1.0 for an empty ground truth)."""
+        return self.matched / self.ground_truth_cells if self.ground_truth_cells else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "rate": self.rate}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Coverage:
+        return cls(data["ground_truth_cells"], data["facts"], data["matched"],
+                   list(data.get("missing", [])), list(data.get("unexpected", [])))
+
+
+@dataclass
+class EvalReport:
+    """One document scored: the three channels, coverage, and every scored cell.
+
+    `extraction` records what produced the facts (the engine's extractor and the legend the
+    harness confirmed, or the facts file); `golden` is the fingerprint of every ground-truth
+    cell, for the baseline's integrity check.
+    """
+
+    channels: dict[str, ChannelMetric]
+    n_facts: int
+    coverage: Coverage = field(default_factory=lambda: Coverage(0, 0, 0))
+    cells: list[CellScore] = field(default_factory=list)
+    golden: dict[str, str] = field(default_factory=dict)
+    document: str | None = None
+    source: str = "facts"
+    normalization: list[str] = field(default_factory=lambda: list(VALUE_NORMALIZATION))
+    extraction: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """The rates the baseline gates on: each channel that scored a cell, and coverage."""
+        rates = {n: m.accuracy for n, m in self.channels.items() if m.total and not m.not_scored}
+        return {**rates, COVERAGE: self.coverage.rate}
+
+    def passed_ids(self) -> dict[str, list[str]]:
+        ids = {name: sorted(s.locator for s in self.cells if s.channel == name and s.correct)
+               for name in self.channels}
+        matched = set(self.golden) - set(self.coverage.missing)
+        return {**ids, COVERAGE: sorted(matched)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "document": self.document,
+            "source": self.source,
+            "n_facts": self.n_facts,
+            "channels": {n: m.to_dict() for n, m in self.channels.items()},
+            "coverage": self.coverage.to_dict(),
+            "normalization": list(self.normalization),
+            "extraction": self.extraction,
+            "cells": [dict(s.__dict__) for s in self.cells],
+            "golden": dict(self.golden),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalReport:
+        return cls(
+            channels={n: ChannelMetric(**m) for n, m in data["channels"].items()},
+            n_facts=data["n_facts"],
+            coverage=Coverage.from_dict(data["coverage"]),
+            cells=[CellScore(**c) for c in data.get("cells", [])],
+            golden=dict(data.get("golden", {})),
+            document=data.get("document"),
+            source=data.get("source", "facts"),
+            normalization=list(data.get("normalization", VALUE_NORMALIZATION)),
+            extraction=data.get("extraction", {}),
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per scored cell and channel: sheet, locator, expected, actual, correct."""
+        rows = [{"sheet": s.sheet, "locator": s.locator, "cell_ref": s.cell_ref,
+                 "channel": s.channel, "expected": s.expected, "actual": s.actual,
+                 "correct": s.correct, "feature": s.feature} for s in self.cells]
+        return pd.DataFrame(rows, columns=FRAME_COLUMNS)
+
+
+# --- scoring -----------------------------------------------------------------------------------
+
+
+def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
+             unsupported: Mapping[str, str] | None = None, document: str | None = None,
+             source: str = "facts", extraction: dict[str, Any] | None = None) -> EvalReport:
+    """Score `facts` against `ground_truth` (a dict with "cells", or a list of cell dicts).
+
+    `unsupported` maps a channel the extractor cannot do for this document to the reason.
+    Raises ExtractionInputError for a record without sheet or cell_ref, a malformed field, or
+    a locator given twice.
+    """
+    truth = ground_truth_cells(ground_truth)
+    checked = [(f"facts[{i}]", check_record(f, f"facts[{i}]")) for i, f in enumerate(facts)]
+    check_unique(checked, "facts")
+    by_locator = {locator(f): f for _, f in checked}
+    truth_locators = {locator(c) for c in truth}
+
+    not_scored = dict(unsupported or {})
+    if checked:
+        for channel, names in CHANNEL_FIELDS.items():
+            if channel not in not_scored and not any(states(channel, f) for _, f in checked):
+                not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
+                                       f"extractor does not provide this channel")
+
+    scores: list[CellScore] = []
+    missing: list[str] = []
+    for cell in truth:
+        fact = by_locator.get(locator(cell))
+        if fact is None:
+            missing.append(locator(cell))
+            continue
+        for channel in CHANNELS:
+            if channel in not_scored or not states(channel, cell):
+                continue
+            expected, actual = _claim(channel, cell), _claim(channel, fact)
+            scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected, actual,
+                                    same_value(expected, actual), cell.get("feature")))
+
+    channels = {ch: ChannelMetric.of(ch, (s for s in scores if s.channel == ch),
+                                     not_scored.get(ch)) for ch in CHANNELS}
+    coverage = Coverage(len(truth), len(checked), len(truth) - len(missing), missing,
+                        [loc for loc in by_locator if loc not in truth_locators])
+    if document is None and isinstance(ground_truth, dict):
+        document = ground_truth.get("document")
+    return EvalReport(channels, len(checked), coverage, scores,
+                      {locator(c): fingerprint(c) for c in truth}, document, source,
+                      list(VALUE_NORMALIZATION), dict(extraction or {}))
+
+
+# --- the baseline gate -------------------------------------------------------------------------
+
+
+def make_baseline_entry(report: EvalReport) -> dict[str, Any]:
+    """The entry baseline.py stores per document set: the gated rates, the number of
+    ground-truth cells, the locators that passed each channel (and were matched, for
+    coverage), and the fingerprint of every ground-truth cell."""
+    return {
+        "metrics": report.metrics,
+        "n_cases": report.coverage.ground_truth_cells,
+        "passed_ids": report.passed_ids(),
+        "golden": dict(report.golden),
+    }
+
+
+def compare_to_baseline(metrics: EvalReport | Mapping[str, float], baseline: dict[str, Any]
+                        ) -> baseline_mod.BaselineComparison:
+    """Compare a report (or bare {channel: accuracy}) with one stored baseline entry.
+
+    Any listed channel below its stored value fails, unlisted channels are ignored, exact
+    equality passes. Given a report, the case-level and golden-integrity checks of baseline.py
+    apply too; given bare metrics there is nothing to check them with.
+    """
+    if isinstance(metrics, EvalReport):
+        return baseline_mod.compare(make_baseline_entry(metrics), baseline)
+    return baseline_mod.compare({"metrics": dict(metrics)},
+                                {"metrics": baseline.get("metrics", {})})

@@ -1,0 +1,171 @@
+"""Fact and ground-truth records of the extraction harness: their file formats and validation.
+
+A record is one cell, a JSON object addressed by `sheet` and `cell_ref` (its locator is
+"sheet!cell_ref"), with the fields of the channels it states:
+
+    value                          cell_value
+    tags  {key: value}             color_mapping (the semantic tags the cell's fill maps to)
+    merge_span [rows, cols] | null header_attribution, with is_merged_origin (bool; defaults
+    is_merged_origin               to merge_span being set)
+
+Any other field (feature, fill, number_format, resolved_rgb ...) is carried along, never scored.
+A facts record may name its document set in `doc` ("xlsx", "pptx", "pdf") or its document in
+`document`, so that one facts file can cover several documents.
+
+Files:
+- facts: JSONL (one record a line; *.jsonl / *.ndjson) or JSON (an array of records, or an object
+  with "facts": [...]);
+- ground truth: JSON, an object with "cells": [...] (plus document, legend, ...) or a bare array.
+
+Invariants: a file loads whole or not at all; the first bad record raises
+`ExtractionInputError` naming the file, the line (JSONL and bad JSON) or the record's index,
+and the reason; two records with the same locator in one document are an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+CHANNEL_FIELDS = {
+    "cell_value": ("value",),
+    "color_mapping": ("tags",),
+    "header_attribution": ("merge_span", "is_merged_origin"),
+}
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+class ExtractionInputError(ValueError):
+    """A facts file, ground truth or document the harness cannot use; str() is the one line."""
+
+
+def locator(record: dict[str, Any]) -> str:
+    return f"{record['sheet']}!{record['cell_ref']}"
+
+
+def check_record(record: Any, where: str) -> dict[str, Any]:
+    """Validate one record; `where` names it in the error ("file:12" or "file: cells[3]")."""
+
+    def fail(reason: str) -> ExtractionInputError:
+        return ExtractionInputError(f"{where}: {reason}")
+
+    if not isinstance(record, dict):
+        raise fail(f"a record must be a JSON object, got {_type_name(record)}")
+    for name in ("sheet", "cell_ref"):
+        if name not in record:
+            raise fail(f"missing {name!r}; every record needs 'sheet' and 'cell_ref'")
+        if not isinstance(record[name], str) or not record[name].strip():
+            raise fail(f"{name!r} must be a non-empty string, got {record[name]!r}")
+    tags = record.get("tags")
+    if tags is not None and not (isinstance(tags, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in tags.items())):
+        raise fail(f"'tags' must be an object of strings (e.g. {{\"product_line\": \"new\"}}), "
+                   f"got {tags!r}")
+    span = record.get("merge_span")
+    if span is not None and not (isinstance(span, list | tuple) and len(span) == 2 and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in span)):
+        raise fail(f"'merge_span' must be null or [rows, cols] of positive integers, got {span!r}")
+    origin = record.get("is_merged_origin")
+    if origin is not None and not isinstance(origin, bool):
+        raise fail(f"'is_merged_origin' must be true or false, got {origin!r}")
+    return record
+
+
+def check_unique(records: Iterable[tuple[str, dict[str, Any]]], what: str) -> None:
+    """(where, record) pairs of one document: no locator twice."""
+    seen: dict[str, str] = {}
+    for where, record in records:
+        loc = locator(record)
+        if loc in seen:
+            raise ExtractionInputError(f"{where}: {loc} appears twice in the {what} (first at "
+                                       f"{seen[loc]}); each cell must appear once")
+        seen[loc] = where
+
+
+# --- ground truth ------------------------------------------------------------------------------
+
+
+def ground_truth_cells(ground_truth: Any, source: str = "ground truth") -> list[dict[str, Any]]:
+    """The validated cells of a ground truth given as {"cells": [...]} or a bare list."""
+    cells = ground_truth.get("cells") if isinstance(ground_truth, dict) else ground_truth
+    if not isinstance(cells, list):
+        raise ExtractionInputError(f"{source}: expected an object with a \"cells\" array or an "
+                                   f"array of cells, got {_type_name(ground_truth)}")
+    checked = [(f"{source}: cells[{i}]", check_record(c, f"{source}: cells[{i}]"))
+               for i, c in enumerate(cells)]
+    check_unique(checked, "ground truth")
+    return [c for _, c in checked]
+
+
+def load_ground_truth(path: str | Path) -> dict[str, Any]:
+    """A ground-truth file as {"document": name or None, "cells": [...], ...}; validated."""
+    path = Path(path)
+    data = _read_json(path, "ground truth")
+    cells = ground_truth_cells(data, str(path))
+    meta = {k: v for k, v in data.items() if k != "cells"} if isinstance(data, dict) else {}
+    return {"document": None, **meta, "cells": cells}
+
+
+# --- facts -------------------------------------------------------------------------------------
+
+
+def load_facts(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
+    """(where, record) pairs of a facts file, each validated; `where` is "file:line" for JSONL
+    and "file: facts[i]" for JSON, for the messages of later checks."""
+    path = Path(path)
+    if path.suffix.lower() in JSONL_SUFFIXES:
+        return list(_iter_jsonl(path))
+    data = _read_json(path, "facts", hint_jsonl=True)
+    records = data.get("facts") if isinstance(data, dict) else data
+    if not isinstance(records, list):
+        raise ExtractionInputError(f"{path}: expected an array of facts or an object with a "
+                                   f"\"facts\" array, got {_type_name(data)}")
+    return [(f"{path}: facts[{i}]", check_record(r, f"{path}: facts[{i}]"))
+            for i, r in enumerate(records)]
+
+
+def _iter_jsonl(path: Path) -> Iterable[tuple[str, dict[str, Any]]]:
+    try:
+        handle = path.open("r", encoding="utf-8-sig")
+    except OSError as exc:
+        raise ExtractionInputError(f"{path}: cannot read the facts file ({exc.strerror})") from None
+    with handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                line = raw.strip()
+                if not line:
+                    continue
+                where = f"{path}:{lineno}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ExtractionInputError(
+                        f"{where}: bad JSON ({exc.msg} at column {exc.colno})") from None
+                yield where, check_record(record, where)
+        except UnicodeDecodeError as exc:
+            raise ExtractionInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def _read_json(path: Path, what: str, hint_jsonl: bool = False) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ExtractionInputError(f"{path}: no such {what} file") from None
+    except OSError as exc:
+        raise ExtractionInputError(f"{path}: cannot read the {what} file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ExtractionInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = ("; one record a line is JSONL: name the file *.jsonl"
+                if hint_jsonl and exc.msg == "Extra data" else "")
+        raise ExtractionInputError(f"{path}:{exc.lineno}:{exc.colno}: bad JSON ({exc.msg}){hint}"
+                                   ) from None
+
+
+def _type_name(value: object) -> str:
+    return {type(None): "null", bool: "boolean", dict: "object", list: "array", str: "string",
+            int: "number", float: "number"}.get(type(value), type(value).__name__)
