@@ -1,0 +1,166 @@
+"""One run of the extraction harness over document sets, and the JSON report it writes.
+
+Facts come from the engine (extraction_adapter) or from a facts file written by any other
+extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
+The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
+truth form a set of their own, keyed by the document's file name.
+
+`ExtractionRun` is the report: one EvalReport per document set, plus the stored baseline
+metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
+tidy frames the notebooks use. Everything that can be wrong with the inputs is found before
+anything is written: loading raises ExtractionInputError, and the caller writes afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import paths
+from ragspine_eval.extraction_adapter import engine_version, extract
+from ragspine_eval.extraction_eval import CHANNELS, COVERAGE, FRAME_COLUMNS, EvalReport, run_eval
+from ragspine_eval.extraction_records import (
+    ExtractionInputError,
+    check_unique,
+    load_facts,
+    load_ground_truth,
+)
+from ragspine_eval.fixtures import DOCUMENT_SETS
+
+FIXTURE_SETS = tuple(DOCUMENT_SETS)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A document set to score: its baseline key, its document and its ground truth."""
+
+    key: str
+    document: Path | None  # None when only facts are scored
+    ground_truth: Path
+
+    @classmethod
+    def fixture(cls, key: str, root: Path = paths.FIXTURES_DIR) -> Target:
+        doc_set = DOCUMENT_SETS[key]
+        return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root))
+
+
+@dataclass
+class ExtractionRun:
+    """The report of a run: EvalReport per document set, with baseline and gate per set."""
+
+    reports: dict[str, EvalReport]
+    engine: str = field(default_factory=engine_version)
+    source: str = "engine"
+    baselines: dict[str, dict[str, float] | None] = field(default_factory=dict)
+    gate: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "harness": "extraction",
+            "engine": self.engine,
+            "source": self.source,
+            "channels": list(CHANNELS),
+            "documents": {k: r.to_dict() for k, r in self.reports.items()},
+            "baselines": self.baselines,
+            "gate": self.gate,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExtractionRun:
+        return cls({k: EvalReport.from_dict(r) for k, r in data["documents"].items()},
+                   data.get("engine", "rag-spine"), data.get("source", "engine"),
+                   data.get("baselines", {}), data.get("gate", {}))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every scored cell of every document set (EvalReport.to_frame plus `doc_set`)."""
+        frames = [r.to_frame().assign(doc_set=k) for k, r in self.reports.items()]
+        if not frames:
+            return pd.DataFrame(columns=["doc_set", *FRAME_COLUMNS])
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[["doc_set", *FRAME_COLUMNS]]
+
+    def summary_frame(self) -> pd.DataFrame:
+        """One row per document set and channel (coverage included): accuracy, counts, the
+        stored baseline, and why a channel was not scored."""
+        rows = []
+        for key, report in self.reports.items():
+            stored = self.baselines.get(key) or {}
+            for name, metric in report.channels.items():
+                rows.append({"doc_set": key, "channel": name, "accuracy": metric.accuracy,
+                             "correct": metric.correct, "total": metric.total,
+                             "baseline": stored.get(name), "not_scored": metric.not_scored})
+            cov = report.coverage
+            rows.append({"doc_set": key, "channel": COVERAGE, "accuracy": cov.rate,
+                         "correct": cov.matched, "total": cov.ground_truth_cells,
+                         "baseline": stored.get(COVERAGE), "not_scored": None})
+        return pd.DataFrame(rows, columns=["doc_set", "channel", "accuracy", "correct", "total",
+                                           "baseline", "not_scored"])
+
+
+def fixture_targets(docs: str = "all", root: Path = paths.FIXTURES_DIR) -> list[Target]:
+    keys = FIXTURE_SETS if docs == "all" else (docs,)
+    return [Target.fixture(k, root) for k in keys]
+
+
+def score_engine(targets: Sequence[Target],
+                 on_facts: Callable[[str, list[dict[str, Any]]], None] | None = None
+                 ) -> ExtractionRun:
+    """Run the engine over each target's document and score it. `on_facts(key, facts)` sees
+    the facts of each set (to save them)."""
+    reports = {}
+    for target in targets:
+        truth = load_ground_truth(target.ground_truth)
+        if target.document is None:
+            raise ExtractionInputError(f"{target.key}: no document to run the engine on")
+        extraction = extract(target.document, target.key)
+        if on_facts:
+            on_facts(target.key, extraction.facts)
+        reports[target.key] = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
+                                       document=extraction.document, source="engine",
+                                       extraction=extraction.describe())
+    return ExtractionRun(reports, source="engine")
+
+
+def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionRun:
+    """Score the facts of a file (any extractor's) against each target's ground truth.
+
+    A fact belongs to a target when its `doc` is the target's key or its `document` is the
+    target's document name; with a single target, facts that name no document belong to it.
+    """
+    records = load_facts(facts_path)
+    truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
+    names = {t.key: t.document.name if t.document else truths[t.key].get("document")
+             for t in targets}
+    assigned: dict[str, list[tuple[str, dict[str, Any]]]] = {t.key: [] for t in targets}
+    for where, fact in records:
+        owner = _owner(fact, targets, names)
+        if owner is None and len(targets) == 1 and "doc" not in fact and "document" not in fact:
+            owner = targets[0].key
+        if owner is None and "doc" not in fact and "document" not in fact:
+            raise ExtractionInputError(
+                f"{where}: the fact names no document ('doc' or 'document') and several "
+                f"document sets are scored; add \"doc\": one of {', '.join(assigned)}, or pick "
+                f"one set with --docs")
+        if owner is not None:
+            assigned[owner].append((where, fact))
+    for records_of_set in assigned.values():
+        check_unique(records_of_set, "facts file")
+    reports = {t.key: run_eval([f for _, f in assigned[t.key]], truths[t.key],
+                               document=names[t.key],
+                               source=str(facts_path),
+                               extraction={"facts_file": str(facts_path)})
+               for t in targets}
+    return ExtractionRun(reports, source=f"facts file {facts_path}")
+
+
+def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]
+           ) -> str | None:
+    for target in targets:
+        if fact.get("doc") == target.key or (fact.get("document") is not None
+                                             and fact.get("document") == names[target.key]):
+            return target.key
+    return None
