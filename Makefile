@@ -17,6 +17,7 @@ run: setup
 	for mode in tool agent; do \
 	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json || status=1; \
 	done; \
+	$(BIN)/ragspine-eval extraction --docs all --report $(OUT)/extraction_report.json || status=1; \
 	exit $$status
 
 test: setup

@@ -1,4 +1,5 @@
-"""What the CLI prints: the per-gate table of a QA report, bounded whatever the set's size.
+"""What the CLI prints: the per-gate table of a QA report and the per-channel table of an
+extraction report, bounded whatever the set's size.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
 text, so the table a CI log shows is the one a test checks.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragspine_eval.extraction_eval import COVERAGE, EvalReport
 from ragspine_eval.qa_eval import FABRICATION, QAEvalReport
 
 MAX_IDS_SHOWN = 8
@@ -39,4 +41,54 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
         lines.append(f"error {case.id}: {case.error}")
     if len(report.errors) > MAX_IDS_SHOWN:
         lines.append(f"… and {len(report.errors) - MAX_IDS_SHOWN} more engine errors (see the report)")
+    return lines
+
+
+def extraction_table(key: str, report: EvalReport, stored: dict[str, Any] | None = None,
+                     engine: str | None = None) -> list[str]:
+    """One line per channel and one for coverage: accuracy, correct/total, the baseline's
+    value and the mismatching locators; then the legend the harness confirmed."""
+    base = (stored or {}).get("metrics", {})
+    cov = report.coverage
+    source = f"{engine} (engine)" if report.source == "engine" and engine else report.source
+    lines = [f"extraction · {key} · {report.document or '?'} · {source} · "
+             f"{cov.ground_truth_cells} ground-truth cells · {report.n_facts} facts",
+             f"{'channel':<20} {'accuracy':>8} {'correct':>9} {'baseline':>9}  mismatches"]
+
+    def base_text(name: str) -> str:
+        value = base.get(name)
+        return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+    for name, m in report.channels.items():
+        if m.not_scored:
+            lines.append(f"{name:<20} {'-':>8} {'0/0':>9} {base_text(name):>9}  "
+                         f"not scored: {m.not_scored}")
+            continue
+        wrong = short_ids([x["locator"] for x in m.mismatches]) or "-"
+        lines.append(f"{name:<20} {m.accuracy:>8.4f} {f'{m.correct}/{m.total}':>9} "
+                     f"{base_text(name):>9}  {wrong}")
+    lines.append(f"{COVERAGE:<20} {cov.rate:>8.4f} {f'{cov.matched}/{cov.ground_truth_cells}':>9} "
+                 f"{base_text(COVERAGE):>9}  missing: {short_ids(cov.missing) or '-'}; "
+                 f"facts with no ground truth: {short_ids(cov.unexpected) or '-'}")
+    legend = report.extraction.get("legend")
+    if legend:
+        lines.append(f"legend: {legend['statement']}")
+    return lines
+
+
+def mismatch_details(report: EvalReport, case_regressions: list[dict[str, str]],
+                     limit: int = MAX_IDS_SHOWN) -> list[str]:
+    """Expected and actual of the cells that regressed, so a CI log shows what changed."""
+    wrong = {(m, x["locator"]): x for m, metric in report.channels.items()
+             for x in metric.mismatches}
+    lines = []
+    for case in case_regressions[:limit]:
+        hit = wrong.get((case["metric"], case["id"]))
+        if hit is not None:
+            lines.append(f"  {case['id']} {case['metric']}: expected {hit['expected']!r}, "
+                         f"got {hit['actual']!r}")
+        elif case["metric"] == COVERAGE:
+            lines.append(f"  {case['id']}: no fact for this ground-truth cell any more")
+    if len(case_regressions) > limit:
+        lines.append(f"  … and {len(case_regressions) - limit} more (see the report)")
     return lines
