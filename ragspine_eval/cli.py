@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         "golden": ("validate a golden set and print its counts by case_type and tag",
                    add_golden_arguments, run_golden),
     }
-    commands.update(_optional_commands())
+    commands.update(_module_commands())
     for name, (help_text, add, run) in commands.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         add(p)
@@ -163,18 +163,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _optional_commands() -> dict:
-    """Subcommands that live in their own modules (extraction, fixtures, notebooks, diff)."""
-    found: dict = {}
-    try:
-        from ragspine_eval import cli_extraction as ext
-    except ImportError:
-        return found
-    found["extraction"] = ("score office-document extraction per channel and gate on the baseline",
-                           ext.add_arguments, ext.run)
-    found["fixtures"] = ("regenerate the office-document fixtures and their ground truth",
-                         ext.add_fixtures_arguments, ext.run_fixtures)
-    return found
+def _module_commands() -> dict:
+    """Subcommands that live in their own modules. Imported plainly: a module that fails to
+    import is a broken install, to be seen, not a subcommand to hide."""
+    from ragspine_eval import cli_extraction as ext
+
+    return {
+        "extraction": ("score office-document extraction per channel and gate on the baseline",
+                       ext.add_arguments, ext.run),
+        "fixtures": ("regenerate the office-document fixtures and their ground truth, or --check "
+                     "them", ext.add_fixtures_arguments, ext.run_fixtures),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """`ragspine-eval extraction` and `ragspine-eval fixtures`: thin subcommands over the library.
 
-cli.py finds them through `_optional_commands()`. Exit codes as every subcommand: 0 pass (or a
+cli.py registers them through `_module_commands()`. Exit codes as every subcommand: 0 pass (or a
 baseline bootstrapped or recorded, or fixtures written), 1 a regression, a refused update or
 fixtures that differ from the generator, 2 bad input (one line, nothing written).
 """
@@ -13,9 +13,11 @@ from pathlib import Path
 
 from ragspine_eval import paths
 from ragspine_eval.cli import EXIT_OK, EXIT_REGRESSION, BadInput, _gate_arguments, gate_options
-from ragspine_eval.fixtures import DOCUMENT_SETS
 
-DOC_CHOICES = (*DOCUMENT_SETS, "all")
+# the keys of fixtures.DOCUMENT_SETS, spelled out so that building the parser does not import
+# the document writers (tests/test_cli_extraction.py keeps the two equal)
+FIXTURE_SETS = ("xlsx", "pptx", "pdf")
+DOC_CHOICES = (*FIXTURE_SETS, "all")
 
 
 # --- extraction --------------------------------------------------------------------------------
@@ -28,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="score the facts in FILE (JSON or JSONL, from any extractor) "
                              "instead of running the engine")
     parser.add_argument("--doc", type=Path, metavar="FILE",
-                        help="run the engine over your own .xlsx, .pptx or .pdf (with --ground-truth)")
+                        help="run the engine over your own .xlsx, .pptx or .pdf "
+                             "(with --ground-truth)")
     parser.add_argument("--ground-truth", type=Path, metavar="FILE",
                         help="ground truth for --doc or --facts, in the fixtures' format; gated "
                              "only when --baseline is given")
@@ -109,7 +112,8 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
         raise BadInput("--doc runs the engine over a document and --facts scores a facts file: "
                        "give one of them")
     if args.save_facts and args.facts:
-        raise BadInput("--save-facts writes the engine's facts; with --facts the engine does not run")
+        raise BadInput("--save-facts writes the engine's facts; with --facts the engine does "
+                       "not run")
     if args.doc and not args.ground_truth:
         raise BadInput(f"--doc {args.doc} needs --ground-truth FILE (the fixtures' format: "
                        f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
@@ -154,7 +158,7 @@ def add_fixtures_arguments(parser: argparse.ArgumentParser) -> None:
 def run_fixtures(args: argparse.Namespace) -> int:
     from ragspine_eval import fixtures
 
-    keys = tuple(DOCUMENT_SETS) if args.docs == "all" else (args.docs,)
+    keys = FIXTURE_SETS if args.docs == "all" else (args.docs,)
     statuses = (fixtures.check if args.check else fixtures.generate)(args.out, keys)
     explain = {
         "identical": "identical to the generator's output",

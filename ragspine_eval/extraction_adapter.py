@@ -153,8 +153,9 @@ def _route_pdf(path: Path) -> list[str]:
 
     decision = pdf_router.route(path)
     if decision.verdict == pdf_router.VERDICT_UNREADABLE:
-        raise ExtractionInputError(f"{path}: the PDF will not open ({decision.error or 'unreadable'}"
-                                   f"); is it a valid, unencrypted PDF?")
+        reason = decision.error or "unreadable"
+        raise ExtractionInputError(f"{path}: the PDF will not open ({reason}); is it a valid, "
+                                   f"unencrypted PDF?")
     if decision.verdict != pdf_router.VERDICT_DIGITAL:
         return [f"the engine's PDF router calls this document {decision.verdict!r}: its "
                 f"non-digital pages go to OCR, which this harness does not run"]
@@ -185,7 +186,8 @@ def review_legend(grids: list[Any], scope: str) -> tuple[LegendReview, dict[str,
     accepted: dict[str, tuple[str, str]] = {}
     for grid in grids:
         for entry in detect_legend(grid):
-            tag = f"{entry.tag_key}={entry.tag_value}" if entry.tag_key and entry.tag_value else None
+            mapped = entry.tag_key and entry.tag_value
+            tag = f"{entry.tag_key}={entry.tag_value}" if mapped else None
             row = {"sheet": grid.sheet, "source_ref": entry.source_ref, "rgb": entry.rgb,
                    "meaning": entry.meaning, "tag": tag}
             review.detected.append(row)
@@ -211,7 +213,8 @@ def review_legend(grids: list[Any], scope: str) -> tuple[LegendReview, dict[str,
         registry.init_schema()
         draft = ColorMapping(scope=scope, entries=[
             LegendEntry(rgb=r["rgb"], meaning=r["meaning"], tag_key=accepted[r["rgb"]][0],
-                        tag_value=accepted[r["rgb"]][1], source_ref=f"{r['sheet']}!{r['source_ref']}")
+                        tag_value=accepted[r["rgb"]][1],
+                        source_ref=f"{r['sheet']}!{r['source_ref']}")
             for r in review.confirmed])
         version = registry.register_draft(draft)
         registry.confirm(scope, version, actor=REVIEWER,
@@ -220,7 +223,8 @@ def review_legend(grids: list[Any], scope: str) -> tuple[LegendReview, dict[str,
     finally:
         registry.close()
     if active is None:  # pragma: no cover - confirm() just made it active
-        raise RuntimeError(f"the engine's registry did not activate the confirmed mapping of {scope}")
+        raise RuntimeError(f"the engine's registry did not activate the confirmed mapping "
+                           f"of {scope}")
     review.mapping_version, review.confirmed_by = active.version, active.confirmed_by
     return review, {grid.sheet: apply_mapping(grid, active) for grid in grids}
 

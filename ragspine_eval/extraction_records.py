@@ -154,7 +154,8 @@ def _read_json(path: Path, what: str, hint_jsonl: bool = False) -> Any:
     except FileNotFoundError:
         raise ExtractionInputError(f"{path}: no such {what} file") from None
     except OSError as exc:
-        raise ExtractionInputError(f"{path}: cannot read the {what} file ({exc.strerror})") from None
+        raise ExtractionInputError(f"{path}: cannot read the {what} file ({exc.strerror})"
+                                   ) from None
     except UnicodeDecodeError as exc:
         raise ExtractionInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     try:

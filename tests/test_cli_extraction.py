@@ -191,6 +191,14 @@ def test_a_malformed_ground_truth_is_named(capsys, tmp_path, baseline):
     assert f"{truth}: cells[0]: missing 'cell_ref'" in err
 
 
+def test_a_ground_truth_with_bad_json_names_line_and_column(capsys, tmp_path, baseline):
+    truth = tmp_path / "gt.json"
+    truth.write_text('{"cells": [\n  {"sheet": "S", "cell_ref": "A1",}\n]}', encoding="utf-8")
+    facts = write_facts(tmp_path / "f.jsonl", ['{"sheet": "S", "cell_ref": "A1"}'])
+    err = bad_run(capsys, tmp_path, baseline, "--facts", str(facts), "--ground-truth", str(truth))
+    assert f"{truth}:2:35: bad JSON" in err
+
+
 def test_a_document_that_will_not_open_exits_2(capsys, tmp_path, baseline):
     doc = tmp_path / "quarterly.xlsx"
     doc.write_bytes(b"this is not a workbook")
@@ -254,6 +262,12 @@ def test_facts_scored_against_own_ground_truth(capsys, tmp_path):
 
 
 # --- fixtures ------------------------------------------------------------------------------------
+
+
+def test_the_cli_offers_exactly_the_fixture_sets():
+    from ragspine_eval.cli_extraction import FIXTURE_SETS
+
+    assert FIXTURE_SETS == tuple(DOCUMENT_SETS)
 
 
 def test_fixtures_check_passes_on_the_committed_fixtures(capsys):

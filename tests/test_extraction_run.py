@@ -1,0 +1,96 @@
+"""A run over document sets (extraction_run.py): which facts belong to which set, and the run's
+report as JSON and as the tidy frames the notebooks use."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragspine_eval.extraction_eval import CHANNELS, COVERAGE, run_eval
+from ragspine_eval.extraction_records import ExtractionInputError
+from ragspine_eval.extraction_run import ExtractionRun, Target, fixture_targets, score_facts_file
+from ragspine_eval.fixtures import DOCUMENT_SETS
+
+TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))
+          for key, d in DOCUMENT_SETS.items()}
+
+
+def fact_of(cell: dict, **extra) -> dict:
+    keep = ("sheet", "cell_ref", "value", "tags", "merge_span", "is_merged_origin")
+    return {**{k: cell[k] for k in keep}, **extra}
+
+
+def write_jsonl(path, facts: list[dict]):
+    path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in facts),
+                    encoding="utf-8")
+    return path
+
+
+def test_facts_go_to_their_set_by_doc_key_or_document_name(tmp_path):
+    xlsx = [fact_of(c, doc="xlsx") for c in TRUTHS["xlsx"]["cells"]]
+    pdf = [fact_of(c, document="product_tables.pdf") for c in TRUTHS["pdf"]["cells"]]
+    path = write_jsonl(tmp_path / "f.jsonl", xlsx + pdf)
+    run = score_facts_file(path, fixture_targets("all"))
+    assert run.reports["xlsx"].coverage.rate == 1.0 and run.reports["pdf"].coverage.rate == 1.0
+    assert run.reports["pptx"].n_facts == 0 and run.reports["pptx"].coverage.rate == 0.0
+    only_pdf = score_facts_file(path, fixture_targets("pdf"))
+    assert set(only_pdf.reports) == {"pdf"} and only_pdf.reports["pdf"].n_facts == len(pdf)
+
+
+def test_with_one_set_facts_that_name_no_document_belong_to_it(tmp_path):
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c) for c in TRUTHS["pptx"]["cells"]])
+    report = score_facts_file(path, fixture_targets("pptx")).reports["pptx"]
+    assert all(m.accuracy == 1.0 for m in report.channels.values())
+    assert report.source == str(path)
+
+
+def test_a_locator_twice_in_a_facts_file_names_both_lines(tmp_path):
+    cells = TRUTHS["pdf"]["cells"]
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(cells[0]), fact_of(cells[1]),
+                                              fact_of(cells[0])])
+    with pytest.raises(ExtractionInputError, match=rf"{path}:3: .* appears twice .* {path}:1"):
+        score_facts_file(path, fixture_targets("pdf"))
+
+
+def test_the_run_report_round_trips_and_gives_tidy_frames(tmp_path):
+    facts = [fact_of(c, doc="xlsx") for c in TRUTHS["xlsx"]["cells"]]
+    facts[10]["value"] = "wrong"
+    path = write_jsonl(tmp_path / "f.jsonl", facts)
+    run = score_facts_file(path, [Target.fixture("xlsx")])
+    run.baselines = {"xlsx": {"cell_value": 1.0, COVERAGE: 1.0}}
+    again = ExtractionRun.from_dict(json.loads(json.dumps(run.to_dict(), ensure_ascii=False)))
+    assert again.reports == run.reports and again.baselines == run.baselines
+
+    cells = again.to_frame()
+    assert len(cells) == 3 * len(TRUTHS["xlsx"]["cells"])
+    assert cells.columns[0] == "doc_set" and set(cells.doc_set) == {"xlsx"}
+    wrong = cells[~cells.correct]
+    assert wrong.locator.tolist() == [f"{facts[10]['sheet']}!{facts[10]['cell_ref']}"]
+    assert wrong.groupby("sheet").size().to_dict() == {facts[10]["sheet"]: 1}
+
+    summary = again.summary_frame().set_index("channel")
+    assert list(summary.index) == [*CHANNELS, COVERAGE]
+    assert summary.loc["cell_value", "baseline"] == 1.0
+    assert summary.loc["cell_value", "correct"] == len(TRUTHS["xlsx"]["cells"]) - 1
+    assert pd.isna(summary.loc["color_mapping", "baseline"])  # not in the stored entry
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_only_cells_on_both_sides_are_scored_whatever_the_overlap(data):
+    truth = TRUTHS["pptx"]["cells"]
+    kept = data.draw(st.sets(st.integers(0, len(truth) - 1)))
+    extra = data.draw(st.integers(0, 5))
+    facts = [fact_of(truth[i]) for i in sorted(kept)]
+    facts += [{"sheet": "elsewhere", "cell_ref": f"R{n}C1", "value": "x"} for n in range(extra)]
+    report = run_eval(facts, truth)
+    for metric in report.channels.values():
+        assert (metric.total, metric.correct) == (len(kept), len(kept))
+    cov = report.coverage
+    assert (cov.matched, len(cov.missing), len(cov.unexpected)) == (len(kept), len(truth) - len(kept),
+                                                                    extra)
+    assert cov.matched + len(cov.unexpected) == report.n_facts
