@@ -140,3 +140,45 @@ def test_facts_of_a_fresh_extraction_score_like_the_report(extracted):
     truth = load_ground_truth(DOCUMENT_SETS["xlsx"].ground_truth_path())
     report = run_eval(extracted["xlsx"].facts, truth, unsupported=extracted["xlsx"].unsupported)
     assert all(m.accuracy == 1.0 and m.total == 120 for m in report.channels.values())
+
+
+# --- the reviewer's choices, on grids built from the engine's own IR ----------------------------
+
+
+def legend_grid(sheet: str, rows: list[tuple[str, str]], data: dict[str, str]):
+    from ragspine.extraction.ir import StyledCell, StyledGrid
+
+    grid = StyledGrid(sheet=sheet, source_doc_id="mine.xlsx")
+    for n, (rgb, text) in enumerate(rows, start=1):
+        grid.cells[f"A{n}"] = StyledCell(value=None, cell_ref=f"A{n}", resolved_rgb=rgb)
+        grid.cells[f"B{n}"] = StyledCell(value=text, cell_ref=f"B{n}")
+    for ref, rgb in data.items():
+        grid.cells[ref] = StyledCell(value="x", cell_ref=ref, resolved_rgb=rgb)
+    return grid
+
+
+def test_the_reviewer_confirms_only_mappable_unambiguous_entries():
+    from ragspine_eval.extraction_adapter import review_legend
+
+    grids = [
+        legend_grid("one", [("FFFF00", "黄色=新产品线"), ("00B0F0", "蓝色=停产"),
+                            ("EBF1DE", "绿色=成熟产品线")], {"D1": "FFFF00", "D2": "EBF1DE"}),
+        legend_grid("two", [("FFFF00", "黄色=成熟产品线")], {"D1": "00B0F0"}),
+    ]
+    review, tags = review_legend(grids, "mine.xlsx")
+    assert [(e["rgb"], e["tag"]) for e in review.confirmed] == [("EBF1DE", "product_line=mature")]
+    reasons = {(e["sheet"], e["rgb"]): e["reason"] for e in review.not_confirmed}
+    assert reasons == {("one", "FFFF00"): "this colour has two meanings in the document's legends",
+                       ("two", "FFFF00"): "this colour has two meanings in the document's legends",
+                       ("one", "00B0F0"): "the engine has no tag for this meaning"}
+    assert tags["one"] == {"A3": {"product_line": "mature"}, "D2": {"product_line": "mature"}}
+    assert tags["two"] == {}
+    assert review.statement.endswith("EBF1DE -> product_line=mature (one!B3)")
+
+
+def test_no_legend_means_no_mapping_and_no_tags():
+    from ragspine_eval.extraction_adapter import review_legend
+
+    review, tags = review_legend([legend_grid("one", [], {"D1": "FFFF00"})], "mine.xlsx")
+    assert (review.detected, review.confirmed, review.mapping_version, tags) == ([], [], None, {})
+    assert "detected no legend" in review.statement
