@@ -132,6 +132,38 @@ def run_golden(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if problems else EXIT_OK
 
 
+# --- notebooks ---------------------------------------------------------------------------------
+
+
+def add_notebooks_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=paths.OUT_DIR,
+                        help="folder for the output notebooks, HTML reports and JSON reports "
+                             "(default: out/)")
+
+
+def run_notebooks(args: argparse.Namespace) -> int:
+    from ragspine_eval.notebook_reports import run_all
+
+    def progress(i: int, n: int, run) -> None:  # noqa: ANN001 - a NotebookRun
+        params = " ".join(f"{k}={v}" for k, v in run.parameters.items() if k != "report_path")
+        print(f"[{i}/{n}] {run.name}: {run.notebook.name} {params}", flush=True)
+
+    runs = run_all(args.out, progress)
+    print()
+    for run in runs:
+        verdict = "ok    " if run.passed else "FAILED"
+        print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {run.html}")
+        if run.error:
+            for line in run.error.splitlines():
+                print(f"       {line}")
+    failed = [r.name for r in runs if not r.passed]
+    if failed:
+        print(f"FAIL: {len(failed)} of {len(runs)} notebooks failed their gate: {', '.join(failed)}")
+        return EXIT_REGRESSION
+    print(f"PASS: {len(runs)} notebooks ran and rendered")
+    return EXIT_OK
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -154,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
                add_qa_arguments, run_qa),
         "golden": ("validate a golden set and print its counts by case_type and tag",
                    add_golden_arguments, run_golden),
+        "notebooks": ("run every notebook with papermill and render each to an HTML report",
+                      add_notebooks_arguments, run_notebooks),
     }
     commands.update(_optional_commands())
     for name, (help_text, add, run) in commands.items():
