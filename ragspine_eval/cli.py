@@ -12,8 +12,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ragspine_eval import paths
+
+if TYPE_CHECKING:
+    from ragspine_eval.baseline import GateResult
+    from ragspine_eval.qa_eval import QAEvalReport
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -59,6 +64,10 @@ def add_qa_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
                         help="knowledge base folder with facts.csv and narratives.jsonl")
     parser.add_argument("--report", type=Path, help="write the JSON report here")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="write JUnit XML here: one testcase per case and gate")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here (for a CI step summary)")
     _gate_arguments(parser, paths.QA_BASELINE)
 
 
@@ -80,8 +89,10 @@ def run_qa(args: argparse.Namespace) -> int:
                              progress=_progress(f"qa {args.mode}"))
     except (GoldenSetError, KnowledgeBaseError, bl.BaselineError) as exc:
         raise BadInput(str(exc)) from None
+    report.provenance = report.provenance.with_baseline(baseline_path, args.mode, stored)
 
     print("\n".join(gate_table(report, stored)))
+    print("\n".join(report.provenance.lines()))
     if args.report:
         bl.write_json_atomic(args.report, report.to_dict())
         print(f"report: {args.report}")
@@ -93,9 +104,29 @@ def run_qa(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     for line in result.lines:
         print(line)
+    _write_ci_files(args, report, stored, result)
     verdict = "PASS" if result.exit_code == 0 else "FAIL"
     print(f"{verdict}: qa {args.mode} gate {result.status}")
     return result.exit_code
+
+
+def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
+                    stored: dict[str, Any] | None, result: GateResult) -> None:
+    """--junit and --summary-md, each written atomically once the gate has spoken."""
+    from ragspine_eval.junit import write_qa_junit
+    from ragspine_eval.summary_md import write_qa_summary
+
+    for path, label, write in ((args.junit, "junit", lambda p: write_qa_junit(p, report)),
+                               (args.summary_md, "summary",
+                                lambda p: write_qa_summary(p, report, stored, result))):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
+                           f"choose a writable path") from None
+        print(f"{label}: {path}")
 
 
 # --- golden ------------------------------------------------------------------------------------

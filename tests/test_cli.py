@@ -227,3 +227,46 @@ def test_a_kill_between_write_and_rename_leaves_the_previous_valid_file(tmp_path
     child.wait(timeout=10)
     assert path.read_bytes() == before
     assert json.loads(path.read_text(encoding="utf-8"))["tool"]["metrics"]["g"] == 0.5
+
+
+# --- provenance, JUnit, Markdown summary and diff, end to end on the real engine -----------------
+
+
+def test_junit_and_summary_match_the_report_and_the_report_names_its_baseline(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from test_junit import check_junit_shape
+
+    from ragspine_eval.provenance import entry_fingerprint
+
+    baseline = tmp_path / "qa_baseline.json"
+    shutil.copy(paths.QA_BASELINE, baseline)
+    report, junit, summary = tmp_path / "r.json", tmp_path / "out" / "qa.xml", tmp_path / "s.md"
+    code, out, _ = run(capsys, "qa", "--mode", "tool", "--baseline", str(baseline),
+                       "--report", str(report), "--junit", str(junit), "--summary-md", str(summary))
+    assert code == 0, out
+    data = json.loads(report.read_text(encoding="utf-8"))
+    gates = [*data["metrics"].values(), data["fabrication"]]
+    tests, failures = check_junit_shape(ET.parse(junit).getroot())
+    assert tests == sum(g["total"] for g in gates) and tests > data["n_cases"]
+    assert failures == sum(len(g["failures"]) for g in gates) > 0
+    stored = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))["tool"]
+    assert data["provenance"]["baseline"] == {"path": baseline.resolve().as_posix(), "key": "tool",
+                                              "fingerprint": entry_fingerprint(stored)}
+    assert f"[tool: {entry_fingerprint(stored)}]" in out  # the CI log shows it too
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## ragspine-eval qa · tool · 71 cases: PASS (pass)")
+    assert data["provenance"]["golden"]["fingerprint"] in text
+    assert all(f"| {name} |" in text for name in data["metrics"])
+
+
+def test_a_regressing_run_lists_its_regressions_in_the_summary(capsys, tmp_path):
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"value": 1702.0', '"value": 1703.0')
+    summary = tmp_path / "s.md"
+    shutil.copy(paths.QA_BASELINE, tmp_path / "qa_baseline.json")
+    code, _ = gate_with(capsys, tmp_path, lines, "--summary-md", str(summary))
+    assert code == 1
+    text = summary.read_text(encoding="utf-8")
+    assert ": FAIL (regression)" in text.splitlines()[0]
+    assert "REGRESSION [tool] numeric_accuracy" in text and "num-001" in text
