@@ -129,6 +129,29 @@ def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
         print(f"{label}: {path}")
 
 
+# --- diff --------------------------------------------------------------------------------------
+
+
+def add_diff_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, help="the earlier JSON report (ragspine-eval qa --report)")
+    parser.add_argument("new", type=Path, help="the later JSON report, any mode")
+    parser.add_argument("--json", action="store_true", help="print the diff as JSON")
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from ragspine_eval.diff import ReportError, diff_reports, diff_table
+
+    try:
+        diff = diff_reports(args.old, args.new)
+    except ReportError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(diff_table(diff)))
+    return EXIT_REGRESSION if diff.regressed else EXIT_OK
+
+
 # --- golden ------------------------------------------------------------------------------------
 
 
@@ -219,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
                    add_golden_arguments, run_golden),
         "notebooks": ("run every notebook with papermill and render each to an HTML report",
                       add_notebooks_arguments, run_notebooks),
+        "diff": ("compare two JSON reports case by case: flips, rate changes, McNemar p; "
+                 "exit 1 when any case went from pass to fail", add_diff_arguments, run_diff),
     }
     commands.update(_optional_commands())
     for name, (help_text, add, run) in commands.items():
