@@ -22,7 +22,7 @@ import platform
 import subprocess
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -86,15 +86,16 @@ class Provenance:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        """Read a report's provenance; keys a later version added are ignored."""
         def ref(kind: type, value: Any) -> Any:
-            return None if value is None else kind(**value)
+            return None if value is None else kind(**_known(kind, value))
 
-        fields = dict(data)
-        fields["golden"] = InputRef(**fields["golden"])
-        fields["kb"] = ref(InputRef, fields.get("kb"))
-        fields["baseline"] = ref(BaselineRef, fields.get("baseline"))
-        fields["times"] = ref(RunTimes, fields.get("times"))
-        return cls(**fields)
+        values = _known(cls, data)
+        values["golden"] = InputRef(**_known(InputRef, values["golden"]))
+        values["kb"] = ref(InputRef, values.get("kb"))
+        values["baseline"] = ref(BaselineRef, values.get("baseline"))
+        values["times"] = ref(RunTimes, values.get("times"))
+        return cls(**values)
 
     def lines(self) -> list[str]:
         """Short lines for a person: the CLI header, the Markdown summary, a notebook's top."""
@@ -115,6 +116,11 @@ class Provenance:
                 if self.times else "")
         out.append(f"commit {commit}{dirty}{when}")
         return out
+
+
+def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(kind)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 # --- fingerprints and paths ----------------------------------------------------------------------

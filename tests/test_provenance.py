@@ -69,6 +69,13 @@ def test_report_round_trips_with_its_provenance(two_tool_runs):
     assert again["provenance"] == two_tool_runs[0]["provenance"]
 
 
+def test_a_provenance_from_a_later_version_reads_without_its_new_keys(two_tool_runs):
+    data = json.loads(json.dumps(two_tool_runs[0]["provenance"]))
+    data["host"] = "ci-7"
+    data["golden"]["sha"] = "x"
+    assert Provenance.from_dict(data).to_dict() == two_tool_runs[0]["provenance"]
+
+
 def test_an_older_report_without_provenance_still_reads(two_tool_runs):
     old = {k: v for k, v in two_tool_runs[0].items() if k != "provenance"}
     assert QAEvalReport.from_dict(old).provenance is None
