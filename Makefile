@@ -16,7 +16,8 @@ run: setup
 	@mkdir -p $(OUT)
 	@status=0; \
 	for mode in tool agent; do \
-	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json || status=1; \
+	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json \
+	    --junit $(OUT)/qa_$$mode.xml --summary-md $(OUT)/qa_$$mode.md || status=1; \
 	done; \
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status

@@ -40,7 +40,9 @@ def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by t
         color=alt.Color("pass_rate:Q", title="pass rate", scale=PASS_RATE_SCALE,
                         legend=alt.Legend(format=PERCENT)),
         tooltip=["gate", "tag", "value", "passed", "total",
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate")],
+                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")],
     )
     labels = base.mark_text(fontSize=10).encode(text=alt.Text("pass_rate:Q", format=PERCENT))
     return (cells + labels).properties(title=title, width=alt.Step(70), height=alt.Step(18))
@@ -60,7 +62,8 @@ def failure_bars(failures: pd.DataFrame, by: str = "qtype",
 
 
 def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline") -> alt.Chart:
-    """head: frames.headline(). One bar per rate gate; a black tick marks the baseline."""
+    """head: frames.headline(). One bar per rate gate, its 95% interval as a line through the
+    bar's end, and a black tick at the baseline."""
     data = head[head["measure"] == "pass rate"]
     if data.empty:
         return _empty(title)
@@ -70,12 +73,46 @@ def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline")
                 axis=alt.Axis(format=PERCENT)),
         color=alt.Color("current:Q", scale=PASS_RATE_SCALE, legend=None),
         tooltip=["gate", alt.Tooltip("current:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
                  alt.Tooltip("baseline:Q", format=".1%"), "passed/total", "status"],
     )
+    # the 95% Wilson interval: it informs, the verdict stays the baseline's exact comparison
+    errors = alt.Chart(data).mark_rule(color="#333333", strokeWidth=1.5).encode(
+        y=alt.Y("gate:N", sort=None), x="ci_lo:Q", x2="ci_hi:Q")
     ticks = alt.Chart(data.dropna(subset=["baseline"])).mark_tick(
         color="black", thickness=2, size=18).encode(y=alt.Y("gate:N", sort=None),
                                                     x="baseline:Q")
-    return (bars + ticks).properties(title=title, width=420)
+    return (bars + errors + ticks).properties(
+        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline"), width=420)
+
+
+def tag_intervals(rates: pd.DataFrame,
+                  title: str = "Pass rate by tag value, with 95% Wilson intervals") -> alt.Chart:
+    """rates: frames.tag_rates(). One panel per gate: a dot per tag value, its interval as a line.
+
+    On a golden set this small one case moves a bucket by many points; the lines show which
+    differences are more than noise.
+    """
+    if rates.empty:
+        return _empty(title)
+    order = rates.drop_duplicates("bucket").sort_values(
+        ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
+    y = alt.Y("bucket:N", title="tag value", sort=order["bucket"].tolist())
+    x_scale = alt.Scale(domain=[0, 1])
+    rules = alt.Chart().mark_rule(color="#777777").encode(
+        y=y, x=alt.X("ci_lo:Q", title="pass rate", scale=x_scale, axis=alt.Axis(format=PERCENT)),
+        x2="ci_hi:Q")
+    dots = alt.Chart().mark_point(filled=True, size=45).encode(
+        y=y, x=alt.X("pass_rate:Q", scale=x_scale),
+        color=alt.Color("pass_rate:Q", scale=PASS_RATE_SCALE, legend=None),
+        tooltip=["gate", "bucket", "passed", "total",
+                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")])
+    return alt.layer(rules, dots, data=rates).properties(width=150, height=alt.Step(14)).facet(
+        facet=alt.Facet("gate:N", title=None, sort=list(dict.fromkeys(rates["gate"]))),
+        columns=4, title=title)
 
 
 # --- rendering ---------------------------------------------------------------------------------

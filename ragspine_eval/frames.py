@@ -12,7 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from ragspine_eval.diff import ReportDiff, diff_reports
 from ragspine_eval.qa_eval import FABRICATION, QAEvalReport, compare_to_baseline
+from ragspine_eval.stats import wilson_interval
 
 TAG_KEYS = ("topic", "scope", "qtype")
 EXCERPT_CHARS = 160
@@ -39,6 +41,8 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
     rows = []
     for name, m in report.gates().items():
         b = base.get(name)
+        # the pass rate's 95% Wilson interval; none for fabrication, which is shown as a count
+        lo, hi = (None, None) if name == FABRICATION else m.interval
         metric_key = "fabrication_count" if name == FABRICATION else name
         status = ("no baseline" if b is None else
                   "regression" if metric_key in dropped or name in flipped else "pass")
@@ -48,6 +52,7 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
             "delta": None if b is None else current[name] - b,
             "passed/total": f"{m.passed}/{m.total}", "status": status,
             "regressed cases": ", ".join(flipped.get(name, [])),
+            "ci_lo": lo, "ci_hi": hi,
         })
     return pd.DataFrame(rows)
 
@@ -59,11 +64,13 @@ def tag_rates(report: QAEvalReport) -> pd.DataFrame:
         for tag in TAG_KEYS:
             for value, counts in sorted(m.by_tag.get(tag, {}).items()):
                 total, passed = counts["total"], counts["passed"]
+                lo, hi = wilson_interval(passed, total)
                 rows.append({"gate": gate, "tag": tag, "value": value, "bucket": f"{tag}={value}",
                              "total": total, "passed": passed,
-                             "pass_rate": passed / total if total else 1.0})
+                             "pass_rate": passed / total if total else 1.0,
+                             "ci_lo": lo, "ci_hi": hi})
     return pd.DataFrame(rows, columns=["gate", "tag", "value", "bucket", "total", "passed",
-                                       "pass_rate"])
+                                       "pass_rate", "ci_lo", "ci_hi"])
 
 
 def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
@@ -93,17 +100,28 @@ def failure_table(report: QAEvalReport, **filters: str) -> pd.DataFrame:
     return failed[columns].sort_values(["gate", "id"], ignore_index=True)
 
 
-def verdict_differences(a: QAEvalReport, b: QAEvalReport) -> pd.DataFrame:
-    """Cases whose verdict on some gate differs between two reports (e.g. tool vs agent)."""
-    left = a.to_frame()[["id", "gate", "passed"]].rename(columns={"passed": a.mode})
-    right = b.to_frame()[["id", "gate", "passed"]].rename(columns={"passed": b.mode})
-    label_a, label_b = (a.mode, b.mode) if a.mode != b.mode else (f"{a.mode} (a)", f"{b.mode} (b)")
-    left, right = left.rename(columns={a.mode: label_a}), right.rename(columns={b.mode: label_b})
-    both = left.merge(right, on=["id", "gate"], how="inner")
-    differ = both[both[label_a] != both[label_b]].copy()
-    questions = {c.id: c.question for c in b.cases} | {c.id: c.question for c in a.cases}
-    differ.insert(1, "question", differ["id"].map(questions))
-    return differ.sort_values(["gate", "id"], ignore_index=True)
+def mode_diff(a: QAEvalReport, b: QAEvalReport) -> ReportDiff:
+    """The paired comparison of two reports (e.g. tool vs agent), tool first when both are there."""
+    first, second = (b, a) if (a.mode, b.mode) == ("agent", "tool") else (a, b)
+    return diff_reports(first, second)
+
+
+def mode_diff_table(diff: ReportDiff, first: str = "tool", second: str = "agent") -> pd.DataFrame:
+    """diff.to_frame() with the two runs named: "tool rate", "agent rate", "tool → agent" ..."""
+    return diff.to_frame().rename(columns={
+        "old_rate": f"{first} rate", "new_rate": f"{second} rate", "rate_change": "change",
+        "old_passed": f"{first} passed", "old_total": f"{first} total",
+        "new_passed": f"{second} passed", "new_total": f"{second} total",
+        "pass_to_fail": f"pass in {first}, fail in {second}",
+        "fail_to_pass": f"fail in {first}, pass in {second}", "p_value": "McNemar p"})
+
+
+def flips(diff: ReportDiff, *reports: QAEvalReport) -> pd.DataFrame:
+    """Each case whose verdict on a gate differs between the two runs, with its question."""
+    questions = {c.id: c.question for r in reports for c in r.cases}
+    table = diff.flips_frame()
+    table.insert(2, "question", table["id"].map(questions))
+    return table.sort_values(["gate", "id"], ignore_index=True)
 
 
 def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -111,9 +129,27 @@ def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def run_info(report: QAEvalReport, files: dict[str, Any] | None = None) -> pd.DataFrame:
-    """What produced this report, as field/value rows for the top of a notebook."""
-    rows = [("engine", report.engine), ("mode", report.mode), ("cases", report.n_cases),
-            ("engine errors", len(report.errors))]
-    rows += [(name, str(path)) for name, path in (files or {}).items()]
-    return pd.DataFrame(rows, columns=["field", "value"])
+def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
+    """What produced this report, as field/value rows for the top of a notebook: its provenance
+    (versions, inputs and their fingerprints, baseline entry, commit, times) and where it is."""
+    rows: list[tuple[str, Any]] = [("engine", report.engine), ("mode", report.mode),
+                                   ("cases", report.n_cases), ("engine errors", len(report.errors))]
+    prov = report.provenance
+    if prov is not None:
+        rows += [
+            ("versions", f"{prov.engine} {prov.engine_version or '(unknown)'} · ragspine-eval "
+                         f"{prov.tool_version} · Python {prov.python}"),
+            ("golden set", f"{prov.golden.path} [{prov.golden.fingerprint}]"),
+        ]
+        if prov.kb is not None:
+            rows.append(("knowledge base", f"{prov.kb.path} [{prov.kb.fingerprint}]"))
+        if prov.baseline is not None:
+            rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
+                                     f"{prov.baseline.fingerprint or 'no entry yet'}]"))
+        dirty = " (dirty tree)" if prov.git_dirty else ""
+        rows.append(("git commit", f"{prov.git_commit or 'unknown'}{dirty}"))
+        if prov.times is not None:
+            rows.append(("started", f"{prov.times.started_at} · {prov.times.duration_s:.1f} s"))
+    if report_path is not None:
+        rows.append(("report", str(report_path)))
+    return pd.DataFrame([(k, str(v)) for k, v in rows], columns=["field", "value"])

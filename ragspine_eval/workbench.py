@@ -55,6 +55,7 @@ def run_qa(mode: str, golden_path: str | Path, baseline_path: str | Path, kb_dir
     if stored is not None:
         bl.validate_entry(baseline_path, mode, stored)
     report = run_qa_eval(from_root(golden_path), mode, kb_dir=from_root(kb_dir))
+    report.provenance = report.provenance.with_baseline(baseline_path, mode, stored)
     out = from_root(report_path) if report_path else default_report_path(mode)
     bl.write_json_atomic(out, report.to_dict())
     comparison = None if stored is None else compare_to_baseline(report, stored)

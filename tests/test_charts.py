@@ -47,7 +47,7 @@ def test_failure_bars_count_failures_per_qtype_coloured_by_gate():
 def test_gate_bars_plot_rates_as_percent_on_the_fixed_scale():
     head = frames.headline(report(), None)
     s = spec(charts.gate_bars(head))
-    assert s["title"] == "Pass rate per gate vs baseline"
+    assert s["title"]["text"] == "Pass rate per gate vs baseline"
     bars = s["layer"][0]["encoding"]
     assert bars["x"]["axis"]["format"] == ".0%" and bars["x"]["scale"]["domain"] == [0, 1]
     assert bars["color"]["scale"]["domain"] == [0, 1]
@@ -64,3 +64,18 @@ def test_offline_bundle_carries_the_spec_and_an_svg_with_marks():
     assert any(k.startswith("application/vnd.vegalite") for k in bundle)
     svg = bundle["image/svg+xml"]
     assert svg.lstrip().startswith("<svg") and "mark-rect" in svg and "<path" in svg
+
+
+def test_gate_bars_draw_each_gates_interval():
+    s = spec(charts.gate_bars(frames.headline(report(num2_right=False), None)))
+    rule = next(layer for layer in s["layer"] if layer["mark"]["type"] == "rule")
+    assert (rule["encoding"]["x"]["field"], rule["encoding"]["x2"]["field"]) == ("ci_lo", "ci_hi")
+    assert "95% Wilson interval" in s["title"]["subtitle"]
+
+
+def test_tag_intervals_facet_per_gate_with_a_line_per_bucket():
+    s = spec(charts.tag_intervals(frames.tag_rates(report())))
+    assert s["facet"]["field"] == "gate" and "Wilson" in s["title"]
+    marks = [layer["mark"]["type"] for layer in s["spec"]["layer"]]
+    assert marks == ["rule", "point"]
+    assert s["spec"]["layer"][0]["encoding"]["x"]["axis"]["format"] == ".0%"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import HK_DOC, make_case, right_numeric_outcome
-from ragspine_eval import frames
+from ragspine_eval import frames, paths
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa_eval import evaluate, make_baseline_entry
 
@@ -78,15 +78,42 @@ def test_answer_excerpts_are_short_single_lines():
     assert "\n" not in excerpt and len(excerpt) == frames.EXCERPT_CHARS and excerpt.endswith("…")
 
 
-def test_verdict_differences_lists_only_cases_that_flip():
-    diff = frames.verdict_differences(report(mode="tool"), report(num2_right=False, mode="agent"))
-    assert set(diff["id"]) == {"num-002"}
-    assert {"tool", "agent", "gate", "question"} <= set(diff.columns)
-    assert diff[diff.gate == "numeric_accuracy"].iloc[0][["tool", "agent"]].tolist() == [True, False]
-    assert frames.verdict_differences(report(mode="tool"), report(mode="agent")).empty
+def test_mode_diff_puts_tool_first_and_names_each_flipped_case_with_its_question():
+    tool, agent = report(mode="tool"), report(num2_right=False, mode="agent")
+    diff = frames.mode_diff(agent, tool)
+    flipped = frames.flips(diff, tool, agent)
+    assert flipped[["gate", "id", "direction"]].values.tolist() == [
+        ["numeric_accuracy", "num-002", "pass_to_fail"]]
+    assert flipped["question"].tolist() == ["question of num-002"]
+    table = frames.mode_diff_table(diff).set_index("gate")
+    assert table.loc["numeric_accuracy", "tool rate"] == 1.0
+    assert table.loc["numeric_accuracy", "agent rate"] == 0.5
+    assert table.loc["numeric_accuracy", "pass in tool, fail in agent"] == 1
+    assert frames.flips(frames.mode_diff(report(mode="tool"), report(mode="agent"))).empty
 
 
-def test_run_info_names_engine_mode_and_files():
-    info = frames.run_info(report(), {"report": "out/qa_tool.json"})
+def test_headline_and_tag_rates_carry_wilson_intervals_around_the_rate():
+    head = frames.headline(report(num2_right=False)).set_index("gate")
+    lo, hi = head.loc["numeric_accuracy", ["ci_lo", "ci_hi"]]
+    assert lo < 0.5 < hi
+    assert head.loc["fabrication", ["ci_lo", "ci_hi"]].isna().all()  # a count, not a rate
+    rates = frames.tag_rates(report())
+    assert (rates["ci_lo"] <= rates["pass_rate"]).all() and (rates["pass_rate"] <= rates["ci_hi"]).all()
+
+
+def test_run_info_shows_provenance_and_the_report_path(tmp_path):
+    from ragspine_eval.qa_eval import run_qa_eval
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()[0] + "\n",
+                      encoding="utf-8")
+    real = run_qa_eval(golden, "tool")
+    real.provenance = real.provenance.with_baseline(paths.QA_BASELINE, "tool", None)
+    info = frames.run_info(real, "out/qa_tool.json")
     fields = dict(zip(info.field, info.value))
     assert (fields["engine"], fields["mode"], fields["report"]) == ("ragspine", "tool", "out/qa_tool.json")
+    assert fields["versions"].startswith("rag-spine 0.17")
+    assert real.provenance.golden.fingerprint in fields["golden set"]
+    assert "data/kb [" in fields["knowledge base"]
+    assert fields["baseline"] == "data/golden/qa_baseline.json [tool: no entry yet]"
+    assert "git commit" in fields and "started" in fields

@@ -56,7 +56,7 @@ def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
 
 def test_html_report_draws_every_chart_offline(rendered_agent_report):
     page = open_offline(rendered_agent_report)
-    assert len(page.charts) == 3  # gate bars, heatmap, failures per qtype
+    assert len(page.charts) == 4  # gate bars, heatmap, intervals by tag, failures per qtype
     assert all(c["complete"] and c["width"] > 100 and c["height"] > 100 for c in page.charts)
     assert page.tables >= 1  # the failure drill-down became a sortable DataTable
     assert page.network == [] and page.errors == []
