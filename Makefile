@@ -10,14 +10,18 @@ setup:
 	@bash scripts/bootstrap.sh
 
 # The main job: score both QA modes and every extraction document set against the committed
-# baselines, writing JSON reports under out/. Exits non-zero on any regression.
+# baselines (JSON reports under out/), then run every notebook with papermill and render the
+# HTML reports into out/. Every step runs even after a failure, so all reports exist; the job
+# exits non-zero on any regression.
 run: setup
 	@mkdir -p $(OUT)
 	@status=0; \
 	for mode in tool agent; do \
-	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json || status=1; \
+	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json \
+	    --junit $(OUT)/qa_$$mode.xml --summary-md $(OUT)/qa_$$mode.md || status=1; \
 	done; \
 	$(BIN)/ragspine-eval extraction --docs all --report $(OUT)/extraction_report.json || status=1; \
+	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status
 
 test: setup

@@ -12,8 +12,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ragspine_eval import paths
+
+if TYPE_CHECKING:
+    from ragspine_eval.baseline import GateResult
+    from ragspine_eval.qa_eval import QAEvalReport
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -59,6 +64,10 @@ def add_qa_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
                         help="knowledge base folder with facts.csv and narratives.jsonl")
     parser.add_argument("--report", type=Path, help="write the JSON report here")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="write JUnit XML here: one testcase per case and gate")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here (for a CI step summary)")
     _gate_arguments(parser, paths.QA_BASELINE)
 
 
@@ -80,8 +89,10 @@ def run_qa(args: argparse.Namespace) -> int:
                              progress=_progress(f"qa {args.mode}"))
     except (GoldenSetError, KnowledgeBaseError, bl.BaselineError) as exc:
         raise BadInput(str(exc)) from None
+    report.provenance = report.provenance.with_baseline(baseline_path, args.mode, stored)
 
     print("\n".join(gate_table(report, stored)))
+    print("\n".join(report.provenance.lines()))
     if args.report:
         bl.write_json_atomic(args.report, report.to_dict())
         print(f"report: {args.report}")
@@ -93,9 +104,52 @@ def run_qa(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     for line in result.lines:
         print(line)
+    _write_ci_files(args, report, stored, result)
     verdict = "PASS" if result.exit_code == 0 else "FAIL"
     print(f"{verdict}: qa {args.mode} gate {result.status}")
     return result.exit_code
+
+
+def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
+                    stored: dict[str, Any] | None, result: GateResult) -> None:
+    """--junit and --summary-md, each written atomically once the gate has spoken."""
+    from ragspine_eval.junit import write_qa_junit
+    from ragspine_eval.summary_md import write_qa_summary
+
+    for path, label, write in ((args.junit, "junit", lambda p: write_qa_junit(p, report)),
+                               (args.summary_md, "summary",
+                                lambda p: write_qa_summary(p, report, stored, result))):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
+                           f"choose a writable path") from None
+        print(f"{label}: {path}")
+
+
+# --- diff --------------------------------------------------------------------------------------
+
+
+def add_diff_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, help="the earlier JSON report (ragspine-eval qa --report)")
+    parser.add_argument("new", type=Path, help="the later JSON report, any mode")
+    parser.add_argument("--json", action="store_true", help="print the diff as JSON")
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from ragspine_eval.diff import ReportError, diff_reports, diff_table
+
+    try:
+        diff = diff_reports(args.old, args.new)
+    except ReportError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(diff_table(diff)))
+    return EXIT_REGRESSION if diff.regressed else EXIT_OK
 
 
 # --- golden ------------------------------------------------------------------------------------
@@ -132,6 +186,38 @@ def run_golden(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if problems else EXIT_OK
 
 
+# --- notebooks ---------------------------------------------------------------------------------
+
+
+def add_notebooks_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=paths.OUT_DIR,
+                        help="folder for the output notebooks, HTML reports and JSON reports "
+                             "(default: out/)")
+
+
+def run_notebooks(args: argparse.Namespace) -> int:
+    from ragspine_eval.notebook_reports import run_all
+
+    def progress(i: int, n: int, run) -> None:  # noqa: ANN001 - a NotebookRun
+        params = " ".join(f"{k}={v}" for k, v in run.parameters.items() if k != "report_path")
+        print(f"[{i}/{n}] {run.name}: {run.notebook.name} {params}", flush=True)
+
+    runs = run_all(args.out, progress)
+    print()
+    for run in runs:
+        verdict = "ok    " if run.passed else "FAILED"
+        print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {run.html}")
+        if run.error:
+            for line in run.error.splitlines():
+                print(f"       {line}")
+    failed = [r.name for r in runs if not r.passed]
+    if failed:
+        print(f"FAIL: {len(failed)} of {len(runs)} notebooks failed their gate: {', '.join(failed)}")
+        return EXIT_REGRESSION
+    print(f"PASS: {len(runs)} notebooks ran and rendered")
+    return EXIT_OK
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -154,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
                add_qa_arguments, run_qa),
         "golden": ("validate a golden set and print its counts by case_type and tag",
                    add_golden_arguments, run_golden),
+        "notebooks": ("run every notebook with papermill and render each to an HTML report",
+                      add_notebooks_arguments, run_notebooks),
+        "diff": ("compare two JSON reports case by case: flips, rate changes, McNemar p; "
+                 "exit 1 when any case went from pass to fail", add_diff_arguments, run_diff),
     }
     commands.update(_module_commands())
     for name, (help_text, add, run) in commands.items():

@@ -2,7 +2,9 @@
 extraction report, bounded whatever the set's size.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
-text, so the table a CI log shows is the one a test checks.
+text, so the table a CI log shows is the one a test checks. The "95% CI" column is each gate's
+Wilson interval (for fabrication: of the share of refusal cases with no fabricated number); it is
+shown to inform and takes no part in the verdict.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from ragspine_eval.extraction_eval import COVERAGE, EvalReport
 from ragspine_eval.qa_eval import FABRICATION, QAEvalReport
+from ragspine_eval.stats import format_interval
 
 MAX_IDS_SHOWN = 8
 
@@ -25,16 +28,18 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
     base_metrics = (stored or {}).get("metrics", {})
     header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
               + (f" · {len(report.errors)} engine errors" if report.errors else ""))
-    lines = [header, f"{'gate':<31} {'rate':>7} {'passed':>9} {'baseline':>9}  failing cases"]
+    lines = [header, f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
+                     f"failing cases"]
     for name, metric in report.metrics.items():
         base = base_metrics.get(name)
         base_text = f"{base:.4f}" if isinstance(base, int | float) else "-"
         failing = short_ids([f.id for f in metric.failures]) or "-"
-        lines.append(f"{name:<31} {metric.pass_rate:>7.4f} {metric.passed:>4}/{metric.total:<4} "
-                     f"{base_text:>9}  {failing}")
+        lines.append(f"{name:<31} {metric.pass_rate:>7.4f} {format_interval(metric.interval):>12} "
+                     f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {failing}")
     fab = report.fabrication
     base_fab = (stored or {}).get("fabrication_count")
     lines.append(f"{FABRICATION + ' (count)':<31} {report.fabrication_count:>7} "
+                 f"{format_interval(fab.interval):>12} "
                  f"{fab.passed:>4}/{fab.total:<4} {'-' if base_fab is None else base_fab:>9}  "
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
     for case in report.errors[:MAX_IDS_SHOWN]:

@@ -15,7 +15,9 @@ number once period tokens are stripped; `report.fabrication_count` is how many f
 
 Invariants: an outcome with an `error` fails every gate that applies to its case; pass_rate is
 1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
-baselines (see baseline.py).
+baselines (see baseline.py). Each gate and each tag bucket carries its 95% Wilson interval
+(`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
+`run_qa_eval` carries its `provenance` (see provenance.py) as its first key.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from ragspine_eval.groundedness import (
     faithful,
 )
 from ragspine_eval.paths import KB_DIR
+from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path, golden_fingerprint
+from ragspine_eval.stats import wilson_interval
 
 GATE_METRICS = (
     "numeric_accuracy",
@@ -209,6 +213,11 @@ class GateMetric:
         return 1.0 if not self.results else self.passed / self.total
 
     @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the pass rate; (0.0, 1.0) for a gate no case reaches."""
+        return wilson_interval(self.passed, self.total)
+
+    @property
     def failures(self) -> list[CaseResult]:
         return [r for r in self.results if not r.passed]
 
@@ -224,24 +233,38 @@ class GateMetric:
             bucket["passed"] += int(verdict.passed)
 
     def to_dict(self) -> dict[str, Any]:
+        lo, hi = self.interval
         return {
             "name": self.name,
             "total": self.total,
             "passed": self.passed,
             "pass_rate": self.pass_rate,
+            "ci_lo": lo,
+            "ci_hi": hi,
             "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual}
                          for r in self.failures],
-            "by_tag": {k: dict(sorted(v.items())) for k, v in sorted(self.by_tag.items())},
+            "by_tag": {key: {value: _bucket_with_interval(bucket)
+                             for value, bucket in sorted(values.items())}
+                       for key, values in sorted(self.by_tag.items())},
             "passed_ids": self.passed_ids,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateMetric:
-        """Rebuild from a JSON report; passing cases come back without expected/actual."""
+        """Rebuild from a JSON report; passing cases come back without expected/actual.
+        Intervals are recomputed from the counts, so reports written before them read too."""
         results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
         results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"))
                     for f in data.get("failures", [])]
-        return cls(data["name"], results, data.get("by_tag", {}))
+        by_tag = {key: {value: {"total": b["total"], "passed": b["passed"]}
+                        for value, b in values.items()}
+                  for key, values in data.get("by_tag", {}).items()}
+        return cls(data["name"], results, by_tag)
+
+
+def _bucket_with_interval(bucket: dict[str, int]) -> dict[str, Any]:
+    lo, hi = wilson_interval(bucket["passed"], bucket["total"])
+    return {"total": bucket["total"], "passed": bucket["passed"], "ci_lo": lo, "ci_hi": hi}
 
 
 @dataclass(frozen=True)
@@ -275,6 +298,7 @@ class QAEvalReport:
     fabrication: GateMetric
     cases: list[CaseRecord] = field(default_factory=list)
     engine: str = "ragspine"
+    provenance: Provenance | None = None
 
     @property
     def fabrication_count(self) -> int:
@@ -290,6 +314,7 @@ class QAEvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "provenance": self.provenance.to_dict() if self.provenance else None,
             "mode": self.mode,
             "engine": self.engine,
             "n_cases": self.n_cases,
@@ -309,6 +334,7 @@ class QAEvalReport:
             fabrication=GateMetric.from_dict(data["fabrication"]),
             cases=[CaseRecord(**c) for c in data.get("cases", [])],
             engine=data.get("engine", "ragspine"),
+            provenance=Provenance.from_dict(data["provenance"]) if data.get("provenance") else None,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -378,10 +404,12 @@ def run_qa_eval(
     kb_dir: str | Path = KB_DIR,
     progress: Callable[[int], None] | None = None,
 ) -> QAEvalReport:
-    """Load the golden set, build the KB's stores in a scratch folder, run and score every case."""
+    """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
+    The report carries its provenance (no baseline yet: the caller that gates adds it)."""
     from ragspine_eval.engines.inprocess import RagspineEngine
     from ragspine_eval.kb import build_eval_kb
 
+    clock = Clock()
     cases = load_golden_set(golden_path)
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
         kb = build_eval_kb(kb_dir, scratch)
@@ -390,7 +418,20 @@ def run_qa_eval(
             outcomes = run_cases(engine, cases, progress)
         finally:
             engine.close()
-    return evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts())
+    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts())
+    report.provenance = qa_provenance(report, golden_path, InputRef(display_path(kb_dir),
+                                                                    kb.fingerprint), clock)
+    return report
+
+
+def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | None,
+                  clock: Clock | None = None, **engine: Any) -> Provenance:
+    """The provenance of a QA report; `engine` may name engine= and engine_version=."""
+    from ragspine_eval.provenance import collect
+
+    fps = {c.id: c.fingerprint for c in report.cases}
+    golden = InputRef(display_path(golden_path), golden_fingerprint(fps), report.n_cases)
+    return collect(harness="qa", mode=report.mode, golden=golden, kb=kb, clock=clock, **engine)
 
 
 # --- the baseline gate -------------------------------------------------------------------------

@@ -35,6 +35,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "Installing ragspine_eval and its dependencies into .venv"
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e '.[dev]'
-    .venv/bin/python -m ipykernel install --sys-prefix --name ragspine-eval --display-name "ragspine-eval (.venv)" >/dev/null
     touch "$stamp"
 fi
+# The notebooks' kernel; cheap, so checked on every run (a deleted or edited spec is rewritten).
+.venv/bin/python -m ragspine_eval.kernel >/dev/null

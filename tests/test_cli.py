@@ -227,3 +227,110 @@ def test_a_kill_between_write_and_rename_leaves_the_previous_valid_file(tmp_path
     child.wait(timeout=10)
     assert path.read_bytes() == before
     assert json.loads(path.read_text(encoding="utf-8"))["tool"]["metrics"]["g"] == 0.5
+
+
+# --- provenance, JUnit, Markdown summary and diff, end to end on the real engine -----------------
+
+
+def test_junit_and_summary_match_the_report_and_the_report_names_its_baseline(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from test_junit import check_junit_shape
+
+    from ragspine_eval.provenance import entry_fingerprint
+
+    baseline = tmp_path / "qa_baseline.json"
+    shutil.copy(paths.QA_BASELINE, baseline)
+    report, junit, summary = tmp_path / "r.json", tmp_path / "out" / "qa.xml", tmp_path / "s.md"
+    code, out, _ = run(capsys, "qa", "--mode", "tool", "--baseline", str(baseline),
+                       "--report", str(report), "--junit", str(junit), "--summary-md", str(summary))
+    assert code == 0, out
+    data = json.loads(report.read_text(encoding="utf-8"))
+    gates = [*data["metrics"].values(), data["fabrication"]]
+    tests, failures = check_junit_shape(ET.parse(junit).getroot())
+    assert tests == sum(g["total"] for g in gates) and tests > data["n_cases"]
+    assert failures == sum(len(g["failures"]) for g in gates) > 0
+    stored = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))["tool"]
+    assert data["provenance"]["baseline"] == {"path": baseline.resolve().as_posix(), "key": "tool",
+                                              "fingerprint": entry_fingerprint(stored)}
+    assert f"[tool: {entry_fingerprint(stored)}]" in out  # the CI log shows it too
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## ragspine-eval qa · tool · 71 cases: PASS (pass)")
+    assert data["provenance"]["golden"]["fingerprint"] in text
+    assert all(f"| {name} |" in text for name in data["metrics"])
+
+
+def test_a_regressing_run_lists_its_regressions_in_the_summary(capsys, tmp_path):
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"value": 1702.0', '"value": 1703.0')
+    summary = tmp_path / "s.md"
+    shutil.copy(paths.QA_BASELINE, tmp_path / "qa_baseline.json")
+    code, _ = gate_with(capsys, tmp_path, lines, "--summary-md", str(summary))
+    assert code == 1
+    text = summary.read_text(encoding="utf-8")
+    assert ": FAIL (regression)" in text.splitlines()[0]
+    assert "REGRESSION [tool] numeric_accuracy" in text and "num-001" in text
+
+
+@pytest.fixture(scope="module")
+def mode_reports(tmp_path_factory):
+    """Reports of the committed set: tool and agent on the default KB, and agent on a KB that
+    lost the ACME_HK FY2025 revenue row (as a staging KB missing a fact would)."""
+    from ragspine_eval.qa_eval import run_qa_eval
+
+    folder = tmp_path_factory.mktemp("reports")
+    short_kb = folder / "kb"
+    shutil.copytree(paths.KB_DIR, short_kb, ignore=shutil.ignore_patterns("*.db"))
+    facts = (short_kb / "facts.csv").read_text(encoding="utf-8").splitlines()
+    kept = [l for l in facts if not l.startswith("REVENUE,ACME_HK,HK,TOTAL,FY,2025,")]
+    assert len(kept) == len(facts) - 1
+    (short_kb / "facts.csv").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    out = {}
+    for name, mode, kb in (("tool", "tool", paths.KB_DIR), ("agent", "agent", paths.KB_DIR),
+                           ("agent_short_kb", "agent", short_kb)):
+        out[name] = folder / f"{name}.json"
+        out[name].write_text(json.dumps(run_qa_eval(GOLDEN, mode, kb_dir=kb).to_dict()),
+                             encoding="utf-8")
+    return out
+
+
+def test_diff_of_tool_and_agent_on_the_committed_set_pairs_every_case(capsys, mode_reports):
+    code, out, _ = run(capsys, "diff", str(mode_reports["tool"]), str(mode_reports["agent"]),
+                       "--json")
+    assert code == 0
+    diff = json.loads(out)
+    assert diff["notes"] == ["mode differs: tool vs agent"]
+    tool = json.loads(mode_reports["tool"].read_text(encoding="utf-8"))
+    for gate in diff["gates"]:
+        data = tool["fabrication"] if gate["gate"] == "fabrication" else tool["metrics"][gate["gate"]]
+        assert gate["paired"] == data["total"]
+        # on this set the two modes agree case for case: the finding, not an assumption
+        assert (gate["pass_to_fail"], gate["fail_to_pass"], gate["p_value"]) == ([], [], 1.0)
+
+
+def test_diff_names_the_flipped_cases_between_a_tool_and_an_agent_report(capsys, mode_reports):
+    code, out, _ = run(capsys, "diff", str(mode_reports["tool"]), str(mode_reports["agent_short_kb"]))
+    assert code == 1
+    from ragspine_eval.golden import load_golden_set
+
+    removed = {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}
+    cite_row = sorted(c.id for c in load_golden_set(GOLDEN) if c.expected_source == removed)
+    assert {"num-001", "num-002"} <= set(cite_row)
+    flipped = {l.split(": ")[0]: l.split(": ")[1].split(", ") for l in out.splitlines()
+               if l.startswith("pass→fail ")}
+    assert flipped["pass→fail numeric_accuracy"] == cite_row
+    assert flipped["pass→fail citation_validity"] == cite_row
+    assert set(flipped["pass→fail refusal_appropriateness"]) >= set(cite_row)
+    assert "note: mode differs: tool vs agent" in out
+    assert "note: knowledge base differs" in out
+    assert out.rstrip().endswith("pass→fail flip(s)")
+    code, out, _ = run(capsys, "diff", str(mode_reports["agent_short_kb"]), str(mode_reports["tool"]))
+    assert code == 0 and f"fail→pass numeric_accuracy: {', '.join(cite_row)}" in out
+
+
+def test_diff_of_a_file_that_is_not_a_report_exits_2_with_one_line(capsys, tmp_path, mode_reports):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"metrics": [', encoding="utf-8")
+    code, out, err = run(capsys, "diff", str(bad), str(mode_reports["tool"]))
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and f"{bad}:1:" in err and "not valid JSON" in err

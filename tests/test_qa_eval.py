@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +22,7 @@ from ragspine_eval.qa_eval import (
     numeric_accuracy,
     refusal_appropriateness,
 )
+from ragspine_eval.stats import wilson_interval
 
 HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩，以及银保渠道的结构调整。"
 
@@ -179,8 +182,12 @@ def test_report_holds_six_metrics_and_fabrication_with_by_tag():
     numeric = data["metrics"]["numeric_accuracy"]
     assert (numeric["total"], numeric["passed"], numeric["pass_rate"]) == (2, 1, 0.5)
     assert numeric["failures"] == [{"id": "num-002", "expected": "1702 USD_M", "actual": "1 USD_M"}]
-    assert numeric["by_tag"]["qtype"] == {"must_not_clarify": {"total": 2, "passed": 1}}
-    assert data["metrics"]["refusal_appropriateness"]["by_tag"]["scope"]["EXTERNAL"] == {"total": 1, "passed": 1}
+    lo, hi = wilson_interval(1, 2)
+    assert numeric["by_tag"]["qtype"] == {"must_not_clarify": {"total": 2, "passed": 1,
+                                                               "ci_lo": lo, "ci_hi": hi}}
+    assert (numeric["ci_lo"], numeric["ci_hi"]) == (lo, hi)
+    external = data["metrics"]["refusal_appropriateness"]["by_tag"]["scope"]["EXTERNAL"]
+    assert (external["total"], external["passed"], external["ci_hi"]) == (1, 1, 1.0)
 
 
 def test_gate_no_case_reaches_has_pass_rate_one():
@@ -224,3 +231,22 @@ def test_pass_rate_is_always_in_unit_interval(verdicts):
         metric.record(make_case(f"c{i}"), Verdict(ok, "e", "a"))
     assert 0.0 <= metric.pass_rate <= 1.0
     assert metric.passed + len(metric.failures) == metric.total == len(verdicts)
+
+
+def test_intervals_inform_and_never_enter_the_baseline_entry():
+    from ragspine_eval.qa_eval import make_baseline_entry
+
+    entry = make_baseline_entry(sample_report())
+    assert "ci_lo" not in json.dumps(entry) and "ci_hi" not in json.dumps(entry)
+    assert entry["metrics"]["numeric_accuracy"] == 0.5
+
+
+def test_a_report_written_before_intervals_reads_and_gains_them():
+    data = sample_report().to_dict()
+    for metric in (*data["metrics"].values(), data["fabrication"]):
+        del metric["ci_lo"], metric["ci_hi"]
+        for values in metric["by_tag"].values():
+            for bucket in values.values():
+                del bucket["ci_lo"], bucket["ci_hi"]
+    again = QAEvalReport.from_dict(data).to_dict()
+    assert again == sample_report().to_dict()

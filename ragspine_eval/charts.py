@@ -1,0 +1,134 @@
+"""Altair charts built from the frames module's DataFrames.
+
+Every chart has a title and axis labels, shows pass rates as percentages, and colours pass
+rate on one fixed scale (0% red to 100% green) so two reports read alike. `enable_offline()`
+registers a renderer that emits both the Vega-Lite spec (interactive in JupyterLab) and an
+inline SVG drawn by vl-convert inside the kernel (what nbconvert puts in the HTML report), so a
+rendered report loads nothing from the network.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+PASS_RATE_SCALE = alt.Scale(domain=[0, 1], range=["#d73027", "#fee08b", "#1a9850"])
+PERCENT = ".0%"
+_TAG_ORDER = {"topic": 0, "scope": 1, "qtype": 2}
+
+
+def _empty(title: str) -> alt.Chart:
+    return alt.Chart(pd.DataFrame({"note": ["nothing to show"]}), title=title).mark_text(
+        size=14).encode(text="note:N")
+
+
+def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value"
+                      ) -> alt.Chart:
+    """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate."""
+    if rates.empty:
+        return _empty(title)
+    buckets = rates.drop_duplicates("bucket").sort_values(
+        ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
+    base = alt.Chart(rates).encode(
+        x=alt.X("gate:N", title="gate", sort=list(dict.fromkeys(rates["gate"])),
+                axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("bucket:N", title="tag value", sort=buckets["bucket"].tolist()),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color("pass_rate:Q", title="pass rate", scale=PASS_RATE_SCALE,
+                        legend=alt.Legend(format=PERCENT)),
+        tooltip=["gate", "tag", "value", "passed", "total",
+                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")],
+    )
+    labels = base.mark_text(fontSize=10).encode(text=alt.Text("pass_rate:Q", format=PERCENT))
+    return (cells + labels).properties(title=title, width=alt.Step(70), height=alt.Step(18))
+
+
+def failure_bars(failures: pd.DataFrame, by: str = "qtype",
+                 title: str = "Failures per gate and question type") -> alt.Chart:
+    """failures: frames.failures_by(report, by). Stacked bars of failure counts."""
+    if failures.empty:
+        return _empty(title)
+    return alt.Chart(failures, title=title).mark_bar().encode(
+        x=alt.X(f"{by}:N", title=by, sort="-y", axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("failures:Q", title="failing cases", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("gate:N", title="gate"),
+        tooltip=["gate", by, "failures"],
+    ).properties(width=420, height=220)
+
+
+def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline") -> alt.Chart:
+    """head: frames.headline(). One bar per rate gate, its 95% interval as a line through the
+    bar's end, and a black tick at the baseline."""
+    data = head[head["measure"] == "pass rate"]
+    if data.empty:
+        return _empty(title)
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("gate:N", title="gate", sort=None),
+        x=alt.X("current:Q", title="pass rate", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format=PERCENT)),
+        color=alt.Color("current:Q", scale=PASS_RATE_SCALE, legend=None),
+        tooltip=["gate", alt.Tooltip("current:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
+                 alt.Tooltip("baseline:Q", format=".1%"), "passed/total", "status"],
+    )
+    # the 95% Wilson interval: it informs, the verdict stays the baseline's exact comparison
+    errors = alt.Chart(data).mark_rule(color="#333333", strokeWidth=1.5).encode(
+        y=alt.Y("gate:N", sort=None), x="ci_lo:Q", x2="ci_hi:Q")
+    ticks = alt.Chart(data.dropna(subset=["baseline"])).mark_tick(
+        color="black", thickness=2, size=18).encode(y=alt.Y("gate:N", sort=None),
+                                                    x="baseline:Q")
+    return (bars + errors + ticks).properties(
+        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline"), width=420)
+
+
+def tag_intervals(rates: pd.DataFrame,
+                  title: str = "Pass rate by tag value, with 95% Wilson intervals") -> alt.Chart:
+    """rates: frames.tag_rates(). One panel per gate: a dot per tag value, its interval as a line.
+
+    On a golden set this small one case moves a bucket by many points; the lines show which
+    differences are more than noise.
+    """
+    if rates.empty:
+        return _empty(title)
+    order = rates.drop_duplicates("bucket").sort_values(
+        ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
+    y = alt.Y("bucket:N", title="tag value", sort=order["bucket"].tolist())
+    x_scale = alt.Scale(domain=[0, 1])
+    rules = alt.Chart().mark_rule(color="#777777").encode(
+        y=y, x=alt.X("ci_lo:Q", title="pass rate", scale=x_scale, axis=alt.Axis(format=PERCENT)),
+        x2="ci_hi:Q")
+    dots = alt.Chart().mark_point(filled=True, size=45).encode(
+        y=y, x=alt.X("pass_rate:Q", scale=x_scale),
+        color=alt.Color("pass_rate:Q", scale=PASS_RATE_SCALE, legend=None),
+        tooltip=["gate", "bucket", "passed", "total",
+                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")])
+    return alt.layer(rules, dots, data=rates).properties(width=150, height=alt.Step(14)).facet(
+        facet=alt.Facet("gate:N", title=None, sort=list(dict.fromkeys(rates["gate"]))),
+        columns=4, title=title)
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def offline_bundle(spec: dict[str, Any]) -> dict[str, Any]:
+    """A display bundle with the interactive spec and an inline SVG, and no HTML that loads JS."""
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(spec)
+    major = alt.SCHEMA_VERSION.split(".")[0]
+    return {f"application/vnd.vegalite.{major}+json": spec, "image/svg+xml": svg,
+            "text/plain": "<Altair chart>"}
+
+
+def enable_offline() -> None:
+    """Make Altair display charts as spec + inline SVG (see module docstring)."""
+    alt.renderers.register("ragspine_offline", offline_bundle)
+    alt.renderers.enable("ragspine_offline")

@@ -1,0 +1,155 @@
+"""Reports as tidy pandas DataFrames: everything a notebook table or chart shows.
+
+Pure functions of a report (and the stored baseline entry where a delta is wanted). The
+notebooks only call these and display the result, so every table in a rendered report can be
+computed in a test without a kernel. Rates are fractions in [0, 1]; presentation (percentages)
+is the charts' and the notebook's business.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval.diff import ReportDiff, diff_reports
+from ragspine_eval.qa_eval import FABRICATION, QAEvalReport, compare_to_baseline
+from ragspine_eval.stats import wilson_interval
+
+TAG_KEYS = ("topic", "scope", "qtype")
+EXCERPT_CHARS = 160
+
+
+def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One row per gate, fabrication last: measure ("pass rate" or "count"), current, baseline,
+    delta, passed/total, status ("pass", "regression" or "no baseline") and the ids of cases
+    that passed the gate at baseline time and fail now.
+
+    The six metrics are rates (higher is better); fabrication is the count of refusal cases
+    whose answer held a number (lower is better). A gate is a regression when its rate fell
+    (its count rose) or when any of its cases regressed, as the baseline gate itself decides.
+    """
+    cmp = None if stored is None else compare_to_baseline(report, stored)
+    dropped = {r["metric"] for r in cmp.regressions} if cmp else set()
+    flipped: dict[str, list[str]] = {}
+    for c in cmp.case_regressions if cmp else ():
+        flipped.setdefault(c["metric"], []).append(c["id"])
+    base = {**(stored or {}).get("metrics", {}),
+            FABRICATION: (stored or {}).get("fabrication_count")}
+    current = {name: m.pass_rate for name, m in report.metrics.items()}
+    current[FABRICATION] = report.fabrication_count
+    rows = []
+    for name, m in report.gates().items():
+        b = base.get(name)
+        # the pass rate's 95% Wilson interval; none for fabrication, which is shown as a count
+        lo, hi = (None, None) if name == FABRICATION else m.interval
+        metric_key = "fabrication_count" if name == FABRICATION else name
+        status = ("no baseline" if b is None else
+                  "regression" if metric_key in dropped or name in flipped else "pass")
+        rows.append({
+            "gate": name, "measure": "count" if name == FABRICATION else "pass rate",
+            "current": current[name], "baseline": b,
+            "delta": None if b is None else current[name] - b,
+            "passed/total": f"{m.passed}/{m.total}", "status": status,
+            "regressed cases": ", ".join(flipped.get(name, [])),
+            "ci_lo": lo, "ci_hi": hi,
+        })
+    return pd.DataFrame(rows)
+
+
+def tag_rates(report: QAEvalReport) -> pd.DataFrame:
+    """Pass rate per gate and tag value: columns gate, tag, value, total, passed, pass_rate."""
+    rows = []
+    for gate, m in report.gates().items():
+        for tag in TAG_KEYS:
+            for value, counts in sorted(m.by_tag.get(tag, {}).items()):
+                total, passed = counts["total"], counts["passed"]
+                lo, hi = wilson_interval(passed, total)
+                rows.append({"gate": gate, "tag": tag, "value": value, "bucket": f"{tag}={value}",
+                             "total": total, "passed": passed,
+                             "pass_rate": passed / total if total else 1.0,
+                             "ci_lo": lo, "ci_hi": hi})
+    return pd.DataFrame(rows, columns=["gate", "tag", "value", "bucket", "total", "passed",
+                                       "pass_rate", "ci_lo", "ci_hi"])
+
+
+def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
+    """Failure counts per gate and tag value (only non-zero counts)."""
+    frame = report.to_frame()
+    failed = frame[~frame["passed"]]
+    counts = failed.groupby(["gate", tag]).size().reset_index(name="failures")
+    return counts.sort_values(["failures", "gate", tag], ascending=[False, True, True],
+                              ignore_index=True)
+
+
+def failure_table(report: QAEvalReport, **filters: str) -> pd.DataFrame:
+    """The drill-down: id, question, gate, expected, actual, answer excerpt (+ tags to filter on).
+
+    Keyword filters keep rows whose column equals the value, e.g. `scope="ACME_HK"`.
+    """
+    cases = {c.id: c for c in report.cases}
+    frame = report.to_frame()
+    failed = frame[~frame["passed"]].copy()
+    failed["question"] = failed["id"].map(lambda i: cases[i].question if i in cases else "")
+    failed["answer excerpt"] = failed["id"].map(
+        lambda i: _excerpt(cases[i].answer) if i in cases else "")
+    for column, value in filters.items():
+        failed = failed[failed[column] == value]
+    columns = ["id", "question", "gate", "expected", "actual", "answer excerpt", "case_type",
+               *TAG_KEYS]
+    return failed[columns].sort_values(["gate", "id"], ignore_index=True)
+
+
+def mode_diff(a: QAEvalReport, b: QAEvalReport) -> ReportDiff:
+    """The paired comparison of two reports (e.g. tool vs agent), tool first when both are there."""
+    first, second = (b, a) if (a.mode, b.mode) == ("agent", "tool") else (a, b)
+    return diff_reports(first, second)
+
+
+def mode_diff_table(diff: ReportDiff, first: str = "tool", second: str = "agent") -> pd.DataFrame:
+    """diff.to_frame() with the two runs named: "tool rate", "agent rate", "tool → agent" ..."""
+    return diff.to_frame().rename(columns={
+        "old_rate": f"{first} rate", "new_rate": f"{second} rate", "rate_change": "change",
+        "old_passed": f"{first} passed", "old_total": f"{first} total",
+        "new_passed": f"{second} passed", "new_total": f"{second} total",
+        "pass_to_fail": f"pass in {first}, fail in {second}",
+        "fail_to_pass": f"fail in {first}, pass in {second}", "p_value": "McNemar p"})
+
+
+def flips(diff: ReportDiff, *reports: QAEvalReport) -> pd.DataFrame:
+    """Each case whose verdict on a gate differs between the two runs, with its question."""
+    questions = {c.id: c.question for r in reports for c in r.cases}
+    table = diff.flips_frame()
+    table.insert(2, "question", table["id"].map(questions))
+    return table.sort_values(["gate", "id"], ignore_index=True)
+
+
+def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
+    """What produced this report, as field/value rows for the top of a notebook: its provenance
+    (versions, inputs and their fingerprints, baseline entry, commit, times) and where it is."""
+    rows: list[tuple[str, Any]] = [("engine", report.engine), ("mode", report.mode),
+                                   ("cases", report.n_cases), ("engine errors", len(report.errors))]
+    prov = report.provenance
+    if prov is not None:
+        rows += [
+            ("versions", f"{prov.engine} {prov.engine_version or '(unknown)'} · ragspine-eval "
+                         f"{prov.tool_version} · Python {prov.python}"),
+            ("golden set", f"{prov.golden.path} [{prov.golden.fingerprint}]"),
+        ]
+        if prov.kb is not None:
+            rows.append(("knowledge base", f"{prov.kb.path} [{prov.kb.fingerprint}]"))
+        if prov.baseline is not None:
+            rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
+                                     f"{prov.baseline.fingerprint or 'no entry yet'}]"))
+        dirty = " (dirty tree)" if prov.git_dirty else ""
+        rows.append(("git commit", f"{prov.git_commit or 'unknown'}{dirty}"))
+        if prov.times is not None:
+            rows.append(("started", f"{prov.times.started_at} · {prov.times.duration_s:.1f} s"))
+    if report_path is not None:
+        rows.append(("report", str(report_path)))
+    return pd.DataFrame([(k, str(v)) for k, v in rows], columns=["field", "value"])

@@ -1,0 +1,131 @@
+"""JUnit XML for CI test reporters: one testcase per case and gate.
+
+The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report actions):
+
+    <testsuites name tests failures errors [time]>
+      <testsuite name tests failures errors skipped [timestamp]>
+        <properties><property name value/>...</properties>      (the run's provenance)
+        <testcase name classname>
+          <failure message type>expected: ...&#10;actual: ...</failure>
+        </testcase>
+      </testsuite>
+    </testsuites>
+
+Invariants: a suite's `tests` and `failures` are its testcase and failure counts, and the root's
+are their sums; a failing verdict is a <failure> (an engine error too: it fails the gate like any
+wrong answer, and its text says so), so the file's counts equal the report's. The writer takes
+plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
+can use it; `qa_junit_cases` makes the rows of a QA report.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragspine_eval.baseline import write_atomic
+
+if TYPE_CHECKING:
+    from ragspine_eval.qa_eval import QAEvalReport
+
+# XML 1.0 cannot carry most control characters, even escaped; an engine answer might.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+MESSAGE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    """One verdict: `suite` groups it (a gate, a channel), `name` is the case, `classname` the
+    dotted path a reader shows it under."""
+
+    suite: str
+    name: str
+    classname: str
+    passed: bool
+    expected: str | None = None
+    actual: str | None = None
+
+
+def _clean(text: str | None) -> str:
+    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text or "")
+
+
+def _message(case: JUnitCase) -> str:
+    text = f"expected {_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
+def junit_xml(cases: Iterable[JUnitCase], name: str,
+              properties: Mapping[str, str] | None = None,
+              time_s: float | None = None, timestamp: str | None = None) -> str:
+    """The XML text; suites appear in the order their first case does."""
+    suites: dict[str, list[JUnitCase]] = {}
+    for case in cases:
+        suites.setdefault(case.suite, []).append(case)
+
+    root = ET.Element("testsuites", name=name)
+    total = failed = 0
+    for suite_name, members in suites.items():
+        n_failed = sum(1 for c in members if not c.passed)
+        suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(members)),
+                              failures=str(n_failed), errors="0", skipped="0")
+        if timestamp:
+            suite.set("timestamp", timestamp)
+        if properties:
+            props = ET.SubElement(suite, "properties")
+            for key, value in properties.items():
+                ET.SubElement(props, "property", name=key, value=_clean(value))
+        for case in members:
+            element = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname)
+            if not case.passed:
+                failure = ET.SubElement(element, "failure", message=_message(case),
+                                        type="AssertionError")
+                failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
+        total, failed = total + len(members), failed + n_failed
+    root.set("tests", str(total))
+    root.set("failures", str(failed))
+    root.set("errors", "0")
+    if time_s is not None:
+        root.set("time", f"{time_s:.3f}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
+                properties: Mapping[str, str] | None = None,
+                time_s: float | None = None, timestamp: str | None = None) -> None:
+    write_atomic(path, junit_xml(cases, name, properties, time_s, timestamp))
+
+
+# --- the QA report as rows ----------------------------------------------------------------------
+
+
+def qa_junit_cases(report: QAEvalReport) -> list[JUnitCase]:
+    """One row per case and gate, fabrication included, in report order."""
+    return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual)
+            for gate, metric in report.gates().items() for r in metric.results]
+
+
+def provenance_properties(provenance: Mapping[str, object] | None, prefix: str = "") -> dict[str, str]:
+    """A provenance dict flattened to JUnit properties: golden.fingerprint -> "727c…"."""
+    flat: dict[str, str] = {}
+    for key, value in (provenance or {}).items():
+        if isinstance(value, Mapping):
+            flat.update(provenance_properties(value, f"{prefix}{key}."))
+        elif value is not None:
+            flat[f"{prefix}{key}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return flat
+
+
+def write_qa_junit(path: str | Path, report: QAEvalReport) -> None:
+    prov = report.provenance
+    write_junit(path, qa_junit_cases(report), f"ragspine-eval qa {report.mode}",
+                provenance_properties(prov.to_dict() if prov else None),
+                time_s=prov.times.duration_s if prov and prov.times else None,
+                # readers expect a local ISO time without an offset; started_at is UTC
+                timestamp=prov.times.started_at[:19] if prov and prov.times else None)

@@ -1,0 +1,109 @@
+"""Runs the parameterized notebooks headlessly and renders each to an HTML report.
+
+`plan(out_dir)` lists the runs (each QA mode; each extraction document set once that harness
+exists), `execute(run)` runs one with papermill on the project's kernel, `render_html(run)` turns
+its output notebook into a self-contained HTML file, and `run_all` does both for every run.
+Invariants:
+- a notebook whose gate fails (or that raises anything) is still rendered, and `run_all` goes on
+  to the next; the caller learns which failed from `NotebookRun.error`;
+- the kernel is always the one `kernel.ensure_kernel()` has just written, whatever the
+  notebook's metadata says, so a stale or missing kernelspec cannot break a run;
+- the HTML hides code cells, loads nothing from the network (see report_template/), and is
+  written atomically, like every file this project writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.baseline import write_atomic
+from ragspine_eval.kernel import KERNEL_NAME, ensure_kernel
+from ragspine_eval.paths import PROJECT_ROOT
+
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+TEMPLATE_DIR = Path(__file__).parent
+TEMPLATE_NAME = "report_template"
+
+
+@dataclass
+class NotebookRun:
+    """One notebook run: what it runs with which parameters, where its outputs go, how it went."""
+
+    name: str
+    notebook: Path
+    parameters: dict[str, Any]
+    out_dir: Path
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def output_notebook(self) -> Path:
+        return self.out_dir / f"{self.name}.ipynb"
+
+    @property
+    def html(self) -> Path:
+        return self.out_dir / f"{self.name}.html"
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None
+
+
+def plan(out_dir: str | Path) -> list[NotebookRun]:
+    """Every notebook run of the main job, in order: QA tool, QA agent, then extraction."""
+    from ragspine_eval.engines import EVAL_MODES
+
+    out = Path(out_dir).resolve()
+    runs = [NotebookRun(f"qa_{mode}", NOTEBOOKS_DIR / "qa.ipynb",
+                        {"mode": mode, "report_path": str(out / f"qa_{mode}.json")}, out)
+            for mode in EVAL_MODES]
+    return runs
+
+
+def execute(run: NotebookRun) -> NotebookRun:
+    """Run one notebook with papermill; a raised exception becomes `run.error`."""
+    import papermill as pm
+
+    run.out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    try:
+        pm.execute_notebook(str(run.notebook), str(run.output_notebook), parameters=run.parameters,
+                            kernel_name=KERNEL_NAME, cwd=str(PROJECT_ROOT), progress_bar=False,
+                            log_output=False)
+    except pm.PapermillExecutionError as exc:
+        run.error = f"{exc.ename}: {exc.evalue}"
+    finally:
+        run.seconds = time.perf_counter() - started
+    return run
+
+
+def render_html(run: NotebookRun) -> Path:
+    """The output notebook as an HTML report: code hidden, charts inline, no network."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.read(run.output_notebook, as_version=4)
+    exporter = HTMLExporter(extra_template_basedirs=[str(TEMPLATE_DIR)],
+                            template_name=TEMPLATE_NAME, exclude_input=True,
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    html, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": run.name}})
+    write_atomic(run.html, html)
+    return run.html
+
+
+def run_all(out_dir: str | Path,
+            progress: Callable[[int, int, NotebookRun], None] | None = None,
+            runs: list[NotebookRun] | None = None) -> list[NotebookRun]:
+    """Execute and render every run (default: `plan(out_dir)`), even after one has failed."""
+    ensure_kernel()
+    runs = plan(out_dir) if runs is None else runs
+    for i, run in enumerate(runs, start=1):
+        if progress:
+            progress(i, len(runs), run)
+        execute(run)
+        render_html(run)
+    return runs

@@ -1,0 +1,217 @@
+"""What produced a report: versions, inputs and their fingerprints, the code, and when.
+
+A `Provenance` is written at the top of every JSON report (and shown by the CLI, the Markdown
+summary and the notebooks), so a report read a month later still says which golden set, which
+knowledge base, which engine and which baseline entry produced it.
+
+Invariants:
+- everything that can vary between two runs of the same inputs sits under the one key `times`
+  (start and duration): drop it and two such reports are byte-identical;
+- paths inside the project are stored relative to the project root (posix), so the same run in
+  two checkouts records the same text; paths outside it are stored absolute;
+- fingerprints are short sha256 hashes of canonical JSON, the same 16-hex form as
+  `golden.fingerprint` and `kb.kb_fingerprint`; nothing here depends on a harness's classes, so
+  the extraction harness fills the same record (its fixtures as `golden`, no `kb`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import __version__, paths
+
+TOOL_DIST = "ragspine-eval"
+ENGINE_DIST = "rag-spine"
+
+
+@dataclass(frozen=True)
+class InputRef:
+    """An input file or folder and the fingerprint of what it held."""
+
+    path: str
+    fingerprint: str
+    n_cases: int | None = None
+
+
+@dataclass(frozen=True)
+class BaselineRef:
+    """The baseline entry a run was compared against; fingerprint None: there was none yet."""
+
+    path: str
+    key: str
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class RunTimes:
+    """The only part of a provenance that differs between two runs of the same inputs."""
+
+    started_at: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class Provenance:
+    harness: str
+    tool_version: str
+    engine: str
+    engine_version: str | None
+    mode: str
+    golden: InputRef
+    kb: InputRef | None
+    baseline: BaselineRef | None
+    git_commit: str | None
+    git_dirty: bool | None
+    python: str
+    times: RunTimes | None = field(default=None)
+
+    def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
+                      ) -> Provenance:
+        """This provenance, naming the stored entry (None: none stored) the run is gated on."""
+        ref = BaselineRef(display_path(path), key, None if entry is None else entry_fingerprint(entry))
+        return replace(self, baseline=ref)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        """Read a report's provenance; keys a later version added are ignored."""
+        def ref(kind: type, value: Any) -> Any:
+            return None if value is None else kind(**_known(kind, value))
+
+        values = _known(cls, data)
+        values["golden"] = InputRef(**_known(InputRef, values["golden"]))
+        values["kb"] = ref(InputRef, values.get("kb"))
+        values["baseline"] = ref(BaselineRef, values.get("baseline"))
+        values["times"] = ref(RunTimes, values.get("times"))
+        return cls(**values)
+
+    def lines(self) -> list[str]:
+        """Short lines for a person: the CLI header, the Markdown summary, a notebook's top."""
+        engine = f"{self.engine} {self.engine_version or '(version unknown)'}"
+        out = [f"{self.harness} · mode {self.mode} · engine {engine} · ragspine-eval "
+               f"{self.tool_version} · Python {self.python}"]
+        golden = f"golden {self.golden.path} [{self.golden.fingerprint}]"
+        if self.golden.n_cases is not None:
+            golden += f" {self.golden.n_cases} cases"
+        kb = f" · kb {self.kb.path} [{self.kb.fingerprint}]" if self.kb else ""
+        out.append(golden + kb)
+        if self.baseline is not None:
+            entry = self.baseline.fingerprint or "no entry yet"
+            out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
+        commit = (self.git_commit or "unknown")[:12]
+        dirty = {True: " (dirty tree)", False: "", None: ""}[self.git_dirty]
+        when = (f" · started {self.times.started_at} · {self.times.duration_s:.1f} s"
+                if self.times else "")
+        out.append(f"commit {commit}{dirty}{when}")
+        return out
+
+
+def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(kind)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+# --- fingerprints and paths ----------------------------------------------------------------------
+
+
+def canonical_hash(data: Any) -> str:
+    """16 hex of sha256 over canonical JSON: key order and whitespace do not matter."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def golden_fingerprint(case_fingerprints: Mapping[str, str]) -> str:
+    """The fingerprint of a whole golden set from {case id: case fingerprint}: the same cases
+    asserting the same things give the same value whatever their order in the file."""
+    return canonical_hash(sorted(case_fingerprints.items()))
+
+
+def entry_fingerprint(entry: Mapping[str, Any]) -> str:
+    """The fingerprint of one stored baseline entry."""
+    return canonical_hash(entry)
+
+
+def display_path(path: str | Path) -> str:
+    """Relative to the project root when inside it, else absolute; always posix."""
+    resolved = Path(path).expanduser().resolve()
+    try:
+        return resolved.relative_to(paths.PROJECT_ROOT).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+# --- what the environment says -------------------------------------------------------------------
+
+
+def dist_version(dist: str) -> str | None:
+    """An installed distribution's version, None when it is not installed."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def git_state(where: str | Path = paths.PROJECT_ROOT) -> tuple[str | None, bool | None]:
+    """(commit, dirty) of the checkout holding the code; (None, None) outside a git checkout.
+
+    Dirty means tracked files differ from the commit; untracked files (reports under out/,
+    scratch notes) do not make a run's code different.
+    """
+    def git(*args: str) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run(["git", *args], cwd=where, capture_output=True, text=True,
+                                  timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    head = git("rev-parse", "HEAD")
+    if head is None or head.returncode != 0:
+        return None, None
+    status = git("status", "--porcelain", "--untracked-files=no")
+    dirty = None if status is None or status.returncode != 0 else bool(status.stdout.strip())
+    return head.stdout.strip(), dirty
+
+
+class Clock:
+    """Started when a run starts; `times()` is its RunTimes when it ends."""
+
+    def __init__(self) -> None:
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._t0 = time.perf_counter()
+
+    def times(self) -> RunTimes:
+        return RunTimes(self.started_at, round(time.perf_counter() - self._t0, 3))
+
+
+def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
+            engine: str = ENGINE_DIST, engine_version: str | None = None,
+            clock: Clock | None = None) -> Provenance:
+    """The provenance of a run that is ending now. engine_version defaults to the installed
+    version of the `engine` distribution (None for an engine that is not a Python package)."""
+    commit, dirty = git_state()
+    return Provenance(
+        harness=harness,
+        tool_version=dist_version(TOOL_DIST) or __version__,
+        engine=engine,
+        engine_version=engine_version if engine_version is not None else dist_version(engine),
+        mode=mode,
+        golden=golden,
+        kb=kb,
+        baseline=None,
+        git_commit=commit,
+        git_dirty=dirty,
+        python=platform.python_version(),
+        times=clock.times() if clock else None,
+    )

@@ -1,0 +1,123 @@
+"""A short Markdown summary of a run for a CI step summary: verdict, provenance, the gate table
+with intervals, the regressions, and the tags where most cases fail.
+
+The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
+`qa_summary_markdown` makes them from a QA report and its gate result. Invariants: short by
+construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
+regression lines with a count of the rest), and pipes in ids or tag values never break a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragspine_eval.baseline import BaselineComparison, GateResult, describe, write_atomic
+from ragspine_eval.stats import format_interval, wilson_interval
+
+if TYPE_CHECKING:
+    from ragspine_eval.qa_eval import QAEvalReport
+
+TOP_TAGS = 5
+MAX_REGRESSIONS = 20
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One gate: `value` is what the table shows as the result (a rate, or a count)."""
+
+    gate: str
+    passed: int
+    total: int
+    value: str
+    baseline: str = "-"
+
+
+@dataclass(frozen=True)
+class TagRow:
+    gate: str
+    tag: str
+    value: str
+    passed: int
+    total: int
+
+    @property
+    def failed(self) -> int:
+        return self.total - self.passed
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
+                     gates: Iterable[GateRow], regressions: Sequence[str],
+                     tags: Iterable[TagRow], top_tags: int = TOP_TAGS) -> str:
+    lines = [f"## {_cell(title)}: {verdict}", ""]
+    lines += [f"{_cell(line)}  " for line in provenance_lines]
+    lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
+    for g in gates:
+        lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | "
+                     f"{format_interval(wilson_interval(g.passed, g.total))} | "
+                     f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
+    lines += ["", "### Regressions", ""]
+    if regressions:
+        lines += [f"- {_cell(r)}" for r in regressions[:MAX_REGRESSIONS]]
+        if len(regressions) > MAX_REGRESSIONS:
+            lines.append(f"- … and {len(regressions) - MAX_REGRESSIONS} more (see the JSON report)")
+    else:
+        lines.append("None.")
+    failing = sorted((t for t in tags if t.failed),
+                     key=lambda t: (-t.failed, t.passed / t.total, t.gate, t.tag, t.value))
+    lines += ["", "### Top failing tags", ""]
+    if failing:
+        lines += ["| gate | tag | failed | rate | 95% CI |", "|---|---|---:|---:|---:|"]
+        for t in failing[:top_tags]:
+            lines.append(f"| {_cell(t.gate)} | {_cell(t.tag)}={_cell(t.value)} | "
+                         f"{t.failed}/{t.total} | {t.passed / t.total:.2f} | "
+                         f"{format_interval(wilson_interval(t.passed, t.total))} |")
+    else:
+        lines.append("No case fails.")
+    return "\n".join(lines) + "\n"
+
+
+# --- the QA report as rows ----------------------------------------------------------------------
+
+
+def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = None,
+                        result: GateResult | None = None) -> str:
+    """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
+    from ragspine_eval.qa_eval import FABRICATION
+
+    base = (stored or {}).get("metrics", {})
+    rows = [GateRow(name, m.passed, m.total, f"{m.pass_rate:.4f}",
+                    f"{base[name]:.4f}" if isinstance(base.get(name), int | float) else "-")
+            for name, m in report.metrics.items()]
+    fab = report.fabrication
+    stored_fab = (stored or {}).get("fabrication_count")
+    rows.append(GateRow(FABRICATION, fab.passed, fab.total, f"{report.fabrication_count} fabricated",
+                        "-" if stored_fab is None else f"{stored_fab} fabricated"))
+    tags = [TagRow(gate, key, value, b["passed"], b["total"])
+            for gate, metric in report.gates().items()
+            for key, values in sorted(metric.by_tag.items())
+            for value, b in sorted(values.items())]
+    verdict = "not gated" if result is None else (
+        f"{'PASS' if result.exit_code == 0 else 'FAIL'} ({result.status})")
+    regressions = _regression_lines(result.comparison, report.mode) if result else []
+    prov = report.provenance.lines() if report.provenance else []
+    title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
+    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+
+
+def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
+    if cmp is None:
+        return []
+    only = BaselineComparison(False, cmp.regressions, cmp.case_regressions, cmp.golden_changes)
+    return describe(only, key)
+
+
+def write_qa_summary(path: str | Path, report: QAEvalReport, stored: dict[str, Any] | None = None,
+                     result: GateResult | None = None) -> None:
+    write_atomic(path, qa_summary_markdown(report, stored, result))

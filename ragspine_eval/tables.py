@@ -1,0 +1,63 @@
+"""How the notebooks show a DataFrame: a static table, or a sortable and filterable one.
+
+Invariants: text from golden cases and engine answers is always escaped (an answer holding
+`<script>` shows as text), and nothing is loaded from the network. The interactive table is
+itables in offline mode: `enable_offline()` embeds the DataTables bundle once in the notebook's
+output, so the same table sorts and filters in JupyterLab and in the rendered HTML report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+from IPython.display import HTML
+from pandas.io.formats.style import Styler
+
+PERCENT = "{:.1%}"
+SIGNED_PERCENT = "{:+.1%}"
+COUNT = "{:.0f}"
+SIGNED_COUNT = "{:+.0f}"
+
+
+def enable_offline() -> None:
+    """Embed the DataTables library in the notebook (no CDN). Call once, before any table."""
+    from itables import init_notebook_mode
+
+    init_notebook_mode(all_interactive=False, connected=False)
+
+
+def interactive(frame: pd.DataFrame, *, page_length: int = 15) -> HTML:
+    """A sortable, searchable, paged table (shown when it is a cell's last expression).
+
+    Needs `enable_offline()` to have run in the notebook; cell text is escaped, and the whole
+    frame is embedded (maxBytes=0: no silent down-sampling of a long failure list).
+    """
+    from itables import to_html_datatable
+
+    return HTML(to_html_datatable(frame, allow_html=False, connected=False,
+                                  pageLength=page_length, classes="display compact", maxBytes=0))
+
+
+def static(frame: pd.DataFrame, *, percent: Iterable[str] = (), signed: Iterable[str] = (),
+           percent_rows: pd.Series | None = None, highlight: str | None = None) -> Styler:
+    """A plain table: rate columns as percentages, deltas signed, "–" for missing values.
+
+    `percent_rows` (a boolean mask) limits the percentage format to those rows, for a table
+    that mixes rates and counts; `highlight` names a column whose "regression" rows are shown
+    in bold red.
+    """
+    mask = pd.Series(True, index=frame.index) if percent_rows is None else percent_rows
+    styler = frame.style.format(na_rep="–", escape="html", precision=4).hide(axis="index")
+    for columns, as_rate, as_count in ((percent, PERCENT, COUNT), (signed, SIGNED_PERCENT,
+                                                                   SIGNED_COUNT)):
+        present = [c for c in columns if c in frame]
+        for rows, fmt in ((frame.index[mask.to_numpy()], as_rate),
+                          (frame.index[~mask.to_numpy()], as_count)):
+            if present and len(rows):
+                styler = styler.format(fmt, subset=pd.IndexSlice[rows, present], na_rep="–")
+    if highlight and highlight in frame:
+        styler = styler.apply(
+            lambda row: ["color: #b2182b; font-weight: bold" if row[highlight] == "regression"
+                         else "" for _ in row], axis=1)
+    return styler

@@ -1,0 +1,92 @@
+"""What the notebooks call: one function per notebook section, nothing a notebook computes itself.
+
+`run_qa` runs a mode, writes its JSON report, and compares it with the stored baseline without
+ever writing the baseline (recording a baseline is the CLI's job, on purpose: a notebook run is
+exploration or CI, never a review). `assert_gate` is the notebooks' last cell: it raises an
+AssertionError naming every regression, so papermill exits non-zero and the failing cell sits at
+the bottom of the output notebook. A mode with no baseline passes. Relative paths are taken from
+the project root (see paths.from_root), so a notebook behaves the same from any working folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import baseline as bl
+from ragspine_eval.paths import OUT_DIR, from_root
+from ragspine_eval.qa_eval import QAEvalReport, compare_to_baseline, run_qa_eval
+
+
+def setup_display() -> None:
+    """Charts as interactive spec + inline SVG, tables sortable offline: nothing from a CDN."""
+    from ragspine_eval import charts, tables
+
+    charts.enable_offline()
+    tables.enable_offline()
+
+
+@dataclass
+class QARun:
+    """One QA run as a notebook sees it."""
+
+    report: QAEvalReport
+    report_path: Path
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: bl.BaselineComparison | None
+
+    @property
+    def key(self) -> str:
+        return self.report.mode
+
+
+def default_report_path(mode: str) -> Path:
+    return OUT_DIR / f"qa_{mode}.json"
+
+
+def run_qa(mode: str, golden_path: str | Path, baseline_path: str | Path, kb_dir: str | Path,
+           report_path: str | Path | None = None) -> QARun:
+    """Validate the stored entry, run and score the mode, write the report, compare."""
+    baseline_path = from_root(baseline_path)
+    stored = bl.load_baselines(baseline_path).get(mode)
+    if stored is not None:
+        bl.validate_entry(baseline_path, mode, stored)
+    report = run_qa_eval(from_root(golden_path), mode, kb_dir=from_root(kb_dir))
+    report.provenance = report.provenance.with_baseline(baseline_path, mode, stored)
+    out = from_root(report_path) if report_path else default_report_path(mode)
+    bl.write_json_atomic(out, report.to_dict())
+    comparison = None if stored is None else compare_to_baseline(report, stored)
+    return QARun(report, out, baseline_path, stored, comparison)
+
+
+def load_report(path: str | Path) -> QAEvalReport | None:
+    """A saved QA report, or None when there is none (e.g. the other mode has not run yet)."""
+    path = from_root(path)
+    if not path.exists():
+        return None
+    return QAEvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def other_mode_report(run: QARun) -> QAEvalReport | None:
+    """The report of the other QA mode, next to this run's report, if it exists."""
+    other = "agent" if run.report.mode == "tool" else "tool"
+    return load_report(run.report_path.with_name(f"qa_{other}.json"))
+
+
+def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
+    if comparison is None:
+        return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
+    if comparison.passed:
+        return f"{key}: no regression against the baseline"
+    return "\n".join([f"{key}: the baseline gate failed", *bl.describe(comparison, key)])
+
+
+def assert_gate(comparison: bl.BaselineComparison | None, key: str) -> str:
+    """Raise AssertionError listing each regression; return the pass message otherwise."""
+    message = gate_message(comparison, key)
+    if comparison is not None and not comparison.passed:
+        raise AssertionError(message)
+    return message

@@ -1,0 +1,85 @@
+"""JUnit XML in the shape common CI readers accept, with counts that add up to the report's."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from test_qa_eval import sample_report
+
+from ragspine_eval.junit import JUnitCase, junit_xml, qa_junit_cases, write_qa_junit
+
+# What each element may hold and carry; readers (Jenkins, GitLab, GitHub report actions) accept
+# this subset of the Ant JUnit schema.
+CHILDREN = {"testsuites": {"testsuite"}, "testsuite": {"properties", "testcase"},
+            "properties": {"property"}, "property": set(), "testcase": {"failure"},
+            "failure": set()}
+REQUIRED = {"testsuites": {"tests", "failures"}, "testsuite": {"name", "tests", "failures", "errors"},
+            "property": {"name", "value"}, "testcase": {"name", "classname"},
+            "failure": {"message", "type"}, "properties": set()}
+
+
+def check_junit_shape(root: ET.Element) -> tuple[int, int]:
+    """Validate the shape and the counts; return (testcases, failures)."""
+    assert root.tag == "testsuites"
+    for element in root.iter():
+        assert element.tag in CHILDREN, element.tag
+        assert REQUIRED[element.tag] <= set(element.attrib), (element.tag, element.attrib)
+        assert {child.tag for child in element} <= CHILDREN[element.tag], element.tag
+    tests = failures = 0
+    for suite in root.findall("testsuite"):
+        cases = suite.findall("testcase")
+        failed = [c for c in cases if c.find("failure") is not None]
+        assert int(suite.get("tests")) == len(cases)
+        assert int(suite.get("failures")) == len(failed)
+        assert all(len(c.findall("failure")) <= 1 for c in cases)
+        tests, failures = tests + len(cases), failures + len(failed)
+    assert (int(root.get("tests")), int(root.get("failures"))) == (tests, failures)
+    return tests, failures
+
+
+def test_one_testcase_per_case_and_gate_with_the_reports_counts(tmp_path):
+    report = sample_report()
+    path = tmp_path / "qa.xml"
+    write_qa_junit(path, report)
+    root = ET.parse(path).getroot()
+    tests, failures = check_junit_shape(root)
+    assert tests == sum(m.total for m in report.gates().values())
+    assert failures == sum(len(m.failures) for m in report.gates().values())
+    suites = [s.get("name") for s in root.findall("testsuite")]
+    assert suites == [g for g, m in report.gates().items() if m.total]
+
+
+def test_a_failure_carries_expected_and_actual():
+    root = ET.fromstring(junit_xml(qa_junit_cases(sample_report()), "qa"))
+    case = root.find("testsuite[@name='numeric_accuracy']/testcase[@name='num-002']")
+    assert case.get("classname") == "qa.tool.numeric_accuracy"
+    failure = case.find("failure")
+    assert failure.get("message") == "expected 1702 USD_M, got 1 USD_M"
+    assert failure.text == "expected: 1702 USD_M\nactual: 1 USD_M"
+    assert root.find("testsuite/testcase[@name='num-001']/failure") is None
+
+
+def test_answers_with_markup_and_control_characters_stay_well_formed():
+    nasty = 'a <b> & "c" \x00\x1b ' + "x" * 500
+    rows = [JUnitCase("channel.value", "cell-1", "extraction.xlsx", False, "<1,702>", nasty),
+            JUnitCase("channel.value", "cell-2", "extraction.xlsx", True)]
+    root = ET.fromstring(junit_xml(rows, "extraction", {"golden.path": "a&b"}))
+    assert check_junit_shape(root) == (2, 1)
+    failure = root.find(".//failure")
+    assert "<1,702>" in failure.get("message") and len(failure.get("message")) <= 200
+    assert 'a <b> & "c"' in failure.text and "\x00" not in failure.text
+    assert root.find(".//property").get("value") == "a&b"
+
+
+def test_provenance_travels_as_properties_when_the_report_has_one(tmp_path):
+    from ragspine_eval.provenance import Clock, InputRef, collect
+
+    report = sample_report()
+    report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
+                                clock=Clock())
+    path = tmp_path / "qa.xml"
+    write_qa_junit(path, report)
+    root = ET.parse(path).getroot()
+    props = {p.get("name"): p.get("value") for p in root.find("testsuite/properties")}
+    assert props["golden.fingerprint"] == "f00d" and props["mode"] == "tool"
+    assert root.find("testsuite").get("timestamp") == report.provenance.times.started_at[:19]

@@ -1,0 +1,83 @@
+"""`ragspine-eval notebooks`: every notebook run and rendered, failures reported after all are
+rendered, and HTML reports that draw every chart in a real browser with the network cut off."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from browser import open_offline
+from ragspine_eval import paths
+from ragspine_eval.cli import main
+from ragspine_eval.notebook_reports import NOTEBOOKS_DIR, NotebookRun, execute, render_html, run_all
+
+GOLDEN = paths.QA_GOLDEN_SET
+XSS = "<script>document.title='pwned'</script>"
+
+
+def qa_run(tmp_path, name: str, **parameters) -> NotebookRun:
+    return NotebookRun(name, NOTEBOOKS_DIR / "qa.ipynb",
+                       {"mode": "agent", "report_path": str(tmp_path / f"{name}.json"), **parameters},
+                       tmp_path)
+
+
+@pytest.fixture(scope="module")
+def rendered_agent_report(tmp_path_factory):
+    """The agent-mode notebook on the committed golden set, rendered once for the browser tests."""
+    out = tmp_path_factory.mktemp("reports")
+    run = execute(qa_run(out, "qa_agent"))
+    assert run.passed, run.error
+    return render_html(run)
+
+
+def test_the_command_runs_every_qa_mode_and_prints_the_html_paths(tmp_path, capsys):
+    assert main(["notebooks", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for mode in ("tool", "agent"):
+        html = tmp_path / f"qa_{mode}.html"
+        assert html.exists() and str(html) in out
+        assert (tmp_path / f"qa_{mode}.ipynb").exists() and (tmp_path / f"qa_{mode}.json").exists()
+    assert "[1/2] qa_tool" in out and "PASS" in out
+
+
+def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
+    raised = tmp_path / "raised.json"
+    data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    data["agent"]["metrics"]["answer_accuracy"] = 1.0
+    raised.write_text(json.dumps(data), encoding="utf-8")
+    runs = run_all(tmp_path, runs=[qa_run(tmp_path, "failing", baseline_path=str(raised)),
+                                   qa_run(tmp_path, "passing")])
+    assert [r.passed for r in runs] == [False, True]
+    assert "AssertionError" in runs[0].error and "answer_accuracy" in runs[0].error
+    assert all(r.html.exists() for r in runs)
+    assert "answer_accuracy" in runs[0].html.read_text(encoding="utf-8")
+
+
+def test_html_report_draws_every_chart_offline(rendered_agent_report):
+    page = open_offline(rendered_agent_report)
+    assert len(page.charts) == 4  # gate bars, heatmap, intervals by tag, failures per qtype
+    assert all(c["complete"] and c["width"] > 100 and c["height"] > 100 for c in page.charts)
+    assert page.tables >= 1  # the failure drill-down became a sortable DataTable
+    assert page.network == [] and page.errors == []
+
+
+def test_html_report_hides_code_and_shows_the_gate_verdict(rendered_agent_report):
+    page = open_offline(rendered_agent_report)
+    assert "workbench.run_qa(" not in page.text
+    assert "agent: no regression against the baseline" in page.text
+
+
+def test_script_in_a_question_or_answer_shows_as_text(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    case = {"id": "xss-001", "question": f"{XSS}香港监管动态", "case_type": "refusal",
+            "expected": {"clarification": "none", "refuse": True},
+            "tags": {"topic": "REG", "scope": "ACME_HK", "qtype": "regulatory"},
+            "reference_date": "2026-06-12"}
+    golden.write_text(json.dumps(case, ensure_ascii=False) + "\n", encoding="utf-8")
+    run = execute(qa_run(tmp_path, "xss", golden_path=str(golden),
+                         baseline_path=str(tmp_path / "none.json")))
+    assert run.passed, run.error
+    page = open_offline(render_html(run))
+    assert page.title != "pwned"
+    assert XSS in page.text  # shown to the reader, in the question and the echoed answer

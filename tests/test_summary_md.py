@@ -1,0 +1,42 @@
+"""The Markdown step summary: verdict, provenance, gate table, regressions, top failing tags."""
+
+from __future__ import annotations
+
+from test_qa_eval import sample_report
+
+from ragspine_eval.baseline import BaselineComparison, GateResult
+from ragspine_eval.summary_md import MAX_REGRESSIONS, TagRow, qa_summary_markdown, summary_markdown
+
+
+def test_summary_has_a_row_per_gate_the_regressions_and_the_worst_tags():
+    report = sample_report()
+    cmp = BaselineComparison(False, regressions=[{"metric": "numeric_accuracy", "baseline": 1.0,
+                                                  "current": 0.5, "delta": -0.5}],
+                             case_regressions=[{"metric": "numeric_accuracy", "id": "num-002"}],
+                             improvements=[{"metric": "citation_validity", "baseline": 0.5,
+                                            "current": 1.0, "delta": 0.5}])
+    text = qa_summary_markdown(report, {"metrics": {"numeric_accuracy": 1.0}, "fabrication_count": 0},
+                               GateResult("regression", 1, [], cmp))
+    assert text.startswith("## ragspine-eval qa · tool · 3 cases: FAIL (regression)")
+    assert "| numeric_accuracy | 0.5000 | [0.09, 0.91] | 1/2 | 1.0000 |" in text
+    assert "| fabrication | 1 fabricated | [0.00, 0.79] | 0/1 | 0 fabricated |" in text
+    regressions = text.split("### Regressions")[1].split("###")[0]
+    assert "REGRESSION [tool] numeric_accuracy: 1.0000 -> 0.5000" in regressions
+    assert "CASE REGRESSION [tool] numeric_accuracy: num-002" in regressions
+    assert "improved" not in regressions
+    tags = text.split("### Top failing tags")[1]
+    assert "| fabrication | scope=EXTERNAL | 1/1 | 0.00 | [0.00, 0.79] |" in tags
+    assert len(text.splitlines()) < 40
+
+
+def test_summary_of_an_ungated_clean_run_says_so():
+    text = summary_markdown("x", "PASS (pass)", [], [], [], [TagRow("g", "k", "v", 3, 3)])
+    assert "None." in text and "No case fails." in text
+
+
+def test_summary_stays_short_and_tables_survive_pipes():
+    many = [f"CASE REGRESSION [tool] g: c{i}" for i in range(MAX_REGRESSIONS + 7)]
+    tags = [TagRow("g", "topic", f"T|{i}", 0, 5) for i in range(30)]
+    text = summary_markdown("t", "FAIL", [], [], many, tags)
+    assert "… and 7 more" in text and text.count("CASE REGRESSION") == MAX_REGRESSIONS
+    assert text.count("topic=T\\|") == 5
