@@ -20,7 +20,8 @@ run: setup
 	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json \
 	    --junit $(OUT)/qa_$$mode.xml --summary-md $(OUT)/qa_$$mode.md || status=1; \
 	done; \
-	$(BIN)/ragspine-eval extraction --docs all --report $(OUT)/extraction_report.json || status=1; \
+	$(BIN)/ragspine-eval extraction --docs all --report $(OUT)/extraction_report.json \
+	  --junit $(OUT)/extraction.xml --summary-md $(OUT)/extraction.md || status=1; \
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status
 

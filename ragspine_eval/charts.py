@@ -19,9 +19,10 @@ PERCENT = ".0%"
 _TAG_ORDER = {"topic": 0, "scope": 1, "qtype": 2}
 
 
-def _empty(title: str) -> alt.Chart:
-    return alt.Chart(pd.DataFrame({"note": ["nothing to show"]}), title=title).mark_text(
-        size=14).encode(text="note:N")
+def _empty(title: str, note: str = "nothing to show: no failure") -> alt.Chart:
+    """A titled placeholder the size of a small chart, so a clean run still reads as a chart."""
+    return alt.Chart(pd.DataFrame({"note": [note]}), title=title).mark_text(
+        size=14, color="#1a9850").encode(text="note:N").properties(width=300, height=80)
 
 
 def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value"
@@ -113,6 +114,43 @@ def tag_intervals(rates: pd.DataFrame,
     return alt.layer(rules, dots, data=rates).properties(width=150, height=alt.Step(14)).facet(
         facet=alt.Facet("gate:N", title=None, sort=list(dict.fromkeys(rates["gate"]))),
         columns=4, title=title)
+
+
+def channel_bars(accuracy: pd.DataFrame,
+                 title: str = "Extraction accuracy per channel and document set") -> alt.Chart:
+    """accuracy: frames.channel_accuracy(). A panel per document set: a bar per scored channel
+    (coverage included) on the fixed scale, its 95% interval as a line, the baseline as a tick."""
+    data = accuracy.dropna(subset=["accuracy"])
+    if data.empty:
+        return _empty(title)
+    y = alt.Y("channel:N", title="channel", sort=list(dict.fromkeys(accuracy["channel"])))
+    x = alt.X("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]),
+              axis=alt.Axis(format=PERCENT))
+    bars = alt.Chart().mark_bar().encode(
+        y=y, x=x, color=alt.Color("accuracy:Q", scale=PASS_RATE_SCALE, legend=None),
+        tooltip=["doc_set", "channel", alt.Tooltip("accuracy:Q", format=".1%"), "correct/total",
+                 alt.Tooltip("baseline:Q", format=".1%"), "status"])
+    errors = alt.Chart().mark_rule(color="#333333", strokeWidth=1.5).encode(
+        y=y, x="ci_lo:Q", x2="ci_hi:Q")
+    ticks = alt.Chart().mark_tick(color="black", thickness=2, size=16).encode(
+        y=y, x="baseline:Q")
+    return alt.layer(bars, errors, ticks, data=data).properties(width=220).facet(
+        column=alt.Column("doc_set:N", title=None, sort=list(dict.fromkeys(accuracy["doc_set"]))),
+        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline · channels "
+                                        "the engine cannot do are listed in the table"))
+
+
+def mismatch_bars(by_sheet: pd.DataFrame, title: str = "Mismatching cells per sheet") -> alt.Chart:
+    """by_sheet: frames.mismatches_by_sheet(). Bars of mismatches per sheet, by channel."""
+    if by_sheet.empty:
+        return _empty(title)
+    data = by_sheet.assign(where=by_sheet["doc_set"] + " · " + by_sheet["sheet"])
+    return alt.Chart(data, title=title).mark_bar().encode(
+        y=alt.Y("where:N", title="document set · sheet", sort="-x"),
+        x=alt.X("mismatches:Q", title="mismatching cells", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("channel:N", title="channel"),
+        tooltip=["doc_set", "sheet", "channel", "mismatches"],
+    ).properties(width=420)
 
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -38,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", type=Path, help="write the JSON report here")
     parser.add_argument("--save-facts", type=Path, metavar="FILE",
                         help="write the engine's facts as JSONL (what --facts reads)")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="write JUnit XML here: one testcase per cell and channel, grouped "
+                             "per channel, plus one per ground-truth cell for coverage")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here (for a CI step summary)")
     _gate_arguments(parser, paths.EXTRACTION_BASELINE)
     # None = "not given": the fixtures' baseline by default, no gate for a document of your own
     parser.set_defaults(baseline=None)
@@ -68,8 +73,12 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(extraction_table(target.key, result.reports[target.key],
                                          stored_all.get(target.key), result.engine)))
     result.baselines = {t.key: (stored_all.get(t.key) or {}).get("metrics") for t in targets}
+    if baseline_path is not None:
+        result.with_baseline(baseline_path, stored_all)
+    print("\n".join(result.provenance.lines()))
     exit_code = EXIT_OK
     verdicts = []
+    gates: dict[str, bl.GateResult] = {}
     for target in targets:
         if baseline_path is None:
             verdicts.append(f"no baseline gate for {target.key} (a document of your own): pass "
@@ -89,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 print(line)
         result.gate[target.key] = {"status": gate.status, "exit_code": gate.exit_code,
                                    "lines": gate.lines}
+        gates[target.key] = gate
         verdicts.append(f"{'PASS' if gate.exit_code == 0 else 'FAIL'}: extraction "
                         f"{target.key} gate {gate.status}")
         exit_code = max(exit_code, gate.exit_code)
@@ -100,8 +110,27 @@ def run(args: argparse.Namespace) -> int:
         lines = [json.dumps(f, ensure_ascii=False) for t in targets for f in saved.get(t.key, [])]
         bl.write_atomic(args.save_facts, "".join(line + "\n" for line in lines))
         print(f"facts: {args.save_facts} ({len(lines)} facts)")
+    _write_ci_files(args, result, gates)
     print("\n".join(verdicts))
     return exit_code
+
+
+def _write_ci_files(args: argparse.Namespace, result, gates: dict) -> None:  # noqa: ANN001
+    """--junit and --summary-md, each written atomically once every gate has spoken."""
+    from ragspine_eval.junit import write_extraction_junit
+    from ragspine_eval.summary_md import write_extraction_summary
+
+    for path, label, write in ((args.junit, "junit", lambda p: write_extraction_junit(p, result)),
+                               (args.summary_md, "summary",
+                                lambda p: write_extraction_summary(p, result, gates))):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
+                           f"choose a writable path") from None
+        print(f"{label}: {path}")
 
 
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:

@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from ragspine_eval import baseline as baseline_mod
+from ragspine_eval.stats import wilson_interval
 from ragspine_eval.extraction_records import (
     CHANNEL_FIELDS,
     check_record,
@@ -159,8 +160,19 @@ class ChannelMetric:
                    [{"locator": s.locator, "expected": s.expected, "actual": s.actual}
                     for s in scores if not s.correct], not_scored)
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the accuracy; it informs, the gate never uses it."""
+        return wilson_interval(self.correct, self.total)
+
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        lo, hi = self.interval
+        return {**self.__dict__, "ci_lo": lo, "ci_hi": hi}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChannelMetric:
+        return cls(data["name"], data["total"], data["correct"], data["accuracy"],
+                   list(data.get("mismatches", [])), data.get("not_scored"))
 
 
 @dataclass
@@ -178,8 +190,13 @@ class Coverage:
         """Matched ground-truth cells over all of them (1.0 for an empty ground truth)."""
         return self.matched / self.ground_truth_cells if self.ground_truth_cells else 1.0
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.matched, self.ground_truth_cells)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "rate": self.rate}
+        lo, hi = self.interval
+        return {**self.__dict__, "rate": self.rate, "ci_lo": lo, "ci_hi": hi}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Coverage:
@@ -234,7 +251,7 @@ class EvalReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EvalReport:
         return cls(
-            channels={n: ChannelMetric(**m) for n, m in data["channels"].items()},
+            channels={n: ChannelMetric.from_dict(m) for n, m in data["channels"].items()},
             n_facts=data["n_facts"],
             coverage=Coverage.from_dict(data["coverage"]),
             cells=[CellScore(**c) for c in data.get("cells", [])],

@@ -30,6 +30,15 @@ from ragspine_eval.extraction_records import (
     load_ground_truth,
 )
 from ragspine_eval.fixtures import DOCUMENT_SETS
+from ragspine_eval.provenance import (
+    Clock,
+    InputRef,
+    Provenance,
+    canonical_hash,
+    collect,
+    display_path,
+    file_fingerprint,
+)
 
 FIXTURE_SETS = tuple(DOCUMENT_SETS)
 
@@ -57,9 +66,11 @@ class ExtractionRun:
     source: str = "engine"
     baselines: dict[str, dict[str, float] | None] = field(default_factory=dict)
     gate: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "provenance": self.provenance.to_dict() if self.provenance else None,
             "harness": "extraction",
             "engine": self.engine,
             "source": self.source,
@@ -71,9 +82,19 @@ class ExtractionRun:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ExtractionRun:
+        prov = data.get("provenance")
         return cls({k: EvalReport.from_dict(r) for k, r in data["documents"].items()},
                    data.get("engine", "rag-spine"), data.get("source", "engine"),
-                   data.get("baselines", {}), data.get("gate", {}))
+                   data.get("baselines", {}), data.get("gate", {}),
+                   Provenance.from_dict(prov) if prov else None)
+
+    def with_baseline(self, path: str | Path, stored: dict[str, Any]) -> ExtractionRun:
+        """Name, in the provenance, the baseline entries this run is gated on."""
+        if self.provenance is not None:
+            keys = list(self.reports)
+            entries = {k: stored[k] for k in keys if k in stored}
+            self.provenance = self.provenance.with_baseline(path, ",".join(keys), entries or None)
+        return self
 
     def to_frame(self) -> pd.DataFrame:
         """Every scored cell of every document set (EvalReport.to_frame plus `doc_set`)."""
@@ -90,15 +111,19 @@ class ExtractionRun:
         for key, report in self.reports.items():
             stored = self.baselines.get(key) or {}
             for name, metric in report.channels.items():
+                lo, hi = metric.interval
                 rows.append({"doc_set": key, "channel": name, "accuracy": metric.accuracy,
                              "correct": metric.correct, "total": metric.total,
-                             "baseline": stored.get(name), "not_scored": metric.not_scored})
+                             "baseline": stored.get(name), "not_scored": metric.not_scored,
+                             "ci_lo": lo, "ci_hi": hi})
             cov = report.coverage
+            lo, hi = cov.interval
             rows.append({"doc_set": key, "channel": COVERAGE, "accuracy": cov.rate,
                          "correct": cov.matched, "total": cov.ground_truth_cells,
-                         "baseline": stored.get(COVERAGE), "not_scored": None})
+                         "baseline": stored.get(COVERAGE), "not_scored": None,
+                         "ci_lo": lo, "ci_hi": hi})
         return pd.DataFrame(rows, columns=["doc_set", "channel", "accuracy", "correct", "total",
-                                           "baseline", "not_scored"])
+                                           "baseline", "not_scored", "ci_lo", "ci_hi"])
 
 
 def fixture_targets(docs: str = "all", root: Path = paths.FIXTURES_DIR) -> list[Target]:
@@ -111,6 +136,7 @@ def score_engine(targets: Sequence[Target],
                  ) -> ExtractionRun:
     """Run the engine over each target's document and score it. `on_facts(key, facts)` sees
     the facts of each set (to save them)."""
+    clock = Clock()
     reports = {}
     for target in targets:
         truth = load_ground_truth(target.ground_truth)
@@ -122,7 +148,9 @@ def score_engine(targets: Sequence[Target],
         reports[target.key] = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
                                        document=extraction.document, source="engine",
                                        extraction=extraction.describe())
-    return ExtractionRun(reports, source="engine")
+    run = ExtractionRun(reports, source="engine")
+    run.provenance = extraction_provenance(run, targets, clock)
+    return run
 
 
 def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionRun:
@@ -131,6 +159,7 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
     A fact belongs to a target when its `doc` is the target's key or its `document` is the
     target's document name; with a single target, facts that name no document belong to it.
     """
+    clock = Clock()
     records = load_facts(facts_path)
     truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
     names = {t.key: t.document.name if t.document else truths[t.key].get("document")
@@ -154,7 +183,25 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
                                source=str(facts_path),
                                extraction={"facts_file": str(facts_path)})
                for t in targets}
-    return ExtractionRun(reports, source=f"facts file {facts_path}")
+    run = ExtractionRun(reports, source=f"facts file {facts_path}")
+    run.provenance = extraction_provenance(run, targets, clock, facts_path)
+    return run
+
+
+def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: Clock,
+                          facts_path: Path | None = None) -> Provenance:
+    """What produced `run`: the engine (or the facts file, fingerprinted), every ground truth
+    and the fingerprint of all its cells; the baseline is named by the caller that gates."""
+    golden = InputRef(",".join(display_path(t.ground_truth) for t in targets),
+                      canonical_hash({k: r.golden for k, r in run.reports.items()}),
+                      sum(r.coverage.ground_truth_cells for r in run.reports.values()))
+    engine: dict[str, Any] = {}
+    facts = None
+    if facts_path is not None:
+        engine = {"engine": "facts file", "engine_version": None}
+        facts = InputRef(display_path(facts_path), file_fingerprint(facts_path))
+    return collect(harness="extraction", mode=",".join(run.reports), golden=golden, facts=facts,
+                   clock=clock, **engine)
 
 
 def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]

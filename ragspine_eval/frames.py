@@ -1,6 +1,7 @@
 """Reports as tidy pandas DataFrames: everything a notebook table or chart shows.
 
-Pure functions of a report (and the stored baseline entry where a delta is wanted). The
+Pure functions of a report (a QA report, or an extraction run) and the stored baseline entry
+where a delta is wanted. The
 notebooks only call these and display the result, so every table in a rendered report can be
 computed in a test without a kernel. Rates are fractions in [0, 1]; presentation (percentages)
 is the charts' and the notebook's business.
@@ -13,6 +14,9 @@ from typing import Any
 import pandas as pd
 
 from ragspine_eval.diff import ReportDiff, diff_reports
+from ragspine_eval.extraction_eval import compare_to_baseline as extraction_compare
+from ragspine_eval.extraction_run import ExtractionRun
+from ragspine_eval.provenance import Provenance
 from ragspine_eval.qa_eval import FABRICATION, QAEvalReport, compare_to_baseline
 from ragspine_eval.stats import wilson_interval
 
@@ -134,15 +138,20 @@ def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
     (versions, inputs and their fingerprints, baseline entry, commit, times) and where it is."""
     rows: list[tuple[str, Any]] = [("engine", report.engine), ("mode", report.mode),
                                    ("cases", report.n_cases), ("engine errors", len(report.errors))]
-    prov = report.provenance
+    return _info_frame(rows, report.provenance, report_path)
+
+
+def _info_frame(rows: list[tuple[str, Any]], prov: Provenance | None, report_path: Any
+                ) -> pd.DataFrame:
     if prov is not None:
-        rows += [
+        rows = rows + [
             ("versions", f"{prov.engine} {prov.engine_version or '(unknown)'} · ragspine-eval "
                          f"{prov.tool_version} · Python {prov.python}"),
             ("golden set", f"{prov.golden.path} [{prov.golden.fingerprint}]"),
         ]
-        if prov.kb is not None:
-            rows.append(("knowledge base", f"{prov.kb.path} [{prov.kb.fingerprint}]"))
+        for label, ref in (("knowledge base", prov.kb), ("facts file", prov.facts)):
+            if ref is not None:
+                rows.append((label, f"{ref.path} [{ref.fingerprint}]"))
         if prov.baseline is not None:
             rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
                                      f"{prov.baseline.fingerprint or 'no entry yet'}]"))
@@ -153,3 +162,81 @@ def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
     if report_path is not None:
         rows.append(("report", str(report_path)))
     return pd.DataFrame([(k, str(v)) for k, v in rows], columns=["field", "value"])
+
+
+# --- extraction ----------------------------------------------------------------------------------
+
+
+def extraction_run_info(run: ExtractionRun, report_path: Any = None) -> pd.DataFrame:
+    """What produced this extraction run (see run_info), with the legend the harness confirmed
+    for each document set where the engine detected one."""
+    rows: list[tuple[str, Any]] = [("source", run.source), ("document sets", ", ".join(run.reports))]
+    for key, report in run.reports.items():
+        legend = report.extraction.get("legend")
+        if legend:
+            rows.append((f"{key} legend", legend["statement"]))
+    return _info_frame(rows, run.provenance, report_path)
+
+
+def channel_accuracy(run: ExtractionRun, stored: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One row per document set and channel, coverage last in each set: accuracy, baseline,
+    delta, correct/total, status ("pass", "regression", "no baseline", or "not scored" with the
+    reason), the cells that regressed, and the 95% interval. `stored` maps each document set to
+    its baseline entry; a channel is a regression exactly when the baseline gate says so (its
+    accuracy fell, or a cell that was right at baseline time is wrong now)."""
+    table = run.summary_frame()
+    if stored is not None:
+        table["baseline"] = pd.to_numeric(pd.Series(
+            [(stored.get(d) or {}).get("metrics", {}).get(c)
+             for d, c in zip(table["doc_set"], table["channel"], strict=True)], dtype=object))
+    flipped: dict[tuple[str, str], list[str]] = {}
+    dropped: set[tuple[str, str]] = set()
+    for key, report in run.reports.items():
+        entry = (stored or {}).get(key)
+        if entry is None:
+            continue
+        cmp = extraction_compare(report, entry)
+        dropped |= {(key, r["metric"]) for r in cmp.regressions}
+        for c in cmp.case_regressions:
+            flipped.setdefault((key, c["metric"]), []).append(c["id"])
+    status = []
+    for row in table.itertuples():
+        where = (row.doc_set, row.channel)
+        if isinstance(row.not_scored, str):
+            status.append("not scored")
+        elif pd.isna(row.baseline):
+            status.append("no baseline")
+        else:
+            status.append("regression" if where in dropped or where in flipped else "pass")
+    unscored = table["not_scored"].map(lambda why: isinstance(why, str))
+    table.loc[unscored, ["accuracy", "ci_lo", "ci_hi"]] = None  # nothing was measured
+    table["delta"] = table["accuracy"] - table["baseline"]
+    table["status"] = status
+    table["correct/total"] = [f"{c}/{t}" for c, t in zip(table["correct"], table["total"],
+                                                          strict=True)]
+    table["regressed cells"] = [", ".join(flipped.get((d, c), []))
+                                for d, c in zip(table["doc_set"], table["channel"], strict=True)]
+    return table[["doc_set", "channel", "accuracy", "baseline", "delta", "correct/total", "status",
+                  "regressed cells", "ci_lo", "ci_hi", "not_scored"]]
+
+
+def mismatches_by_sheet(run: ExtractionRun) -> pd.DataFrame:
+    """Mismatching cells per document set, sheet and channel (only non-zero counts)."""
+    cells = run.to_frame()
+    wrong = cells[~cells["correct"].astype(bool)]
+    counts = wrong.groupby(["doc_set", "sheet", "channel"]).size().reset_index(name="mismatches")
+    return counts.sort_values(["mismatches", "doc_set", "sheet"], ascending=[False, True, True],
+                              ignore_index=True)
+
+
+def mismatch_table(run: ExtractionRun, **filters: str) -> pd.DataFrame:
+    """Every mismatching cell: document set, locator, channel, expected, actual, the feature the
+    fixture exercises; keyword filters keep rows whose column equals the value."""
+    cells = run.to_frame()
+    wrong = cells[~cells["correct"].astype(bool)].copy()
+    for column, value in filters.items():
+        wrong = wrong[wrong[column] == value]
+    wrong["expected"] = wrong["expected"].map(repr)
+    wrong["actual"] = wrong["actual"].map(repr)
+    return wrong[["doc_set", "locator", "channel", "expected", "actual", "feature"]].sort_values(
+        ["doc_set", "channel", "locator"], ignore_index=True)

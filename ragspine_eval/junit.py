@@ -15,7 +15,9 @@ Invariants: a suite's `tests` and `failures` are its testcase and failure counts
 are their sums; a failing verdict is a <failure> (an engine error too: it fails the gate like any
 wrong answer, and its text says so), so the file's counts equal the report's. The writer takes
 plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
-can use it; `qa_junit_cases` makes the rows of a QA report.
+can use it; `qa_junit_cases` makes the rows of a QA report, `extraction_junit_cases` those of
+an extraction run (one per cell and channel, grouped per channel, and one per ground-truth cell
+for coverage).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING
 from ragspine_eval.baseline import write_atomic
 
 if TYPE_CHECKING:
+    from ragspine_eval.extraction_run import ExtractionRun
     from ragspine_eval.qa_eval import QAEvalReport
 
 # XML 1.0 cannot carry most control characters, even escaped; an engine answer might.
@@ -128,4 +131,33 @@ def write_qa_junit(path: str | Path, report: QAEvalReport) -> None:
                 provenance_properties(prov.to_dict() if prov else None),
                 time_s=prov.times.duration_s if prov and prov.times else None,
                 # readers expect a local ISO time without an offset; started_at is UTC
+                timestamp=prov.times.started_at[:19] if prov and prov.times else None)
+
+
+# --- the extraction report as rows ----------------------------------------------------------------
+
+
+def extraction_junit_cases(run: ExtractionRun) -> list[JUnitCase]:
+    """One row per scored cell and channel, grouped per channel across document sets, then one
+    per ground-truth cell for coverage (failing where no fact was extracted for it)."""
+    from ragspine_eval.extraction_eval import CHANNELS, COVERAGE
+
+    rows = [JUnitCase(channel, f"{key} {cell.locator}", f"extraction.{key}.{channel}",
+                      cell.correct, repr(cell.expected), repr(cell.actual))
+            for channel in CHANNELS for key, report in run.reports.items()
+            for cell in report.cells if cell.channel == channel]
+    for key, report in run.reports.items():
+        missing = set(report.coverage.missing)
+        rows += [JUnitCase(COVERAGE, f"{key} {loc}", f"extraction.{key}.{COVERAGE}",
+                           loc not in missing, "a fact for this ground-truth cell",
+                           "no fact" if loc in missing else "a fact")
+                 for loc in sorted(report.golden)]
+    return rows
+
+
+def write_extraction_junit(path: str | Path, run: ExtractionRun) -> None:
+    prov = run.provenance
+    write_junit(path, extraction_junit_cases(run), f"ragspine-eval extraction {','.join(run.reports)}",
+                provenance_properties(prov.to_dict() if prov else None),
+                time_s=prov.times.duration_s if prov and prov.times else None,
                 timestamp=prov.times.started_at[:19] if prov and prov.times else None)

@@ -1,7 +1,6 @@
 """Runs the parameterized notebooks headlessly and renders each to an HTML report.
 
-`plan(out_dir)` lists the runs (each QA mode; each extraction document set once that harness
-exists), `execute(run)` runs one with papermill on the project's kernel, `render_html(run)` turns
+`plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)` runs one with papermill on the project's kernel, `render_html(run)` turns
 its output notebook into a self-contained HTML file, and `run_all` does both for every run.
 Invariants:
 - a notebook whose gate fails (or that raises anything) is still rendered, and `run_all` goes on
@@ -54,13 +53,18 @@ class NotebookRun:
 
 
 def plan(out_dir: str | Path) -> list[NotebookRun]:
-    """Every notebook run of the main job, in order: QA tool, QA agent, then extraction."""
+    """Every notebook run of the main job, in order: each QA mode, then each extraction
+    document set."""
     from ragspine_eval.engines import EVAL_MODES
+    from ragspine_eval.extraction_run import FIXTURE_SETS
 
     out = Path(out_dir).resolve()
     runs = [NotebookRun(f"qa_{mode}", NOTEBOOKS_DIR / "qa.ipynb",
                         {"mode": mode, "report_path": str(out / f"qa_{mode}.json")}, out)
             for mode in EVAL_MODES]
+    runs += [NotebookRun(f"extraction_{docs}", NOTEBOOKS_DIR / "extraction.ipynb",
+                         {"docs": docs, "report_path": str(out / f"extraction_{docs}.json")}, out)
+             for docs in FIXTURE_SETS]
     return runs
 
 

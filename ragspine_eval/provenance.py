@@ -74,6 +74,7 @@ class Provenance:
     git_dirty: bool | None
     python: str
     times: RunTimes | None = field(default=None)
+    facts: InputRef | None = None  # extraction scored from a facts file: that file
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -95,6 +96,7 @@ class Provenance:
         values["kb"] = ref(InputRef, values.get("kb"))
         values["baseline"] = ref(BaselineRef, values.get("baseline"))
         values["times"] = ref(RunTimes, values.get("times"))
+        values["facts"] = ref(InputRef, values.get("facts"))
         return cls(**values)
 
     def lines(self) -> list[str]:
@@ -106,7 +108,8 @@ class Provenance:
         if self.golden.n_cases is not None:
             golden += f" {self.golden.n_cases} cases"
         kb = f" · kb {self.kb.path} [{self.kb.fingerprint}]" if self.kb else ""
-        out.append(golden + kb)
+        facts = f" · facts {self.facts.path} [{self.facts.fingerprint}]" if self.facts else ""
+        out.append(golden + kb + facts)
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
@@ -136,6 +139,15 @@ def golden_fingerprint(case_fingerprints: Mapping[str, str]) -> str:
     """The fingerprint of a whole golden set from {case id: case fingerprint}: the same cases
     asserting the same things give the same value whatever their order in the file."""
     return canonical_hash(sorted(case_fingerprints.items()))
+
+
+def file_fingerprint(path: str | Path) -> str:
+    """16 hex of sha256 over a file's bytes (an input read whole, such as a facts file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
 
 
 def entry_fingerprint(entry: Mapping[str, Any]) -> str:
@@ -196,6 +208,7 @@ class Clock:
 
 
 def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
+            facts: InputRef | None = None,
             engine: str = ENGINE_DIST, engine_version: str | None = None,
             clock: Clock | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
@@ -214,4 +227,5 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         git_dirty=dirty,
         python=platform.python_version(),
         times=clock.times() if clock else None,
+        facts=facts,
     )

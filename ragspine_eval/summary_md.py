@@ -2,7 +2,9 @@
 with intervals, the regressions, and the tags where most cases fail.
 
 The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
-`qa_summary_markdown` makes them from a QA report and its gate result. Invariants: short by
+`qa_summary_markdown` makes them from a QA report and its gate result, and
+`extraction_summary_markdown` from an extraction run (a row per document set and channel, the
+sheets where most cells fail as its "tags"). Invariants: short by
 construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
 regression lines with a count of the rest), and pipes in ids or tag values never break a table.
 """
@@ -18,6 +20,7 @@ from ragspine_eval.baseline import BaselineComparison, GateResult, describe, wri
 from ragspine_eval.stats import format_interval, wilson_interval
 
 if TYPE_CHECKING:
+    from ragspine_eval.extraction_run import ExtractionRun
     from ragspine_eval.qa_eval import QAEvalReport
 
 TOP_TAGS = 5
@@ -59,8 +62,8 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
     for g in gates:
-        lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | "
-                     f"{format_interval(wilson_interval(g.passed, g.total))} | "
+        interval = format_interval(wilson_interval(g.passed, g.total)) if g.total else "-"
+        lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | {interval} | "
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
     lines += ["", "### Regressions", ""]
     if regressions:
@@ -121,3 +124,38 @@ def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
 def write_qa_summary(path: str | Path, report: QAEvalReport, stored: dict[str, Any] | None = None,
                      result: GateResult | None = None) -> None:
     write_atomic(path, qa_summary_markdown(report, stored, result))
+
+
+# --- the extraction run as rows ---------------------------------------------------------------------
+
+
+def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResult]) -> str:
+    """The summary of an extraction run; `results` is what the gate said per document set."""
+    rows, tags, regressions = [], [], []
+    for key, report in run.reports.items():
+        stored = run.baselines.get(key) or {}
+        for name, metric in report.channels.items():
+            value = f"not scored: {metric.not_scored}" if metric.not_scored else f"{metric.accuracy:.4f}"
+            base = stored.get(name)
+            rows.append(GateRow(f"{key} · {name}", metric.correct, metric.total, value,
+                                f"{base:.4f}" if isinstance(base, int | float) else "-"))
+        cov, base = report.coverage, stored.get("coverage")
+        rows.append(GateRow(f"{key} · coverage", cov.matched, cov.ground_truth_cells,
+                            f"{cov.rate:.4f}", f"{base:.4f}" if isinstance(base, int | float) else "-"))
+        by_sheet: dict[tuple[str, str], list[bool]] = {}
+        for cell in report.cells:
+            by_sheet.setdefault((cell.channel, cell.sheet), []).append(cell.correct)
+        tags += [TagRow(channel, "sheet", f"{key}:{sheet}", sum(ok), len(ok))
+                 for (channel, sheet), ok in sorted(by_sheet.items())]
+        if key in results:
+            regressions += _regression_lines(results[key].comparison, key)
+    verdicts = [r.exit_code for r in results.values()]
+    verdict = "not gated" if not verdicts else ("PASS" if max(verdicts) == 0 else "FAIL")
+    prov = run.provenance.lines() if run.provenance else []
+    title = f"ragspine-eval extraction · {', '.join(run.reports)}"
+    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+
+
+def write_extraction_summary(path: str | Path, run: ExtractionRun,
+                             results: dict[str, GateResult]) -> None:
+    write_atomic(path, extraction_summary_markdown(run, results))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import baseline as bl
+from ragspine_eval.extraction_run import ExtractionRun
 from ragspine_eval.paths import OUT_DIR, from_root
 from ragspine_eval.qa_eval import QAEvalReport, compare_to_baseline, run_qa_eval
 
@@ -60,6 +61,49 @@ def run_qa(mode: str, golden_path: str | Path, baseline_path: str | Path, kb_dir
     bl.write_json_atomic(out, report.to_dict())
     comparison = None if stored is None else compare_to_baseline(report, stored)
     return QARun(report, out, baseline_path, stored, comparison)
+
+
+@dataclass
+class ExtractionNotebookRun:
+    """One extraction run as a notebook sees it: the run, the stored entries, a comparison per
+    document set (None where the set has no baseline yet)."""
+
+    run: ExtractionRun
+    report_path: Path
+    baseline_path: Path
+    stored: dict[str, Any]
+    comparisons: dict[str, bl.BaselineComparison | None]
+
+
+def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
+                   report_path: str | Path | None = None) -> ExtractionNotebookRun:
+    """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
+    "pdf"), or the facts in `facts_path`, write the report, compare with the baseline."""
+    from ragspine_eval.extraction_eval import compare_to_baseline as compare_extraction
+    from ragspine_eval.extraction_run import fixture_targets, score_engine, score_facts_file
+
+    baseline_path = from_root(baseline_path)
+    stored_all = bl.load_baselines(baseline_path)
+    targets = fixture_targets(docs)
+    stored = {t.key: bl.validate_entry(baseline_path, t.key, stored_all[t.key])
+              for t in targets if t.key in stored_all}
+    run = (score_facts_file(from_root(facts_path), targets) if facts_path
+           else score_engine(targets))
+    run.baselines = {t.key: (stored.get(t.key) or {}).get("metrics") for t in targets}
+    run.with_baseline(baseline_path, stored)
+    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{docs}.json"
+    bl.write_json_atomic(out, run.to_dict())
+    comparisons = {k: (compare_extraction(r, stored[k]) if k in stored else None)
+                   for k, r in run.reports.items()}
+    return ExtractionNotebookRun(run, out, baseline_path, stored, comparisons)
+
+
+def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
+    """`assert_gate` for several baseline keys: every regression of every key in one error."""
+    failed = [gate_message(c, k) for k, c in comparisons.items() if c is not None and not c.passed]
+    if failed:
+        raise AssertionError("\n".join(failed))
+    return "\n".join(gate_message(c, k) for k, c in comparisons.items())
 
 
 def load_report(path: str | Path) -> QAEvalReport | None:

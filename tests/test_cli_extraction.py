@@ -283,3 +283,27 @@ def test_fixtures_writes_a_fresh_folder_and_check_catches_an_edit(capsys, tmp_pa
                      encoding="utf-8")
     code, out, _ = run(capsys, "fixtures", "--out", str(tmp_path), "--docs", "pdf", "--check")
     assert code == 1 and "pdf_ground_truth.json: DIFFERS" in out
+
+
+def test_junit_summary_and_provenance_from_the_cli(capsys, tmp_path, baseline):
+    import xml.etree.ElementTree as ET
+
+    report, junit, summary = tmp_path / "r.json", tmp_path / "x.xml", tmp_path / "s.md"
+    code, out, _ = run(capsys, "extraction", "--baseline", str(baseline), "--report", str(report),
+                       "--junit", str(junit), "--summary-md", str(summary))
+    assert code == 0
+    data = json.loads(report.read_text(encoding="utf-8"))
+    prov = data["provenance"]
+    assert prov["harness"] == "extraction" and prov["engine_version"]
+    assert prov["baseline"]["key"] == "xlsx,pptx,pdf" and prov["baseline"]["fingerprint"]
+    assert prov["golden"]["n_cases"] == sum(d["coverage"]["ground_truth_cells"]
+                                            for d in data["documents"].values())
+    root = ET.parse(junit).getroot()
+    scored = sum(c["total"] for d in data["documents"].values() for c in d["channels"].values())
+    wrong = sum(len(c["mismatches"]) for d in data["documents"].values()
+                for c in d["channels"].values())
+    assert int(root.get("tests")) == scored + prov["golden"]["n_cases"]
+    assert int(root.get("failures")) == wrong + sum(len(d["coverage"]["missing"])
+                                                    for d in data["documents"].values())
+    assert summary.read_text(encoding="utf-8").startswith("## ragspine-eval extraction")
+    assert "extraction · mode xlsx,pptx,pdf · engine rag-spine" in out

@@ -83,3 +83,27 @@ def test_provenance_travels_as_properties_when_the_report_has_one(tmp_path):
     props = {p.get("name"): p.get("value") for p in root.find("testsuite/properties")}
     assert props["golden.fingerprint"] == "f00d" and props["mode"] == "tool"
     assert root.find("testsuite").get("timestamp") == report.provenance.times.started_at[:19]
+
+
+def test_extraction_junit_has_a_testcase_per_cell_and_channel_grouped_per_channel(tmp_path):
+    from ragspine_eval.extraction_run import fixture_targets, score_facts_file
+    from ragspine_eval.junit import write_extraction_junit
+    from test_extraction_run import TRUTHS, fact_of, write_jsonl
+
+    facts = [fact_of(c) for c in TRUTHS["pptx"]["cells"]]
+    facts[0]["value"] = "WRONG"
+    del facts[1]  # a ground-truth cell with no fact: a coverage failure
+    run = score_facts_file(write_jsonl(tmp_path / "f.jsonl", facts), fixture_targets("pptx"))
+    path = tmp_path / "extraction.xml"
+    write_extraction_junit(path, run)
+    root = ET.parse(path).getroot()
+    tests, failures = check_junit_shape(root)
+    report = run.reports["pptx"]
+    assert tests == sum(m.total for m in report.channels.values()) + report.coverage.ground_truth_cells
+    assert failures == sum(len(m.mismatches) for m in report.channels.values()) + len(report.coverage.missing)
+    assert failures == 2
+    suites = [s.get("name") for s in root.findall("testsuite")]
+    assert suites == [c for c in ("cell_value", "color_mapping", "header_attribution")
+                      if report.channels[c].total] + ["coverage"]
+    failed = root.find("testsuite[@name='cell_value']/testcase/failure")
+    assert "'WRONG'" in failed.get("message")

@@ -31,14 +31,39 @@ def rendered_agent_report(tmp_path_factory):
     return render_html(run)
 
 
-def test_the_command_runs_every_qa_mode_and_prints_the_html_paths(tmp_path, capsys):
-    assert main(["notebooks", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    for mode in ("tool", "agent"):
-        html = tmp_path / f"qa_{mode}.html"
-        assert html.exists() and str(html) in out
-        assert (tmp_path / f"qa_{mode}.ipynb").exists() and (tmp_path / f"qa_{mode}.json").exists()
-    assert "[1/2] qa_tool" in out and "PASS" in out
+@pytest.fixture(scope="module")
+def main_job_reports(tmp_path_factory):
+    """`ragspine-eval notebooks` once, as the main job runs it: (exit code, stdout, out folder)."""
+    import contextlib
+    import io
+
+    out = tmp_path_factory.mktemp("main-job")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["notebooks", "--out", str(out)])
+    return code, printed.getvalue(), out
+
+
+def test_the_command_runs_every_notebook_and_prints_the_html_paths(main_job_reports):
+    code, printed, out = main_job_reports
+    assert code == 0
+    names = ["qa_tool", "qa_agent", "extraction_xlsx", "extraction_pptx", "extraction_pdf"]
+    for i, name in enumerate(names, start=1):
+        html = out / f"{name}.html"
+        assert html.exists() and str(html) in printed and f"[{i}/5] {name}" in printed
+        assert (out / f"{name}.ipynb").exists() and (out / f"{name}.json").exists()
+    assert "PASS: 5 notebooks" in printed
+
+
+@pytest.mark.parametrize("name", ["qa_tool", "extraction_xlsx", "extraction_pptx", "extraction_pdf"])
+def test_every_main_job_report_draws_its_charts_offline(main_job_reports, name):
+    _, _, out = main_job_reports
+    page = open_offline(out / f"{name}.html")
+    assert len(page.charts) >= 2
+    assert all(c["complete"] and c["width"] > 100 and c["height"] > 50 for c in page.charts)
+    assert page.network == [] and page.errors == []
+    assert "no regression against the baseline" in page.text
+    assert "golden set" in page.text and "git commit" in page.text  # the provenance header
 
 
 def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):

@@ -16,7 +16,8 @@ from ragspine_eval import paths
 from ragspine_eval.kernel import KERNEL_NAME
 
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
-PARAMETERS = {"qa.ipynb": {"mode", "golden_path", "baseline_path", "kb_dir", "report_path"}}
+PARAMETERS = {"qa.ipynb": {"mode", "golden_path", "baseline_path", "kb_dir", "report_path"},
+              "extraction.ipynb": {"docs", "facts_path", "baseline_path", "report_path"}}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
 
@@ -55,7 +56,11 @@ def test_notebooks_hold_calls_not_logic(notebook):
 
 def test_the_last_cell_asserts_the_gate(notebook):
     _, nb = notebook
-    assert "assert_gate" in nb.cells[-1].source
+    assert "workbench.assert_gate" in nb.cells[-1].source
+
+
+def test_both_notebooks_are_committed():
+    assert {p.name for p in NOTEBOOKS} == set(PARAMETERS)
 
 
 # --- papermill, end to end on the real engine --------------------------------------------------
@@ -95,3 +100,20 @@ def test_a_baseline_above_the_observed_rate_fails_papermill_naming_the_gate(tmp_
     error = next(o for o in last.outputs if o["output_type"] == "error")
     assert error["ename"] == "AssertionError"
     assert "REGRESSION [agent] numeric_accuracy: 1.0000 -> 0.9737" in error["evalue"]
+
+
+def test_papermill_runs_extraction_and_names_a_regressed_channel(tmp_path):
+    baseline = tmp_path / "extraction_baseline.json"
+    data = json.loads(paths.EXTRACTION_BASELINE.read_text(encoding="utf-8"))
+    data["pptx"]["metrics"]["color_mapping"] = 1.0
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out.ipynb"
+    args = [*PAPERMILL, "notebooks/extraction.ipynb", str(out), "-p", "docs", "pptx",
+            "-p", "baseline_path", str(baseline), "-p", "report_path", str(tmp_path / "x.json")]
+    proc = subprocess.run(args, cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    error = next(o for o in nbformat.read(out, as_version=4).cells[-1].outputs
+                 if o["output_type"] == "error")
+    assert "REGRESSION [pptx] color_mapping: 1.0000 -> 0.8667" in error["evalue"]
+    report = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))
+    assert set(report["documents"]) == {"pptx"} and report["provenance"]["harness"] == "extraction"

@@ -40,3 +40,26 @@ def test_summary_stays_short_and_tables_survive_pipes():
     text = summary_markdown("t", "FAIL", [], [], many, tags)
     assert "… and 7 more" in text and text.count("CASE REGRESSION") == MAX_REGRESSIONS
     assert text.count("topic=T\\|") == 5
+
+
+def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(tmp_path):
+    from ragspine_eval.baseline import run_gate
+    from ragspine_eval.extraction_eval import make_baseline_entry
+    from ragspine_eval.extraction_run import fixture_targets, score_facts_file
+    from ragspine_eval.summary_md import extraction_summary_markdown
+    from test_extraction_run import TRUTHS, fact_of, write_jsonl
+
+    cells = TRUTHS["pptx"]["cells"]
+    good = score_facts_file(write_jsonl(tmp_path / "ok.jsonl", [fact_of(c) for c in cells]),
+                            fixture_targets("pptx"))
+    baseline = tmp_path / "b.json"
+    run_gate(baseline, "pptx", make_baseline_entry(good.reports["pptx"]))
+    facts = [fact_of(c) for c in cells]
+    facts[0]["value"] = "WRONG"
+    bad = score_facts_file(write_jsonl(tmp_path / "bad.jsonl", facts), fixture_targets("pptx"))
+    result = run_gate(baseline, "pptx", make_baseline_entry(bad.reports["pptx"]))
+    text = extraction_summary_markdown(bad, {"pptx": result})
+    assert text.startswith("## ragspine-eval extraction · pptx: FAIL")
+    assert "| pptx · cell_value |" in text and "| pptx · coverage |" in text
+    assert f"CASE REGRESSION [pptx] cell_value: {cells[0]['sheet']}!{cells[0]['cell_ref']}" in text
+    assert f"| cell_value | sheet=pptx:{cells[0]['sheet']} | 1/" in text
