@@ -1,4 +1,5 @@
-"""What the CLI prints: the per-gate table of a QA report, bounded whatever the set's size.
+"""What the CLI prints: the per-gate table of a QA report, bounded whatever the set's size, and
+the progress line a terminal shows while cases run.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
 text, so the table a CI log shows is the one a test checks.
@@ -40,3 +41,10 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
     if len(report.errors) > MAX_IDS_SHOWN:
         lines.append(f"… and {len(report.errors) - MAX_IDS_SHOWN} more engine errors (see the report)")
     return lines
+
+
+def progress_line(label: str, done: int, total: int, errors: int = 0, width: int = 24) -> str:
+    """One terminal line: `label [#####-----] done/total`, and the errors so far when any."""
+    filled = width * done // total if total else width
+    bar = "#" * filled + "-" * (width - filled)
+    return f"{label} [{bar}] {done}/{total}" + (f" · {errors} errors" if errors else "")
