@@ -105,6 +105,16 @@ def start_service(kb: EvalKB, reference_date: date, *, log_path: str | Path,
 _PORT_ATTEMPTS = 3
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM the service when the thread that started
+    it dies, so a killed test run or `serve` (SIGKILL cannot be caught) leaves no orphan."""
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 def _free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
@@ -117,9 +127,11 @@ def _launch(kb: EvalKB, reference_date: date, log_path: Path, host: str, port: i
                "--port", str(port), "--log-level", "info" if access_log else "warning"]
     if not access_log:
         command.append("--no-access-log")
+    orphan_guard = _die_with_parent if sys.platform == "linux" else None
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, env={**os.environ, **service_env(kb, reference_date)},
-                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                   preexec_fn=orphan_guard)
     return RunningService(f"http://{host}:{port}", process, log_path)
 
 

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from datetime import date
 
 import pytest
@@ -175,3 +176,40 @@ def _env() -> dict[str, str]:
 def test_most_common_reference_date_is_the_golden_sets():
     assert SERVICE_DATE == date(2026, 6, 12)
     assert sum(c.reference_date == SERVICE_DATE for c in CASES) > len(CASES) / 2
+
+
+_STARTER = """
+import sys, time
+from datetime import date
+from ragspine_eval.kb import build_eval_kb
+from ragspine_eval.service import start_service
+svc = start_service(build_eval_kb(db_dir=sys.argv[1]), date(2026, 6, 12),
+                    log_path=sys.argv[1] + "/log", access_log=False)
+print(svc.process.pid, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+def test_a_service_never_outlives_a_killed_parent(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", _STARTER, str(tmp_path)],
+                              stdout=subprocess.PIPE, text=True, env=_env())
+    try:
+        service_pid = int(parent.stdout.readline())
+        assert _running(service_pid)
+    finally:
+        parent.kill()  # SIGKILL: no handler, no finally, no stop() in the parent
+        parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _running(service_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(service_pid)
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's zombie may never be reaped in a container)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
