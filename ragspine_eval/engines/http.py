@@ -36,8 +36,9 @@ above is a malformed response. Every error message names the endpoint without cr
 
 Credentials: user:password in the URL is sent as HTTP basic auth, and the environment variable
 RAGSPINE_EVAL_HTTP_TOKEN, when set, as `Authorization: Bearer …`. Neither appears in `name`,
-`label` or any error: query values in the URL are shown as "***" and any secret that reaches
-an error text is replaced by "***".
+`label` or any error: query values in the URL are shown as "***", and the user, password,
+token and every query value of 4 or more characters are replaced by "***" in error texts
+(a service may echo them).
 """
 
 from __future__ import annotations
