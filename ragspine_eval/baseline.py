@@ -195,6 +195,19 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
         return GateResult("pass", 0, lines, cmp)
 
 
+def check_without_recording(path: str | Path, key: str, current: dict[str, Any],
+                            why: str) -> GateResult:
+    """For a run that must not move a baseline (one with engine errors): compare with the stored
+    entry when there is one, write nothing, and fail (exit 1) with `why` as the last line."""
+    path = Path(path)
+    stored = load_baselines(path).get(key)
+    if stored is None:
+        return GateResult("unrecorded", 1, [f"no baseline for {key!r} in {path}; {why}"])
+    cmp = compare(current, validate_entry(path, key, stored))
+    return GateResult("regression" if not cmp.passed else "unrecorded", 1,
+                      describe(cmp, key) + [why], cmp)
+
+
 def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any]) -> bool:
     return bool(cmp.improvements) or set(current.get("golden", {})) - set(stored.get("golden", {}))
 

@@ -54,11 +54,15 @@ def gate_options(args: argparse.Namespace, record_command: str):  # noqa: ANN201
 
 
 def add_qa_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragspine_eval.engines import EVAL_MODES
+    from ragspine_eval.engines import DEFAULT_ENGINE, EVAL_MODES
+    from ragspine_eval.runner import DEFAULT_CASE_TIMEOUT
 
-    parser.add_argument("--mode", choices=EVAL_MODES, default="tool",
+    parser.add_argument("--mode", choices=EVAL_MODES, default=None,
                         help="tool: the pipeline without an LLM; agent: answer_question with the "
-                             "engine's MockProvider (default: tool)")
+                             "engine's MockProvider (default: tool; agent for an http engine)")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE,
+                        help="ragspine (in process, default), http://HOST:PORT (a running RAGSpine "
+                             "service) or module:callable (any importable callable)")
     parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
                         help="golden set JSONL (default: data/golden/qa_golden_set.jsonl)")
     parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
@@ -68,12 +72,25 @@ def add_qa_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write JUnit XML here: one testcase per case and gate")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here (for a CI step summary)")
+    parser.add_argument("--jobs", type=_positive_int, default=1,
+                        help="cases run at once: threads, or worker processes for the in-process "
+                             "engine; the report is the same whatever N is (default: 1)")
+    parser.add_argument("--case-timeout", type=_positive_float, default=DEFAULT_CASE_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"time limit of one case, retries included; a case past it is "
+                             f"recorded as an error (default: {DEFAULT_CASE_TIMEOUT:g})")
+    parser.add_argument("--retries", type=_non_negative_int, default=None,
+                        help="http engine: retries of a case after a connection error or a 5xx "
+                             "(never after a 4xx), with exponential backoff (default: 2)")
+    parser.add_argument("--fail-fast", action="store_true",
+                        help="stop at the first engine error; later cases are recorded as not run")
     _gate_arguments(parser, paths.QA_BASELINE)
 
 
 def run_qa(args: argparse.Namespace) -> int:
     from ragspine_eval import baseline as bl
     from ragspine_eval.console import gate_table
+    from ragspine_eval.engines import EngineSpecError, parse_engine
     from ragspine_eval.golden import GoldenSetError, load_golden_set
     from ragspine_eval.kb import KnowledgeBaseError
     from ragspine_eval.qa_eval import make_baseline_entry, run_qa_eval
@@ -81,32 +98,45 @@ def run_qa(args: argparse.Namespace) -> int:
     golden, baseline_path = args.golden, args.baseline
     try:
         load_golden_set(golden)  # fail on a bad line before any engine call
+        spec = parse_engine(args.engine, args.mode)
+        key = spec.key
         stored_all = bl.load_baselines(baseline_path)
-        stored = stored_all.get(args.mode)
+        stored = stored_all.get(key)
         if stored is not None:
-            bl.validate_entry(baseline_path, args.mode, stored)
-        report = run_qa_eval(golden, args.mode, kb_dir=args.kb,
-                             progress=_progress(f"qa {args.mode}"))
-    except (GoldenSetError, KnowledgeBaseError, bl.BaselineError) as exc:
+            bl.validate_entry(baseline_path, key, stored)
+        progress = _progress(f"qa {key}")
+        report = run_qa_eval(golden, spec.mode, kb_dir=args.kb, engine=args.engine,
+                             jobs=args.jobs, case_timeout=args.case_timeout, retries=args.retries,
+                             fail_fast=args.fail_fast, progress=progress)
+        if progress:
+            print(file=sys.stderr)
+    except (GoldenSetError, KnowledgeBaseError, bl.BaselineError, EngineSpecError) as exc:
         raise BadInput(str(exc)) from None
-    report.provenance = report.provenance.with_baseline(baseline_path, args.mode, stored)
+    report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
 
     print("\n".join(gate_table(report, stored)))
     print("\n".join(report.provenance.lines()))
     if args.report:
         bl.write_json_atomic(args.report, report.to_dict())
         print(f"report: {args.report}")
-    command = f"ragspine-eval qa --mode {args.mode} --update-baseline"
+    engine = "" if spec.kind == "ragspine" else f" --engine {spec.name}"
+    command = f"ragspine-eval qa --mode {spec.mode}{engine} --update-baseline"
+    entry = make_baseline_entry(report)
     try:
-        result = bl.run_gate(baseline_path, args.mode, make_baseline_entry(report),
-                             gate_options(args, command))
+        if report.errors:
+            result = bl.check_without_recording(
+                baseline_path, key, entry,
+                f"{len(report.errors)} case(s) ended in an engine error: a run with engine errors "
+                f"never creates or changes a baseline")
+        else:
+            result = bl.run_gate(baseline_path, key, entry, gate_options(args, command))
     except bl.BaselineError as exc:
         raise BadInput(str(exc)) from None
     for line in result.lines:
         print(line)
     _write_ci_files(args, report, stored, result)
     verdict = "PASS" if result.exit_code == 0 else "FAIL"
-    print(f"{verdict}: qa {args.mode} gate {result.status}")
+    print(f"{verdict}: qa {key} gate {result.status}")
     return result.exit_code
 
 
@@ -150,6 +180,89 @@ def run_diff(args: argparse.Namespace) -> int:
     else:
         print("\n".join(diff_table(diff)))
     return EXIT_REGRESSION if diff.regressed else EXIT_OK
+
+
+# --- flag types --------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+# --- serve -------------------------------------------------------------------------------------
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
+    parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
+                        help="knowledge base folder to serve (default: data/kb)")
+    parser.add_argument("--reference-date", type=_iso_date, default=None, metavar="YYYY-MM-DD",
+                        help="the service's reference date for relative periods (default: the "
+                             "one most cases of --golden share)")
+    parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
+                        help="golden set the default reference date is taken from")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import signal
+    import tempfile
+
+    from ragspine_eval.golden import GoldenSetError, load_golden_set
+    from ragspine_eval.kb import KnowledgeBaseError, build_eval_kb
+    from ragspine_eval.service import ServiceError, most_common_reference_date, start_service
+
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-serve-") as scratch:
+        try:
+            ref = args.reference_date or most_common_reference_date(load_golden_set(args.golden))
+            kb = build_eval_kb(args.kb, scratch)
+            service = start_service(kb, ref, log_path=Path(scratch) / "service.log",
+                                    port=args.port)
+        except (GoldenSetError, KnowledgeBaseError, ServiceError) as exc:
+            raise BadInput(str(exc)) from None
+        print(f"the engine's service answers {service.url}/v1/ask over {args.kb} "
+              f"(reference date {ref}); Ctrl-C stops it", flush=True)
+        print(f"evaluate it with: ragspine-eval qa --engine {service.url}", flush=True)
+        # SIGTERM stops the service like Ctrl-C does, so it never outlives this command.
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            code = service.process.wait()
+        except KeyboardInterrupt:
+            return EXIT_OK
+        finally:
+            service.stop()
+        print(f"error: the engine's service stopped by itself (exit code {code}); its last log "
+              f"lines:\n{service.log()[-2000:]}", file=sys.stderr)
+        return EXIT_REGRESSION
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _iso_date(text: str):  # noqa: ANN202 - a date
+    from datetime import date
+
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD date: {text!r}") from None
 
 
 # --- golden ------------------------------------------------------------------------------------
@@ -222,12 +335,13 @@ def run_notebooks(args: argparse.Namespace) -> int:
 
 
 def _progress(label: str):  # noqa: ANN202 - a callback or None
-    """A one-line counter on a terminal; silent in CI logs and pipes."""
+    """A progress bar on a terminal; silent in CI logs and pipes."""
     if not sys.stderr.isatty():
         return None
+    from ragspine_eval.console import progress_line
 
-    def tick(done: int) -> None:
-        print(f"\r{label}: {done} cases", end="", file=sys.stderr, flush=True)
+    def tick(done: int, total: int, errors: int) -> None:
+        print(f"\r{progress_line(label, done, total, errors)}", end="", file=sys.stderr, flush=True)
 
     return tick
 
@@ -244,6 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
                       add_notebooks_arguments, run_notebooks),
         "diff": ("compare two JSON reports case by case: flips, rate changes, McNemar p; "
                  "exit 1 when any case went from pass to fail", add_diff_arguments, run_diff),
+        "serve": ("run the engine's own HTTP service over a knowledge base, for --engine http://",
+                  add_serve_arguments, run_serve),
     }
     commands.update(_module_commands())
     for name, (help_text, add, run) in commands.items():

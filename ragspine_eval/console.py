@@ -1,5 +1,6 @@
 """What the CLI prints: the per-gate table of a QA report and the per-channel table of an
-extraction report, bounded whatever the set's size.
+extraction report, bounded whatever the set's size, and the progress line a terminal shows
+while cases run.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
 text, so the table a CI log shows is the one a test checks. The "95% CI" column is each gate's
@@ -97,3 +98,10 @@ def mismatch_details(report: EvalReport, case_regressions: list[dict[str, str]],
     if len(case_regressions) > limit:
         lines.append(f"  … and {len(case_regressions) - limit} more (see the report)")
     return lines
+
+
+def progress_line(label: str, done: int, total: int, errors: int = 0, width: int = 24) -> str:
+    """One terminal line: `label [#####-----] done/total`, and the errors so far when any."""
+    filled = width * done // total if total else width
+    bar = "#" * filled + "-" * (width - filled)
+    return f"{label} [{bar}] {done}/{total}" + (f" · {errors} errors" if errors else "")

@@ -388,39 +388,65 @@ def evaluate(
 
 def run_cases(engine: Engine, cases: Iterable[GoldenCase],
               progress: Callable[[int], None] | None = None) -> list[CaseOutcome]:
-    """Run every case through the engine, in order."""
-    outcomes = []
-    for i, case in enumerate(cases, start=1):
-        outcomes.append(engine.run_case(case))
-        if progress:
-            progress(i)
-    return outcomes
+    """Run every case through the engine, one at a time, in order (see runner.run_cases for
+    parallel runs, time limits and fail-fast)."""
+    from ragspine_eval.runner import run_cases as run
+
+    return run(engine, list(cases), progress=(lambda done, _total, _errors: progress(done))
+               if progress else None)
 
 
 def run_qa_eval(
     golden_path: str | Path,
-    mode: str = "tool",
+    mode: str | None = None,
     *,
     kb_dir: str | Path = KB_DIR,
-    progress: Callable[[int], None] | None = None,
+    engine: str | Engine = "ragspine",
+    jobs: int = 1,
+    case_timeout: float | None = None,
+    retries: int | None = None,
+    fail_fast: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
-    The report carries its provenance (no baseline yet: the caller that gates adds it)."""
-    from ragspine_eval.engines.inprocess import RagspineEngine
+
+    `engine` is an --engine string ("ragspine", "http://HOST:PORT", "module:callable"; see
+    engines.factory) or an Engine object; `mode` defaults to the engine's first mode. `progress`
+    is called with (cases done, cases in total, errors so far). The report carries its
+    provenance (no baseline yet: the caller that gates adds it).
+    """
+    from ragspine_eval.engines.factory import build_engine, parse_engine
+    from ragspine_eval.engines.http import DEFAULT_RETRIES
     from ragspine_eval.kb import build_eval_kb
+    from ragspine_eval.runner import DEFAULT_CASE_TIMEOUT, RunOptions
+    from ragspine_eval.runner import run_cases as run
 
     clock = Clock()
+    options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
+    spec = parse_engine(engine, mode) if isinstance(engine, str) else None
     cases = load_golden_set(golden_path)
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
         kb = build_eval_kb(kb_dir, scratch)
-        engine = RagspineEngine(kb, mode)
+        if spec is not None:
+            eng = build_engine(spec, kb, case_timeout=options.case_timeout,
+                               retries=DEFAULT_RETRIES if retries is None else retries)
+            mode = spec.mode
+        else:
+            eng = engine  # type: ignore[assignment]
+            mode = mode or eng.mode
         try:
-            outcomes = run_cases(engine, cases, progress)
+            outcomes = run(eng, cases, options, progress)
         finally:
-            engine.close()
-    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts())
-    report.provenance = qa_provenance(report, golden_path, InputRef(display_path(kb_dir),
-                                                                    kb.fingerprint), clock)
+            close = getattr(eng, "close", None)
+            if spec is not None and callable(close):
+                close()
+    name = getattr(eng, "name", eng.label)
+    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), engine=name)
+    # the in-process engine is the installed rag-spine; any other is named by what it is
+    in_process = spec is not None and spec.kind == "ragspine"
+    report.provenance = qa_provenance(
+        report, golden_path, InputRef(display_path(kb_dir), kb.fingerprint), clock,
+        **({} if in_process else {"engine": name, "engine_version": None}))
     return report
 
 

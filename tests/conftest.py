@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
 
@@ -57,3 +58,14 @@ def built_kb(tmp_path_factory):
     from ragspine_eval.kb import build_eval_kb
 
     return build_eval_kb(db_dir=tmp_path_factory.mktemp("kb"))
+
+
+def same_run(report: dict, *, gated: bool = False) -> dict:
+    """A JSON report without what differs between two runs of the same inputs: its times (and,
+    with gated=True, the baseline entry a CLI run names, which a library run does not)."""
+    data = json.loads(json.dumps(report))
+    prov = data.get("provenance") or {}
+    prov.pop("times", None)
+    if gated:
+        prov["baseline"] = None
+    return data

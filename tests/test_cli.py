@@ -334,3 +334,71 @@ def test_diff_of_a_file_that_is_not_a_report_exits_2_with_one_line(capsys, tmp_p
     code, out, err = run(capsys, "diff", str(bad), str(mode_reports["tool"]))
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and f"{bad}:1:" in err and "not valid JSON" in err
+
+
+# --- engines, faults and parallel runs ----------------------------------------------------------
+
+
+def test_engine_errors_fail_the_run_and_never_bootstrap_a_baseline(capsys, tmp_path, tiny_golden):
+    baseline, report = tmp_path / "b.json", tmp_path / "r.json"
+    code, out, _ = run(capsys, "qa", "--engine", "engine_doubles:raises_on_second",
+                       "--golden", str(tiny_golden), "--baseline", str(baseline),
+                       "--report", str(report))
+    assert code == 1
+    assert "1 engine errors" in out and "error ref-002: ConnectionResetError" in out
+    assert "never creates or changes a baseline" in out and "FAIL: qa tool@engine_doubles" in out
+    assert not baseline.exists()
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["n_cases"] == 5 and [e["id"] for e in data["errors"]] == ["ref-002"]
+    assert data["engine"] == "engine_doubles:raises_on_second"
+
+
+def test_fail_fast_records_the_rest_as_not_run(capsys, tmp_path, tiny_golden):
+    report = tmp_path / "r.json"
+    code, out, _ = run(capsys, "qa", "--engine", "engine_doubles:raises_on_second", "--fail-fast",
+                       "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"),
+                       "--report", str(report))
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert code == 1 and data["n_cases"] == 5
+    assert [c["error"] is None for c in data["cases"]] == [True, True, True, False, False]
+    assert data["cases"][4]["error"] == ("not run: the run stopped at the first engine error, "
+                                         "case ref-002 (--fail-fast)")
+    assert "2 engine errors" in out
+
+
+def test_a_callable_engine_has_its_own_baseline_key(capsys, tmp_path, tiny_golden):
+    baseline = tmp_path / "b.json"
+    shutil.copy(paths.QA_BASELINE, baseline)
+    code, out, _ = run(capsys, "qa", "--engine", "engine_doubles:right_value", "--mode", "agent",
+                       "--golden", str(tiny_golden), "--baseline", str(baseline))
+    assert code == 0 and "no baseline for 'agent@engine_doubles:right_value'" in out
+    data = json.loads(baseline.read_text(encoding="utf-8"))
+    assert set(data) == {"tool", "agent", "agent@engine_doubles:right_value"}
+    committed = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    assert data["tool"] == committed["tool"] and data["agent"] == committed["agent"]
+
+
+@pytest.mark.parametrize("argv, reason", [
+    (["--engine", "http://127.0.0.1:9", "--mode", "tool"], "--mode tool is not served over HTTP"),
+    (["--engine", "gopher://x"], "names no engine"),
+    (["--engine", "no_such_module_xyz:run"], "cannot import 'no_such_module_xyz'"),
+])
+def test_an_unusable_engine_exits_2_with_one_line(capsys, tmp_path, tiny_golden, argv, reason):
+    report = tmp_path / "r.json"
+    code, _, err = run(capsys, "qa", *argv, "--golden", str(tiny_golden),
+                       "--baseline", str(tmp_path / "b.json"), "--report", str(report))
+    assert code == 2 and reason in err and err.strip().count("\n") == 0
+    assert not report.exists()
+
+
+@pytest.mark.parametrize("flag", [["--jobs", "0"], ["--case-timeout", "0"], ["--retries", "-1"]])
+def test_nonsense_run_options_are_refused_by_the_parser(capsys, flag):
+    with pytest.raises(SystemExit) as exc:
+        main(["qa", *flag])
+    assert exc.value.code == 2
+
+
+def test_progress_is_silent_off_a_terminal(capsys, tmp_path, tiny_golden):
+    run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"))
+    _, err = capsys.readouterr()
+    assert "\r" not in err

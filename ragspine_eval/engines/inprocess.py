@@ -9,7 +9,9 @@
 
 Both modes read the same stores built by `kb.build_eval_kb`. An out-of-scope ruling (a
 competitor entity) is recorded as a refusal with clarification_mode "none", never as a
-clarification. SQLite handles are per thread (the engine's stores are bound to their thread).
+clarification. SQLite handles are per thread (the engine's stores are bound to their thread), and
+a pickled engine carries only its KB paths and mode, so each worker process of a parallel run
+opens its own handles.
 """
 
 from __future__ import annotations
@@ -53,12 +55,22 @@ _REFUSING_STATUSES = ("not_found", "unrecognized_param")
 class RagspineEngine:
     """The in-process engine over a built KB, in mode "tool" or "agent"."""
 
+    name = "ragspine"
+    # CPU-bound Python: parallel cases run in worker processes, not threads.
+    parallel = "processes"
+
     def __init__(self, kb: EvalKB, mode: str = "tool"):
         if mode not in EVAL_MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(EVAL_MODES)}")
         self.kb, self.mode = kb, mode
-        self.label = mode
+        self.label = mode  # the committed baseline's keys: "tool" and "agent"
         self._local = threading.local()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"kb": self.kb, "mode": self.mode}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["kb"], state["mode"])  # type: ignore[misc]
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         try:

@@ -1,0 +1,95 @@
+"""Small engines and callables for the runner and callable-engine tests.
+
+They live in a module of their own, not in a test file, so that `--engine engine_doubles:…`
+imports them and a spawned worker process can unpickle them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden import GoldenCase
+
+
+def echo(case: GoldenCase) -> dict[str, Any]:
+    """A dict with some of CaseOutcome's fields; the rest take their defaults."""
+    return {"route": "structured", "answer": f"answer to {case.id}"}
+
+
+def right_value(case: GoldenCase) -> CaseOutcome:
+    """The expected value and source of every case that expects one, named in the answer."""
+    exp = case.expected
+    if "value" not in exp:
+        return CaseOutcome(refused=exp["refuse"], clarification_mode=exp["clarification"])
+    return CaseOutcome(route="structured", found_value=exp["value"], found_unit=exp["unit"],
+                       found_source=dict(exp["source"]), sources=[dict(exp["source"])],
+                       answer=f"{exp['value']} {exp['unit']} ({exp['source']['doc']})")
+
+
+def unknown_fields(case: GoldenCase) -> dict[str, Any]:
+    return {"answer": "x", "confidence": 0.9, "latency_ms": 12}
+
+
+def wrong_type(case: GoldenCase) -> dict[str, Any]:
+    return {"answer": "x", "found_value": "1702"}
+
+
+def not_an_outcome(case: GoldenCase) -> list[str]:
+    return ["1702"]
+
+
+def raises_on_second(case: GoldenCase) -> dict[str, Any]:
+    if case.id.endswith("2"):
+        raise ConnectionResetError("fork backend went away")
+    return echo(case)
+
+
+def sleeps_on_second(case: GoldenCase) -> dict[str, Any]:
+    if case.id.endswith("2"):
+        time.sleep(30)
+    return echo(case)
+
+
+NOT_CALLABLE = 42
+
+
+class ScriptedEngine:
+    """Answers echo-like outcomes; raises for ids in `fail`, sleeps for ids in `hang`, and
+    ends its whole process for ids in `die`.
+
+    With parallel="processes" it runs in spawned worker processes; each case it starts is
+    appended to `trace` (a file), so a test can see which cases actually ran.
+    """
+
+    name = "scripted"
+    mode = "tool"
+    label = "tool@scripted"
+
+    def __init__(self, fail: tuple[str, ...] = (), hang: tuple[str, ...] = (),
+                 die: tuple[str, ...] = (), parallel: str = "threads", trace: str | None = None,
+                 delay: float = 0.0):
+        self.fail, self.hang, self.die, self.parallel = fail, hang, die, parallel
+        self.trace, self.delay = trace, delay
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        if self.trace:
+            with open(self.trace, "a", encoding="utf-8") as handle:
+                handle.write(f"{case.id} {os.getpid()}\n")
+        if case.id in self.hang:
+            time.sleep(60)
+        if case.id in self.die:
+            os._exit(3)
+        if self.delay:
+            time.sleep(self.delay)
+        if case.id in self.fail:
+            raise RuntimeError(f"engine fault on {case.id}")
+        return CaseOutcome(route="structured", answer=f"answer to {case.id}")
+
+
+def traced(trace: str | Path) -> list[str]:
+    path = Path(trace)
+    return path.read_text(encoding="utf-8").split("\n")[:-1] if path.exists() else []
