@@ -31,36 +31,40 @@ def setup_display() -> None:
 
 @dataclass
 class QARun:
-    """One QA run as a notebook sees it."""
+    """One QA run as a notebook sees it; `key` is its baseline key (the mode, or e.g.
+    "agent@http" for another engine)."""
 
     report: QAEvalReport
     report_path: Path
     baseline_path: Path
     stored: dict[str, Any] | None
     comparison: bl.BaselineComparison | None
-
-    @property
-    def key(self) -> str:
-        return self.report.mode
+    key: str
 
 
-def default_report_path(mode: str) -> Path:
-    return OUT_DIR / f"qa_{mode}.json"
+def default_report_path(key: str) -> Path:
+    return OUT_DIR / f"qa_{key.replace('@', '_at_').replace(':', '_').replace('/', '_')}.json"
 
 
-def run_qa(mode: str, golden_path: str | Path, baseline_path: str | Path, kb_dir: str | Path,
-           report_path: str | Path | None = None) -> QARun:
-    """Validate the stored entry, run and score the mode, write the report, compare."""
+def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
+           kb_dir: str | Path, report_path: str | Path | None = None,
+           engine: str = "ragspine", **run_options: Any) -> QARun:
+    """Validate the stored entry, run and score the mode on `engine` (an --engine string),
+    write the report, compare. `run_options` are run_qa_eval's (jobs, case_timeout, ...)."""
+    from ragspine_eval.engines.factory import parse_engine
+
+    key = parse_engine(engine, mode).key
     baseline_path = from_root(baseline_path)
-    stored = bl.load_baselines(baseline_path).get(mode)
+    stored = bl.load_baselines(baseline_path).get(key)
     if stored is not None:
-        bl.validate_entry(baseline_path, mode, stored)
-    report = run_qa_eval(from_root(golden_path), mode, kb_dir=from_root(kb_dir))
-    report.provenance = report.provenance.with_baseline(baseline_path, mode, stored)
-    out = from_root(report_path) if report_path else default_report_path(mode)
+        bl.validate_entry(baseline_path, key, stored)
+    report = run_qa_eval(from_root(golden_path), mode, kb_dir=from_root(kb_dir), engine=engine,
+                         **run_options)
+    report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
+    out = from_root(report_path) if report_path else default_report_path(key)
     bl.write_json_atomic(out, report.to_dict())
     comparison = None if stored is None else compare_to_baseline(report, stored)
-    return QARun(report, out, baseline_path, stored, comparison)
+    return QARun(report, out, baseline_path, stored, comparison, key)
 
 
 @dataclass
@@ -115,8 +119,11 @@ def load_report(path: str | Path) -> QAEvalReport | None:
 
 
 def other_mode_report(run: QARun) -> QAEvalReport | None:
-    """The report of the other QA mode, next to this run's report, if it exists."""
-    other = "agent" if run.report.mode == "tool" else "tool"
+    """The in-process engine's report of the other QA mode, next to this run's report, if it
+    exists (None for other engines: they have one mode)."""
+    if run.key not in ("tool", "agent"):
+        return None
+    other = "agent" if run.key == "tool" else "tool"
     return load_report(run.report_path.with_name(f"qa_{other}.json"))
 
 

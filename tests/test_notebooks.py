@@ -16,7 +16,7 @@ from ragspine_eval import paths
 from ragspine_eval.kernel import KERNEL_NAME
 
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
-PARAMETERS = {"qa.ipynb": {"mode", "golden_path", "baseline_path", "kb_dir", "report_path"},
+PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb_dir", "report_path"},
               "extraction.ipynb": {"docs", "facts_path", "baseline_path", "report_path"}}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 

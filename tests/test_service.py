@@ -214,3 +214,14 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_the_notebooks_workbench_reaches_the_service_under_its_own_baseline_key(service, tmp_path):
+    from ragspine_eval import workbench
+
+    run = workbench.run_qa("agent", paths.QA_GOLDEN_SET, tmp_path / "b.json", paths.KB_DIR,
+                           tmp_path / "r.json", engine=service.url, jobs=2)
+    assert run.key == "agent@http" and run.comparison is None  # no baseline yet: it passes
+    assert run.report.n_cases >= 60 and not run.report.errors
+    assert run.report.provenance.engine == run.report.engine and run.report.provenance.engine_version is None
+    assert workbench.other_mode_report(run) is None
