@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,13 +142,18 @@ def run_qa(args: argparse.Namespace) -> int:
 
 def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
                     stored: dict[str, Any] | None, result: GateResult) -> None:
-    """--junit and --summary-md, each written atomically once the gate has spoken."""
+    """--junit and --summary-md of a QA run."""
     from ragspine_eval.junit import write_qa_junit
     from ragspine_eval.summary_md import write_qa_summary
 
-    for path, label, write in ((args.junit, "junit", lambda p: write_qa_junit(p, report)),
-                               (args.summary_md, "summary",
-                                lambda p: write_qa_summary(p, report, stored, result))):
+    write_outputs((args.junit, "junit", lambda p: write_qa_junit(p, report)),
+                  (args.summary_md, "summary", lambda p: write_qa_summary(p, report, stored, result)))
+
+
+def write_outputs(*outputs: tuple[Path | None, str, Callable[[Path], None]]) -> None:
+    """Write each (path, label, writer) whose path was given, once the gate has spoken; an
+    unwritable path is bad input (exit 2) named in one line."""
+    for path, label, write in outputs:
         if path is None:
             continue
         try:

@@ -12,7 +12,14 @@ import json
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli import EXIT_OK, EXIT_REGRESSION, BadInput, _gate_arguments, gate_options
+from ragspine_eval.cli import (
+    EXIT_OK,
+    EXIT_REGRESSION,
+    BadInput,
+    _gate_arguments,
+    gate_options,
+    write_outputs,
+)
 
 # the keys of fixtures.DOCUMENT_SETS, spelled out so that building the parser does not import
 # the document writers (tests/test_cli_extraction.py keeps the two equal)
@@ -116,21 +123,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_ci_files(args: argparse.Namespace, result, gates: dict) -> None:  # noqa: ANN001
-    """--junit and --summary-md, each written atomically once every gate has spoken."""
+    """--junit and --summary-md of an extraction run."""
     from ragspine_eval.junit import write_extraction_junit
     from ragspine_eval.summary_md import write_extraction_summary
 
-    for path, label, write in ((args.junit, "junit", lambda p: write_extraction_junit(p, result)),
-                               (args.summary_md, "summary",
-                                lambda p: write_extraction_summary(p, result, gates))):
-        if path is None:
-            continue
-        try:
-            write(path)
-        except OSError as exc:
-            raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
-                           f"choose a writable path") from None
-        print(f"{label}: {path}")
+    write_outputs((args.junit, "junit", lambda p: write_extraction_junit(p, result)),
+                  (args.summary_md, "summary", lambda p: write_extraction_summary(p, result, gates)))
 
 
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:

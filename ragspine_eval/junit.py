@@ -33,6 +33,7 @@ from ragspine_eval.baseline import write_atomic
 
 if TYPE_CHECKING:
     from ragspine_eval.extraction_run import ExtractionRun
+    from ragspine_eval.provenance import Provenance
     from ragspine_eval.qa_eval import QAEvalReport
 
 # XML 1.0 cannot carry most control characters, even escaped; an engine answer might.
@@ -125,13 +126,18 @@ def provenance_properties(provenance: Mapping[str, object] | None, prefix: str =
     return flat
 
 
-def write_qa_junit(path: str | Path, report: QAEvalReport) -> None:
-    prov = report.provenance
-    write_junit(path, qa_junit_cases(report), f"ragspine-eval qa {report.mode}",
-                provenance_properties(prov.to_dict() if prov else None),
+def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
+                    prov: Provenance | None) -> None:
+    """The file of one run: its provenance as properties, its duration and start time."""
+    write_junit(path, cases, name, provenance_properties(prov.to_dict() if prov else None),
                 time_s=prov.times.duration_s if prov and prov.times else None,
                 # readers expect a local ISO time without an offset; started_at is UTC
                 timestamp=prov.times.started_at[:19] if prov and prov.times else None)
+
+
+def write_qa_junit(path: str | Path, report: QAEvalReport) -> None:
+    write_run_junit(path, qa_junit_cases(report), f"ragspine-eval qa {report.mode}",
+                    report.provenance)
 
 
 # --- the extraction report as rows ----------------------------------------------------------------
@@ -156,8 +162,5 @@ def extraction_junit_cases(run: ExtractionRun) -> list[JUnitCase]:
 
 
 def write_extraction_junit(path: str | Path, run: ExtractionRun) -> None:
-    prov = run.provenance
-    write_junit(path, extraction_junit_cases(run), f"ragspine-eval extraction {','.join(run.reports)}",
-                provenance_properties(prov.to_dict() if prov else None),
-                time_s=prov.times.duration_s if prov and prov.times else None,
-                timestamp=prov.times.started_at[:19] if prov and prov.times else None)
+    write_run_junit(path, extraction_junit_cases(run),
+                    f"ragspine-eval extraction {','.join(run.reports)}", run.provenance)

@@ -313,3 +313,16 @@ def test_history_appends_whole_lines_only(tmp_path):
     raw = bl.history_path(path).read_text(encoding="utf-8")
     assert raw.endswith("\n") and all(json.loads(l) for l in raw.splitlines())
     assert os.path.getsize(bl.history_path(path)) == len(raw.encode("utf-8"))
+
+
+def test_an_atomic_write_keeps_the_files_mode_or_gives_the_usual_one(tmp_path):
+    fresh = tmp_path / "fresh.json"
+    bl.write_json_atomic(fresh, {})
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+    kept = tmp_path / "kept.json"
+    kept.write_text("{}")
+    kept.chmod(0o640)
+    bl.write_json_atomic(kept, {"a": 1})
+    assert kept.stat().st_mode & 0o777 == 0o640
