@@ -53,11 +53,17 @@ def tokens(text: str) -> list[str]:
     return [t for t in (m.lower() for m in _TOKEN.findall(text)) if t not in _STOPWORDS]
 
 
+def strip_citations(text: str) -> str:
+    """The text without the engine's citation tails ("（来源：doc locator）") and [n] marks:
+    they point at sources and claim nothing."""
+    return _CITE_MARK.sub("", _CITATION_TAIL.sub("", text))
+
+
 def split_claims(answer: str) -> list[str]:
     """The claims of an answer: citation tails and framing lines removed, split on sentence ends."""
     claims: list[str] = []
     for line in answer.splitlines():
-        line = _CITE_MARK.sub("", _CITATION_TAIL.sub("", line)).strip()
+        line = strip_citations(line).strip()
         if not line or _FRAMING_LINE.match(line):
             continue
         for sentence in _SENTENCE_END.split(line):

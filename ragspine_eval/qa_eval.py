@@ -40,6 +40,7 @@ from ragspine_eval.groundedness import (
     LexicalOverlapJudge,
     accurate,
     faithful,
+    strip_citations,
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path, golden_fingerprint
@@ -55,8 +56,9 @@ ALL_METRICS = GATE_METRICS + GROUNDEDNESS_METRICS
 FABRICATION = "fabrication"
 
 # Period tokens are not numbers an answer can fabricate: FY2024, 2025H1, 2025Q1, 2030年,
-# 2024年上半年, H1, and bare years. Years are 19xx/20xx only, so 9999 counts as fabricated.
-_YEAR = r"(?<![\d.])(?:19|20)\d{2}(?![\d.])"
+# 2024年上半年, H1, and bare years (a full stop may end the sentence: "no data for 2023.").
+# Years are 19xx/20xx only, so 9999 counts as fabricated, and so does 2023.5.
+_YEAR = r"(?<![\d.])(?:19|20)\d{2}(?!\.?\d)"
 _PERIOD_TOKEN = re.compile(
     rf"FY\s*(?:19|20)\d{{2}}(?:\s*[HQ][1-4])?"
     rf"|(?:19|20)\d{{2}}\s*(?:[HQ][1-4]|年\s*(?:上半年|下半年|第?[一二三四1-4]季度)?)"
@@ -68,8 +70,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def fabricated_numbers(answer: str) -> list[str]:
-    """The numbers left in an answer once period tokens are stripped."""
-    return _NUMBER.findall(_PERIOD_TOKEN.sub(" ", answer))
+    """The numbers left in an answer once citations (a source's locator such as `#para1` or
+    `row=2,col=3`, and [n] marks) and period tokens are stripped."""
+    return _NUMBER.findall(_PERIOD_TOKEN.sub(" ", strip_citations(answer)))
 
 
 # --- verdicts and gates ------------------------------------------------------------------------
@@ -384,16 +387,6 @@ def evaluate(
             (fab if name == FABRICATION else metrics[name]).record(case, verdict)
         records.append(CaseRecord.of(case, out))
     return QAEvalReport(mode, len(cases), metrics, fab, records, engine)
-
-
-def run_cases(engine: Engine, cases: Iterable[GoldenCase],
-              progress: Callable[[int], None] | None = None) -> list[CaseOutcome]:
-    """Run every case through the engine, one at a time, in order (see runner.run_cases for
-    parallel runs, time limits and fail-fast)."""
-    from ragspine_eval.runner import run_cases as run
-
-    return run(engine, list(cases), progress=(lambda done, _total, _errors: progress(done))
-               if progress else None)
 
 
 def run_qa_eval(

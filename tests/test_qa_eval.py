@@ -125,6 +125,7 @@ def test_clarification_mode_must_match_both_ways():
     "FY2024 与 2025H1、2025Q1 都没有数据；2030年、2024年上半年也没有。",
     "系统不掌握「竞安(Jingan)」的数据。",
     "改查 FY2026（今年至今）／改查 2025H1/H2",
+    "No figures were published for 2023.",
 ])
 def test_period_tokens_are_not_fabricated_numbers(answer):
     assert fabricated_numbers(answer) == []
@@ -134,9 +135,20 @@ def test_period_tokens_are_not_fabricated_numbers(answer):
     ("竞安 2025 年营收约 9999 USD_M", ["9999"]),
     ("大约 1,702.5 百万", ["1,702.5"]),
     ("FY2025 为 4500", ["4500"]),
+    ("about 2023.5 million", ["2023.5"]),
+    ("[1] 约 812 USD_M（来源：HK_QBR_2025Q4.pptx HK_QBR_2025Q4.pptx#para1）", ["812"]),
 ])
 def test_other_numbers_are_fabricated(answer, numbers):
     assert fabricated_numbers(answer) == numbers
+
+
+@pytest.mark.parametrize("answer", [
+    "香港监管动态：……（来源：REG_WATCH_HK.pptx REG_WATCH_HK.pptx#para1）",
+    "[1] 片段一 [2] 片段二",
+    "查不到（来源：ACME_FY2025_Results.pptx · slide=5,table=1,row=2,col=3）",
+])
+def test_a_citations_locator_is_not_a_fabricated_number(answer):
+    assert fabricated_numbers(answer) == []
 
 
 def test_fabrication_scores_refusal_cases_only():
