@@ -140,6 +140,26 @@ def channel_bars(accuracy: pd.DataFrame,
                                         "the engine cannot do are listed in the table"))
 
 
+def feature_heatmap(features: pd.DataFrame,
+                    title: str = "Accuracy per channel and fixture feature") -> alt.Chart:
+    """features: frames.feature_accuracy(). One cell per channel and document set · feature."""
+    if features.empty:
+        return _empty(title, "nothing scored")
+    base = alt.Chart(features).encode(
+        x=alt.X("channel:N", title="channel", axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("where:N", title="document set · feature", sort=None))
+    cells = base.mark_rect().encode(
+        color=alt.Color("accuracy:Q", title="accuracy", scale=PASS_RATE_SCALE,
+                        legend=alt.Legend(format=PERCENT)),
+        tooltip=["doc_set", "channel", "feature", "correct", "total",
+                 alt.Tooltip("accuracy:Q", format=".1%")])
+    labels = base.mark_text(fontSize=10).encode(text=alt.Text("label:N"))
+    data = features.assign(label=[f"{c}/{t}" for c, t in zip(features["correct"],
+                                                              features["total"], strict=True)])
+    return alt.layer(cells, labels, data=data).properties(
+        title=title, width=alt.Step(110), height=alt.Step(18))
+
+
 def mismatch_bars(by_sheet: pd.DataFrame, title: str = "Mismatching cells per sheet") -> alt.Chart:
     """by_sheet: frames.mismatches_by_sheet(). Bars of mismatches per sheet, by channel."""
     if by_sheet.empty:

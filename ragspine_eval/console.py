@@ -4,8 +4,9 @@ while cases run.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
 text, so the table a CI log shows is the one a test checks. The "95% CI" column is each gate's
-Wilson interval (for fabrication: of the share of refusal cases with no fabricated number); it is
-shown to inform and takes no part in the verdict.
+Wilson interval; it is shown to inform and takes no part in the verdict. The fabrication row
+counts: the refusal cases whose answer held a number out of all refusal cases, the interval of
+that share, and the stored count.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from ragspine_eval.extraction_eval import COVERAGE, EvalReport
 from ragspine_eval.qa_eval import FABRICATION, QAEvalReport
-from ragspine_eval.stats import format_interval
+from ragspine_eval.stats import format_interval, wilson_interval
 
 MAX_IDS_SHOWN = 8
 
@@ -39,9 +40,10 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
                      f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {failing}")
     fab = report.fabrication
     base_fab = (stored or {}).get("fabrication_count")
-    lines.append(f"{FABRICATION + ' (count)':<31} {report.fabrication_count:>7} "
-                 f"{format_interval(fab.interval):>12} "
-                 f"{fab.passed:>4}/{fab.total:<4} {'-' if base_fab is None else base_fab:>9}  "
+    fabricated = report.fabrication_count
+    lines.append(f"{FABRICATION + ' (count)':<31} {fabricated:>7} "
+                 f"{format_interval(wilson_interval(fabricated, fab.total)):>12} "
+                 f"{fabricated:>4}/{fab.total:<4} {'-' if base_fab is None else base_fab:>9}  "
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
     for case in report.errors[:MAX_IDS_SHOWN]:
         lines.append(f"error {case.id}: {case.error}")

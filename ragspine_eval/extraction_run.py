@@ -190,18 +190,21 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
 
 def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: Clock,
                           facts_path: Path | None = None) -> Provenance:
-    """What produced `run`: the engine (or the facts file, fingerprinted), every ground truth
-    and the fingerprint of all its cells; the baseline is named by the caller that gates."""
+    """What produced `run`: the engine and the documents it read (or the facts file), each
+    fingerprinted, and every ground truth with the fingerprint of all its cells; the baseline
+    is named by the caller that gates."""
     golden = InputRef(",".join(display_path(t.ground_truth) for t in targets),
                       canonical_hash({k: r.golden for k, r in run.reports.items()}),
                       sum(r.coverage.ground_truth_cells for r in run.reports.values()))
-    engine: dict[str, Any] = {}
-    facts = None
     if facts_path is not None:
-        engine = {"engine": "facts file", "engine_version": None}
         facts = InputRef(display_path(facts_path), file_fingerprint(facts_path))
-    return collect(harness="extraction", mode=",".join(run.reports), golden=golden, facts=facts,
-                   clock=clock, **engine)
+        return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
+                       facts=facts, clock=clock, engine="facts file", engine_version=None)
+    docs = [t.document for t in targets if t.document is not None]
+    documents = InputRef(",".join(display_path(d) for d in docs),
+                         canonical_hash({d.name: file_fingerprint(d) for d in docs}), len(docs))
+    return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
+                   documents=documents, clock=clock)
 
 
 def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]

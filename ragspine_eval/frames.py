@@ -149,7 +149,8 @@ def _info_frame(rows: list[tuple[str, Any]], prov: Provenance | None, report_pat
                          f"{prov.tool_version} · Python {prov.python}"),
             ("golden set", f"{prov.golden.path} [{prov.golden.fingerprint}]"),
         ]
-        for label, ref in (("knowledge base", prov.kb), ("facts file", prov.facts)):
+        for label, ref in (("knowledge base", prov.kb), ("facts file", prov.facts),
+                           ("documents", prov.documents)):
             if ref is not None:
                 rows.append((label, f"{ref.path} [{ref.fingerprint}]"))
         if prov.baseline is not None:
@@ -218,6 +219,20 @@ def channel_accuracy(run: ExtractionRun, stored: dict[str, Any] | None = None) -
                                 for d, c in zip(table["doc_set"], table["channel"], strict=True)]
     return table[["doc_set", "channel", "accuracy", "baseline", "delta", "correct/total", "status",
                   "regressed cells", "ci_lo", "ci_hi", "not_scored"]]
+
+
+def feature_accuracy(run: ExtractionRun) -> pd.DataFrame:
+    """Accuracy per document set, channel and the fixture feature a cell exercises (rgb_fill,
+    theme_fill, legend, merged_header ...): where an aggregate hides what fails, e.g. a colour
+    channel mostly made of untagged cells."""
+    cells = run.to_frame()
+    cells["feature"] = cells["feature"].fillna("(none)")
+    grouped = cells.groupby(["doc_set", "channel", "feature"], sort=False)["correct"]
+    table = grouped.agg(correct="sum", total="count").reset_index()
+    table["correct"] = table["correct"].astype(int)
+    table["accuracy"] = table["correct"] / table["total"]
+    table["where"] = table["doc_set"] + " · " + table["feature"]
+    return table
 
 
 def mismatches_by_sheet(run: ExtractionRun) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -216,6 +217,8 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         value = expected["value"]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(f"wrong type for 'expected.value': expected a number, got {_type_name(value)}")
+        if not math.isfinite(value):
+            raise fail(f"expected.value is {value}: a golden value must be a finite number")
         _expect_type(fail, "expected.unit", expected["unit"], str)
         source = expected["source"]
         _expect_type(fail, "expected.source", source, dict)

@@ -75,6 +75,7 @@ class Provenance:
     python: str
     times: RunTimes | None = field(default=None)
     facts: InputRef | None = None  # extraction scored from a facts file: that file
+    documents: InputRef | None = None  # extraction run by the engine: the documents it read
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -97,6 +98,7 @@ class Provenance:
         values["baseline"] = ref(BaselineRef, values.get("baseline"))
         values["times"] = ref(RunTimes, values.get("times"))
         values["facts"] = ref(InputRef, values.get("facts"))
+        values["documents"] = ref(InputRef, values.get("documents"))
         return cls(**values)
 
     def lines(self) -> list[str]:
@@ -107,9 +109,10 @@ class Provenance:
         golden = f"golden {self.golden.path} [{self.golden.fingerprint}]"
         if self.golden.n_cases is not None:
             golden += f" {self.golden.n_cases} cases"
-        kb = f" · kb {self.kb.path} [{self.kb.fingerprint}]" if self.kb else ""
-        facts = f" · facts {self.facts.path} [{self.facts.fingerprint}]" if self.facts else ""
-        out.append(golden + kb + facts)
+        inputs = "".join(f" · {label} {ref.path} [{ref.fingerprint}]"
+                         for label, ref in (("kb", self.kb), ("facts", self.facts),
+                                            ("documents", self.documents)) if ref)
+        out.append(golden + inputs)
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
@@ -208,7 +211,7 @@ class Clock:
 
 
 def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
-            facts: InputRef | None = None,
+            facts: InputRef | None = None, documents: InputRef | None = None,
             engine: str = ENGINE_DIST, engine_version: str | None = None,
             clock: Clock | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
@@ -228,4 +231,5 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         python=platform.python_version(),
         times=clock.times() if clock else None,
         facts=facts,
+        documents=documents,
     )

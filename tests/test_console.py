@@ -18,8 +18,8 @@ def test_gate_table_shows_each_gates_wilson_interval():
     numeric = next(l for l in lines if l.startswith("numeric_accuracy"))
     assert f"0.5000 {format_interval(wilson_interval(1, 2))}    1/2" in numeric
     assert numeric.rstrip().endswith("num-002")
-    fab = next(l for l in lines if l.startswith("fabrication"))
-    assert format_interval(wilson_interval(0, 1)) in fab and "0/1" in fab
+    fab = next(l for l in lines if l.startswith("fabrication"))  # one refusal case, fabricated
+    assert format_interval(wilson_interval(1, 1)) in fab and "1/1" in fab
     untouched = next(l for l in lines if l.startswith("faithfulness"))
     assert "[0.00, 1.00]" in untouched and "0/0" in untouched
 

@@ -88,3 +88,32 @@ def test_the_run_report_carries_provenance_that_round_trips(runs):
     again = ExtractionRun.from_dict(json.loads(json.dumps(broken.to_dict())))
     assert again.provenance == broken.provenance
     assert broken.provenance.harness == "extraction" and broken.provenance.facts is not None
+
+
+def test_an_engine_run_fingerprints_the_documents_it_read(tmp_path):
+    import shutil
+
+    from ragspine_eval.extraction_run import Target, score_engine
+    from ragspine_eval.fixtures import DOCUMENT_SETS
+
+    doc_set = DOCUMENT_SETS["pdf"]
+    copy = tmp_path / doc_set.document_path().name
+    shutil.copy(doc_set.document_path(), copy)
+    target = Target("pdf", copy, doc_set.ground_truth_path())
+    first = score_engine([target]).provenance.documents
+    with copy.open("ab") as handle:
+        handle.write(b"\n% a byte more\n")
+    second = score_engine([target]).provenance.documents
+    assert first.n_cases == 1 and first.path.endswith(copy.name)
+    assert first.fingerprint != second.fingerprint
+
+
+def test_feature_accuracy_shows_what_an_aggregate_hides(runs):
+    _, broken, tagged, _ = runs
+    table = frames.feature_accuracy(broken)
+    row = table[(table.channel == "color_mapping") & (table.feature == tagged.get("feature"))].iloc[0]
+    assert row["correct"] == row["total"] - 1 and row["accuracy"] < 1.0
+    assert table["total"].sum() == len(broken.to_frame())
+    s = charts.feature_heatmap(table).to_dict()
+    assert s["title"] == "Accuracy per channel and fixture feature"
+    assert s["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]

@@ -71,6 +71,8 @@ def test_blank_lines_bom_and_crlf_are_accepted(tmp_path):
         (refusal(case_type="numeric"), "missing field 'expected.value'"),
         (refusal(case_type="narrative"), "missing field 'expected.narrative_doc'"),
         ("[1, 2]", "must be a JSON object"),
+        (NUM_001.replace('"num-001"', '"num-009"').replace("1702.0", "NaN"), "must be a finite number"),
+        (NUM_001.replace('"num-001"', '"num-009"').replace("1702.0", "Infinity"), "must be a finite number"),
     ],
 )
 def test_each_bad_line_rejects_the_file_naming_file_line_and_reason(tmp_path, bad_line, reason):

@@ -11,6 +11,8 @@ import pytest
 from ragspine_eval import kb, paths
 
 SHARED = paths.PROJECT_ROOT.parent / "shared" / "eval_kb"
+# The shared eval KB as it was handed over, so the "every row kept" check runs on any clone.
+SNAPSHOT = paths.PROJECT_ROOT / "tests" / "fixtures" / "shared_eval_kb"
 
 
 def active_data(built: kb.EvalKB) -> tuple[list, list]:
@@ -23,18 +25,27 @@ def active_data(built: kb.EvalKB) -> tuple[list, list]:
     return facts, chunks
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/eval_kb is not beside this checkout")
 def test_every_shared_row_is_kept():
-    shared_facts = list(csv.DictReader((SHARED / "facts.csv").open(encoding="utf-8")))
+    shared_facts = list(csv.DictReader((SNAPSHOT / "facts.csv").open(encoding="utf-8")))
+    assert len(shared_facts) == 22
     ours = {(r.metric, r.entity, r.channel, r.period_type, r.period, r.value, r.unit, r.doc, r.locator)
             for r in kb._EVAL_FACT_ROWS}
     for row in shared_facts:
         assert (row["metric"], row["entity"], row["channel"], row["period_type"], row["period"],
                 float(row["value"]), row["unit"], row["doc"], row["locator"]) in ours
-    shared_docs = [json.loads(line) for line in (SHARED / "narratives.jsonl").open(encoding="utf-8")]
-    ours_docs = {d.doc_id: d.text for d in kb._EVAL_NARRATIVE_DOCS}
+    shared_docs = [json.loads(line) for line in (SNAPSHOT / "narratives.jsonl").open(encoding="utf-8")]
+    assert len(shared_docs) == 6
+    ours_docs = {d.doc_id: d for d in kb._EVAL_NARRATIVE_DOCS}
     for doc in shared_docs:
-        assert ours_docs[doc["doc_id"]] == doc["text"]
+        assert ours_docs[doc["doc_id"]].text == doc["text"]
+        assert ours_docs[doc["doc_id"]].period == doc["period"]
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/eval_kb is not beside this checkout "
+                    "(the snapshot in tests/fixtures stands in for it)")
+def test_the_snapshot_is_the_shared_kb_byte_for_byte():
+    for name in ("facts.csv", "narratives.jsonl"):
+        assert (SNAPSHOT / name).read_bytes() == (SHARED / name).read_bytes()
 
 
 def test_build_puts_every_row_in_the_engine_stores(built_kb):

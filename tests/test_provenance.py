@@ -87,7 +87,7 @@ def test_with_baseline_fingerprints_the_stored_entry_it_compares_against(two_too
     ref = prov.with_baseline(paths.QA_BASELINE, "tool", stored).baseline
     assert (ref.path, ref.key) == ("data/golden/qa_baseline.json", "tool")
     assert ref.fingerprint == entry_fingerprint(stored)
-    assert ref.fingerprint != entry_fingerprint({**stored, "fabrication_count": 0})
+    assert ref.fingerprint != entry_fingerprint({**stored, "fabrication_count": stored["fabrication_count"] + 1})
     assert prov.with_baseline(paths.QA_BASELINE, "tool", None).baseline.fingerprint is None
 
 
