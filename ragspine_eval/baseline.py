@@ -20,10 +20,18 @@ Invariants, all enforced here and nowhere else:
 - nothing is lost or half-written: files are replaced atomically (temporary file in the same
   folder, fsync, rename), read-modify-write runs under a file lock, a corrupt or wrongly shaped
   baseline raises `BaselineError` and is never overwritten, and keys we do not know are kept;
-- every change appends one line to the history file next to the baseline
-  (qa_baseline.json -> qa_baseline_history.jsonl) before the baseline itself is replaced:
-  UTC time, mode (the baseline key: a QA mode or an extraction document set), action, git
-  commit, reason, and the old and new values.
+- every change adds one line to the history file next to the baseline
+  (qa_baseline.json -> qa_baseline_history.jsonl): UTC time, mode (the baseline key: a QA mode
+  or an extraction document set), action, the commit of the project's checkout, reason, and
+  the old and new values. Baseline and history change together or not at all: under the lock
+  the baseline is replaced, then the history is rewritten atomically with the new line, and if
+  that fails the old baseline bytes are put back;
+- a baseline is only ever started in a folder that exists: a mistyped path is an error, never a
+  new baseline that passes. A new baseline file is announced as such.
+
+`check_outputs` is the check every command makes before it runs: each file it will write
+(report, JUnit, summary, facts) and the baseline can be written, so that a run never ends in
+"bad input" after it has written something.
 """
 
 from __future__ import annotations
@@ -31,20 +39,27 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval import paths
+from ragspine_eval.provenance import display_path, git_state
+
 LOWER_IS_BETTER = ("fabrication_count",)
 
 
 class BaselineError(ValueError):
-    """A baseline file that cannot be trusted. The message names the file and what to do."""
+    """A baseline file that cannot be trusted, or gate options that contradict each other. The
+    message names the file (or the flags) and what to do."""
+
+
+class OutputError(ValueError):
+    """An output file the run could not write; str() is the one line naming it and why."""
 
 
 @dataclass
@@ -71,6 +86,20 @@ class GateOptions:
     accept_golden_change: bool = False
     # the command a person runs to record a gain, shown when a run improved
     record_command: str = "--update-baseline"
+
+    def check(self) -> None:
+        """Raise BaselineError for options that would be ignored or that lack their reason;
+        callers check before the run, run_gate checks again."""
+        if self.allow_regression and not (self.update or self.accept_golden_change):
+            raise BaselineError("--allow-regression only applies when the baseline is updated: "
+                                "add --update-baseline (with --reason \"...\") to record a "
+                                "reviewed lowering; without it the run is only compared")
+        if self.allow_regression and not (self.reason or "").strip():
+            raise BaselineError("--allow-regression needs --reason \"why this lowering is right\"; "
+                                "the history keeps it for review")
+        if self.accept_golden_change and not (self.reason or "").strip():
+            raise BaselineError("--accept-golden-change needs --reason \"why the golden set "
+                                "changed\"")
 
 
 @dataclass
@@ -159,18 +188,20 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
     Raises BaselineError (exit 2 for a CLI) when the stored file cannot be trusted.
     """
     path = Path(path)
-    if options.allow_regression and not (options.reason or "").strip():
-        raise BaselineError("--allow-regression needs --reason \"why this lowering is right\"; "
-                            "the history keeps it for review")
-    if options.accept_golden_change and not (options.reason or "").strip():
-        raise BaselineError("--accept-golden-change needs --reason \"why the golden set changed\"")
+    options.check()
     with locked(path):
+        new_file = not path.exists()
         baselines = load_baselines(path)
         stored = baselines.get(key)
         if stored is None:
             _write_entry(path, baselines, key, current, "bootstrap", None, options.reason)
-            return GateResult("bootstrap", 0, [f"no baseline for {key!r} in {path}: recorded this "
-                                               f"run as the baseline"])
+            if new_file:
+                line = (f"NEW BASELINE FILE {path} (it did not exist): recorded this run as the "
+                        f"baseline for {key!r}; if you meant an existing baseline, check the "
+                        f"--baseline path")
+            else:
+                line = f"no baseline for {key!r} in {path}: recorded this run as the baseline"
+            return GateResult("bootstrap", 0, [line])
         stored = validate_entry(path, key, stored)
         cmp = compare(current, stored)
         lines = describe(cmp, key)
@@ -230,7 +261,8 @@ def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, A
     else:
         new, action = ratcheted(stored, current), "ratchet"
     if cmp.golden_changes:
-        action = "accept_golden_change" if action == "ratchet" else action
+        action = ("accept_golden_change" if action == "ratchet"
+                  else f"{action}+accept_golden_change")
     if new == stored:
         return GateResult("pass", 0, lines + [f"baseline {key!r} already records this run"], cmp)
     _write_entry(path, baselines, key, new, action, stored, options.reason, cmp)
@@ -277,14 +309,23 @@ def load_baselines(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{path}: cannot read the baseline ({exc}); it was left as it is") from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); it was "
+                            f"left as it is") from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"{path}: the baseline is not UTF-8 text ({exc.reason}); it was left "
+                            f"as it is: {_restore_hint(path)}") from None
+    if not text.strip():
+        raise BaselineError(f"{path}: the baseline is not valid JSON: the file is empty; it was "
+                            f"left as it is: {_restore_hint(path)}")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        # json's own reasons often end in "... at", the position being kept apart; say it whole
+        reason = exc.msg[:1].lower() + exc.msg[1:].removesuffix(" at")
         raise BaselineError(
-            f"{path}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON ({exc.msg}); it was "
-            f"left as it is. Restore it with `git checkout -- {path}` or fix that line."
+            f"{path}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON: {reason} at line "
+            f"{exc.lineno}, column {exc.colno}; it was left as it is: {_restore_hint(path)}"
         ) from None
     if not isinstance(data, dict):
         raise BaselineError(f"{path}: the baseline must be a JSON object keyed by mode or "
@@ -296,8 +337,8 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     """Check the shape of one stored entry; raise BaselineError naming what is wrong."""
 
     def bad(reason: str) -> BaselineError:
-        return BaselineError(f"{path}: entry {key!r}: {reason}; the file was left as it is. "
-                             f"Restore it with `git checkout -- {path}`.")
+        return BaselineError(f"{path}: entry {key!r}: {reason}; the file was left as it is: "
+                             f"{_restore_hint(path)}")
 
     if not isinstance(entry, dict):
         raise bad(f"must be an object, got {type(entry).__name__}")
@@ -322,16 +363,123 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     return entry
 
 
+def _restore_hint(path: Path) -> str:
+    """How to get a broken baseline back: git for a file inside the project's checkout."""
+    inside = Path(path).expanduser().resolve().is_relative_to(paths.PROJECT_ROOT)
+    if inside and git_state()[0] is not None:
+        return (f"restore it with `git checkout -- {display_path(path)}` (from the project root) "
+                f"or fix it by hand")
+    return "restore it from your copy or fix it by hand"
+
+
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for a read-modify-write of `path` (a sidecar .lock file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as lock:
+    """An exclusive lock for a read-modify-write of `path` (a sidecar .lock file). The folder
+    must exist: it is never created, so that a mistyped path cannot start a new baseline."""
+    check_baseline_location(path)
+    try:
+        lock = open(path.with_name(path.name + ".lock"), "a")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot create its lock file ({exc.strerror or exc}); the "
+                            f"baseline was left as it is") from None
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+# --- outputs: checked before a run writes anything ----------------------------------------------
+
+
+def check_baseline_location(path: str | Path) -> None:
+    """Raise BaselineError unless `path` can hold a baseline: not a folder, in a folder that
+    already exists and where its lock, history and replacement can be written."""
+    path = Path(path)
+    if path.is_dir():
+        raise BaselineError(f"{path}: is a folder; --baseline takes the baseline JSON file, e.g. "
+                            f"{path / 'qa_baseline.json'}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise BaselineError(f"{path}: the baseline's folder {folder} does not exist; check the "
+                            f"--baseline path (a new baseline is only started in an existing "
+                            f"folder: create it first if that is what you meant)")
+    problem = _cannot_write_in(folder, may_create=False)
+    if problem:
+        raise BaselineError(f"{path}: cannot write the baseline, its lock or its history: "
+                            f"{problem}")
+
+
+def check_outputs(outputs: Mapping[str, str | Path | None],
+                  baseline: str | Path | None = None) -> None:
+    """Before a run: raise OutputError naming the first output file that could not be written
+    (`outputs` maps a label such as "report" to a path; None is an output not asked for), or
+    BaselineError for a baseline that could not be (see check_baseline_location).
+
+    An output's folder may be made at write time, so it need not exist yet, but it must be
+    possible to make it. Nothing is created here: the check writes at most an anonymous
+    temporary file that disappears at once.
+    """
+    protected: dict[Path, str] = {}
+    if baseline is not None:
+        check_baseline_location(baseline)
+        baseline = Path(baseline)
+        for kind, own in (("baseline", baseline), ("baseline's history", history_path(baseline)),
+                          ("baseline's lock", baseline.with_name(baseline.name + ".lock"))):
+            protected[_resolved(own)] = f"{kind} {own}"
+    seen: dict[Path, str] = {}
+    for label, path in outputs.items():
+        if path is None:
+            continue
+        path = Path(path)
+        resolved = _resolved(path)
+        if resolved in protected:
+            raise OutputError(f"{path}: the {label} file would overwrite the "
+                              f"{protected[resolved]}; choose another path")
+        if resolved in seen:
+            raise OutputError(f"{path}: given for both the {seen[resolved]} and the {label} "
+                              f"file; each needs a path of its own")
+        seen[resolved] = label
+        if path.is_dir():
+            raise OutputError(f"{path}: the {label} path is a folder; give the path of a file "
+                              f"(in that folder, say)")
+        problem = _cannot_write_in(path.parent, may_create=True)
+        if problem:
+            raise OutputError(f"{path}: cannot write the {label} file: {problem}; choose a "
+                              f"writable path")
+
+
+def check_output_folder(folder: str | Path, label: str = "output") -> None:
+    """Raise OutputError unless files can be written in `folder` (made if it does not exist)."""
+    folder = Path(folder)
+    problem = _cannot_write_in(folder, may_create=True)
+    if problem:
+        raise OutputError(f"{folder}: cannot write the {label} files there: {problem}; choose "
+                          f"a writable folder")
+
+
+def _resolved(path: Path) -> Path:
+    return path.expanduser().resolve()
+
+
+def _cannot_write_in(folder: Path, *, may_create: bool) -> str | None:
+    """Why files cannot be written in `folder` (None: they can)."""
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        if not may_create:
+            return f"the folder {folder} does not exist"
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    # permission bits say nothing for root, and /proc or a read-only mount refuse anyway: try
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        made = "" if existing == folder else f" (to make {folder})"
+        return f"cannot write in {existing}{made}: {exc.strerror or exc}"
+    return None
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -375,22 +523,15 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
 
-def append_history(path: str | Path, record: dict[str, Any]) -> None:
-    hist = history_path(path)
-    with open(hist, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
 def _write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str, Any],
                  action: str, old: dict[str, Any] | None, reason: str | None,
                  cmp: BaselineComparison | None = None) -> None:
+    """Replace the baseline and add its history line: both or neither (callers hold the lock)."""
     record: dict[str, Any] = {
         "time": datetime.now(UTC).isoformat(timespec="seconds"),
         "mode": key,
         "action": action,
-        "commit": git_commit(path.parent),
+        "commit": git_state()[0],  # the code's checkout, wherever the baseline lives
         "reason": reason or action,
         "old": _summary(old),
         "new": _summary(new),
@@ -399,20 +540,45 @@ def _write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str,
         record["golden_changes"] = cmp.golden_changes
         record["regressions"] = cmp.regressions
         record["case_regressions"] = cmp.case_regressions
-    append_history(path, record)
-    write_json_atomic(path, {**baselines, key: new})
+    hist = history_path(path)
+    try:
+        old_bytes = _read_or_none(path)
+        history = _read_or_none(hist) or b""
+        if history and not history.endswith(b"\n"):
+            history += b"\n"  # a line cut short by an old crash keeps a line of its own
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        write_json_atomic(path, {**baselines, key: new})
+        try:
+            write_bytes_atomic(hist, history + line.encode("utf-8"))
+        except BaseException:
+            try:
+                _put_back(path, old_bytes)
+            except OSError as undo:
+                raise BaselineError(
+                    f"{path}: the baseline was replaced but its history line could not be "
+                    f"written, and putting the old baseline back failed too "
+                    f"({undo.strerror or undo}); {_restore_hint(path)}") from None
+            raise
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot record the baseline ({exc.strerror or exc}); the "
+                            f"baseline and its history were left as they were") from None
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _put_back(path: Path, old_bytes: bytes | None) -> None:
+    if old_bytes is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_bytes_atomic(path, old_bytes)
 
 
 def _summary(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     if entry is None:
         return None
     return {k: entry[k] for k in ("metrics", *LOWER_IS_BETTER, "n_cases") if k in entry}
-
-
-def git_commit(where: Path) -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True,
-                             text=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None

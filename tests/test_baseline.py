@@ -7,6 +7,8 @@ import json
 import multiprocessing
 import os
 import re
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import make_case, right_numeric_outcome
 from ragspine_eval import baseline as bl
+from ragspine_eval import paths
 from ragspine_eval.baseline import BaselineError, GateOptions, compare, ratcheted, run_gate
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa_eval import compare_to_baseline, evaluate, make_baseline_entry
@@ -283,27 +286,69 @@ def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, m
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
 
 
-def _update_many(path: str, key: str, n: int) -> None:
+def _update_many(path: str, key: str, n: int, start, lock: bool = True) -> None:
+    """Raise `key` to 1/n, 2/n ... 1, each a locked read-modify-write of the baseline. A sleep after
+    every read holds the read-modify-write window open, so that without the lock the two
+    processes always interleave and one overwrites the other's update."""
+    real_load = bl.load_baselines
+
+    def slow_load(p):  # noqa: ANN001, ANN202
+        data = real_load(p)
+        time.sleep(0.02)
+        return data
+
+    bl.load_baselines = slow_load
+    if not lock:
+        bl.fcntl.flock = lambda *args: None
+    start.wait()
     for i in range(1, n + 1):
         run_gate(path, key, {"metrics": {"g": i / n}, "n_cases": 1},
                  GateOptions(update=True, reason=f"{key} step {i}"))
 
 
-def test_two_processes_updating_one_baseline_lose_neither_update(tmp_path):
-    path = tmp_path / "b.json"
-    n = 15
+def race(path: Path, n: int, lock: bool = True) -> None:
     ctx = multiprocessing.get_context("fork")
-    workers = [ctx.Process(target=_update_many, args=(str(path), key, n)) for key in ("tool", "agent")]
+    start = ctx.Barrier(2)
+    workers = [ctx.Process(target=_update_many, args=(str(path), key, n, start, lock))
+               for key in ("tool", "agent")]
     for w in workers:
         w.start()
     for w in workers:
         w.join(timeout=60)
         assert w.exitcode == 0
-    data = json.loads(path.read_text())
-    assert data["tool"]["metrics"]["g"] == 1.0 and data["agent"]["metrics"]["g"] == 1.0
+
+
+def lost_updates(path: Path, n: int) -> list[str]:
+    """What the history and the file say was lost: each key must be bootstrapped once, every
+    later line must start from the value the previous line of its key recorded, and the file
+    must hold the last value of each key."""
+    lost, last = [], {}
     lines = history(path)
-    assert len(lines) == 2 * n  # one bootstrap and n-1 raises per key, every line whole
-    assert {l["mode"] for l in lines} == {"tool", "agent"}
+    if len(lines) != 2 * n:
+        lost.append(f"{len(lines)} history lines, expected {2 * n}")
+    for line in lines:
+        key = line["mode"]
+        if line["old"] != last.get(key):
+            lost.append(f"{key}: {line['action']} started from {line['old']}, not {last.get(key)}")
+        last[key] = line["new"]
+    data = json.loads(path.read_text())
+    for key in ("tool", "agent"):
+        if data.get(key, {}).get("metrics") != {"g": 1.0}:
+            lost.append(f"{key}: the file holds {data.get(key)}")
+    return lost
+
+
+def test_two_processes_updating_one_baseline_lose_neither_update(tmp_path):
+    path = tmp_path / "b.json"
+    race(path, n=8)
+    assert lost_updates(path, n=8) == []
+
+
+def test_without_the_lock_the_same_race_loses_updates(tmp_path):
+    """The test above can fail: with the lock made a no-op, the forced race loses an update."""
+    path = tmp_path / "b.json"
+    race(path, n=8, lock=False)
+    assert lost_updates(path, n=8) != []
 
 
 def test_history_appends_whole_lines_only(tmp_path):
@@ -326,3 +371,182 @@ def test_an_atomic_write_keeps_the_files_mode_or_gives_the_usual_one(tmp_path):
     kept.chmod(0o640)
     bl.write_json_atomic(kept, {"a": 1})
     assert kept.stat().st_mode & 0o777 == 0o640
+
+
+# --- where a baseline may live, and the outputs of a run -----------------------------------------
+
+
+def test_a_baseline_in_a_folder_that_does_not_exist_is_refused_and_nothing_is_created(tmp_path):
+    path = tmp_path / "typo" / "b.json"
+    with pytest.raises(BaselineError, match=re.escape(f"{tmp_path / 'typo'}")) as err:
+        run_gate(path, "tool", entry())
+    assert "does not exist" in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_baseline_file_is_announced_and_a_new_key_in_an_old_file_is_not(tmp_path):
+    path = tmp_path / "b.json"
+    first = run_gate(path, "tool", entry())
+    assert first.lines[0].startswith(f"NEW BASELINE FILE {path}")
+    assert "check the --baseline path" in first.lines[0]
+    second = run_gate(path, "agent", entry())
+    assert second.status == "bootstrap"
+    assert not any("NEW BASELINE FILE" in line for line in second.lines)
+
+
+@pytest.mark.parametrize("make, label, reason", [
+    (lambda d: d.mkdir() or d, "report", "is a folder"),
+    (lambda d: (d.write_text("x"), d / "r.json")[1], "report", "is a file, not a folder"),
+    (lambda d: (d.write_text("x"), d / "new" / "r.json")[1], "junit", "is a file, not a folder"),
+])
+def test_check_outputs_names_an_output_that_cannot_be_written(tmp_path, make, label, reason):
+    target = make(tmp_path / "thing")
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(bl.OutputError, match=re.escape(reason)) as err:
+        bl.check_outputs({"summary": None, label: target})
+    assert str(err.value).startswith(f"{target}: ") and label in str(err.value)
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_check_outputs_accepts_a_report_in_a_folder_still_to_be_made_and_makes_nothing(tmp_path):
+    bl.check_outputs({"report": tmp_path / "out" / "deep" / "r.json"}, baseline=tmp_path / "b.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+def test_check_outputs_finds_a_folder_that_cannot_be_created_even_as_root():
+    with pytest.raises(bl.OutputError, match="/proc/nope/r.json: cannot write the report"):
+        bl.check_outputs({"report": Path("/proc/nope/r.json")})
+
+
+def test_check_outputs_refuses_one_path_for_two_outputs_or_an_output_over_the_baseline(tmp_path):
+    same = tmp_path / "r.json"
+    with pytest.raises(bl.OutputError, match="both the report and the junit file"):
+        bl.check_outputs({"report": same, "junit": same})
+    baseline = tmp_path / "b.json"
+    for target in (baseline, bl.history_path(baseline)):
+        with pytest.raises(bl.OutputError, match="would overwrite the baseline"):
+            bl.check_outputs({"report": target}, baseline=baseline)
+
+
+@pytest.mark.parametrize("where, message", [
+    (lambda d: d / "nope" / "b.json", "does not exist"),
+    (lambda d: d, "is a folder"),
+])
+def test_check_outputs_wants_the_baseline_folder_to_exist_already(tmp_path, where, message):
+    with pytest.raises(BaselineError, match=message):
+        bl.check_outputs({}, baseline=where(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_allow_regression_without_an_update_is_refused_as_an_option():
+    with pytest.raises(BaselineError, match="add --update-baseline"):
+        GateOptions(allow_regression=True, reason="r").check()
+    GateOptions(update=True, allow_regression=True, reason="r").check()
+    GateOptions(accept_golden_change=True, allow_regression=True, reason="r").check()
+
+
+# --- messages that say what to do ----------------------------------------------------------------
+
+
+def test_a_broken_baseline_outside_the_project_is_not_sent_to_git(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text('{"tool": {"metrics": {"g": "abc', encoding="utf-8")
+    with pytest.raises(BaselineError) as err:
+        run_gate(path, "tool", entry())
+    message = str(err.value)
+    assert "git checkout" not in message and "restore it from your copy" in message
+    assert f"{path}:1:28: the baseline is not valid JSON: unterminated string starting at " \
+           f"line 1, column 28" in message
+
+
+def test_an_empty_baseline_file_says_it_is_empty(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(BaselineError, match="not valid JSON: the file is empty"):
+        bl.load_baselines(path)
+
+
+def project_head() -> str | None:
+    """The commit of the project's checkout (None when the project is not a git checkout)."""
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.PROJECT_ROOT,
+                          capture_output=True, text=True, check=False)
+    return (proc.stdout.strip() or None) if proc.returncode == 0 else None
+
+
+def test_a_broken_entry_of_the_committed_baseline_points_to_git_checkout():
+    committed = project_head()
+    with pytest.raises(BaselineError) as err:
+        bl.validate_entry(paths.QA_BASELINE, "tool", {"metrics": {"g": 2}})
+    if committed:
+        assert "`git checkout -- data/golden/qa_baseline.json`" in str(err.value)
+    else:  # a copy of the project that is not a git checkout
+        assert "restore it from your copy" in str(err.value)
+
+
+def test_the_history_records_the_commit_of_the_code_wherever_the_baseline_lives(tmp_path):
+    path = tmp_path / "b.json"  # outside the project's checkout
+    run_gate(path, "tool", entry())
+    assert history(path)[-1]["commit"] == project_head()
+
+
+# --- baseline and history: both or neither -------------------------------------------------------
+
+
+def fail_replace_of(monkeypatch, victim: Path) -> None:
+    real = bl.os.replace
+
+    def replace(src, dst):  # noqa: ANN001, ANN202
+        if Path(dst) == victim:
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(bl.os, "replace", replace)
+
+
+def test_a_baseline_that_could_not_be_replaced_leaves_no_history_line(tmp_path, monkeypatch):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    before, history_before = path.read_bytes(), bl.history_path(path).read_bytes()
+    fail_replace_of(monkeypatch, path)
+    with pytest.raises(BaselineError, match="No space left on device"):
+        run_gate(path, "tool", entry({"g": 0.75}), GateOptions(update=True))
+    assert path.read_bytes() == before
+    assert bl.history_path(path).read_bytes() == history_before
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_history_that_could_not_be_written_puts_the_baseline_back(tmp_path, monkeypatch, existing):
+    path = tmp_path / "b.json"
+    if existing:
+        run_gate(path, "tool", entry({"g": 0.5}))
+    before = path.read_bytes() if existing else None
+    history_before = bl.history_path(path).read_bytes() if existing else None
+    fail_replace_of(monkeypatch, bl.history_path(path))
+    with pytest.raises(BaselineError, match="left as they were"):
+        run_gate(path, "tool", entry({"g": 0.75}), GateOptions(update=True))
+    assert (path.read_bytes() if path.exists() else None) == before
+    hist = bl.history_path(path)
+    assert (hist.read_bytes() if hist.exists() else None) == history_before
+
+
+def test_a_history_line_cut_short_by_a_crash_does_not_swallow_the_next(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    hist = bl.history_path(path)
+    hist.write_text(hist.read_text(encoding="utf-8") + '{"time": "2026-', encoding="utf-8")
+    run_gate(path, "tool", entry({"g": 0.75}), GateOptions(update=True, reason="after the crash"))
+    lines = hist.read_text(encoding="utf-8").splitlines()
+    assert lines[-2] == '{"time": "2026-'
+    assert json.loads(lines[-1])["reason"] == "after the crash"
+
+
+def test_a_lowering_that_also_accepts_a_golden_change_records_both(tmp_path):
+    path = tmp_path / "b.json"
+    run_gate(path, "tool", entry({"g": 0.5}))
+    lower_and_edited = entry({"g": 0.25}, passed_ids={"g": []}, golden={"a": "fa", "b": "NEW"})
+    result = run_gate(path, "tool", lower_and_edited,
+                      GateOptions(update=True, allow_regression=True, accept_golden_change=True,
+                                  reason="b restated, and the engine misses it"))
+    assert result.status == "updated"
+    assert history(path)[-1]["action"] == "allow_regression+accept_golden_change"
