@@ -2,7 +2,8 @@
 
 Exit codes, the same for every subcommand: 0 pass (or a baseline bootstrapped or recorded),
 1 a regression or a refused baseline update, 2 bad input (one clear line, no traceback, and no
-file left changed).
+file left changed). Flags and output paths are checked before a run starts, so exit 2 never
+follows a write.
 """
 
 from __future__ import annotations
@@ -42,12 +43,16 @@ def _gate_arguments(parser: argparse.ArgumentParser, default_baseline: Path) -> 
 
 
 def gate_options(args: argparse.Namespace, record_command: str):  # noqa: ANN201
+    """The gate flags as GateOptions, checked: raises BaselineError for flags that would be
+    ignored or that lack their --reason (call it before the run)."""
     from ragspine_eval.baseline import GateOptions
 
-    return GateOptions(update=args.update_baseline, ratchet=args.ratchet,
-                       allow_regression=args.allow_regression, reason=args.reason,
-                       accept_golden_change=args.accept_golden_change,
-                       record_command=record_command)
+    options = GateOptions(update=args.update_baseline, ratchet=args.ratchet,
+                          allow_regression=args.allow_regression, reason=args.reason,
+                          accept_golden_change=args.accept_golden_change,
+                          record_command=record_command)
+    options.check()
+    return options
 
 
 # --- qa ----------------------------------------------------------------------------------------
@@ -97,9 +102,14 @@ def run_qa(args: argparse.Namespace) -> int:
 
     golden, baseline_path = args.golden, args.baseline
     try:
-        load_golden_set(golden)  # fail on a bad line before any engine call
+        bl.check_outputs({"report": args.report, "junit": args.junit,
+                          "summary": args.summary_md}, baseline=baseline_path)
         spec = parse_engine(args.engine, args.mode)
         key = spec.key
+        engine = "" if spec.kind == "ragspine" else f" --engine {spec.name}"
+        options = gate_options(args, f"ragspine-eval qa --mode {spec.mode}{engine} "
+                                     f"--update-baseline")
+        load_golden_set(golden)  # fail on a bad line before any engine call
         stored_all = bl.load_baselines(baseline_path)
         stored = stored_all.get(key)
         if stored is not None:
@@ -110,17 +120,14 @@ def run_qa(args: argparse.Namespace) -> int:
                              fail_fast=args.fail_fast, progress=progress)
         if progress:
             print(file=sys.stderr)
-    except (GoldenSetError, KnowledgeBaseError, bl.BaselineError, EngineSpecError) as exc:
+    except (GoldenSetError, KnowledgeBaseError, bl.BaselineError, bl.OutputError,
+            EngineSpecError) as exc:
         raise BadInput(str(exc)) from None
     report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
 
     print("\n".join(gate_table(report, stored)))
     print("\n".join(report.provenance.lines()))
-    if args.report:
-        bl.write_json_atomic(args.report, report.to_dict())
-        print(f"report: {args.report}")
-    engine = "" if spec.kind == "ragspine" else f" --engine {spec.name}"
-    command = f"ragspine-eval qa --mode {spec.mode}{engine} --update-baseline"
+    write_outputs((args.report, "report", lambda p: bl.write_json_atomic(p, report.to_dict())))
     entry = make_baseline_entry(report)
     try:
         if report.errors:
@@ -129,7 +136,7 @@ def run_qa(args: argparse.Namespace) -> int:
                 f"{len(report.errors)} case(s) ended in an engine error: a run with engine errors "
                 f"never creates or changes a baseline")
         else:
-            result = bl.run_gate(baseline_path, key, entry, gate_options(args, command))
+            result = bl.run_gate(baseline_path, key, entry, options)
     except bl.BaselineError as exc:
         raise BadInput(str(exc)) from None
     for line in result.lines:
@@ -150,18 +157,21 @@ def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
                   (args.summary_md, "summary", lambda p: write_qa_summary(p, report, stored, result)))
 
 
-def write_outputs(*outputs: tuple[Path | None, str, Callable[[Path], None]]) -> None:
-    """Write each (path, label, writer) whose path was given, once the gate has spoken; an
-    unwritable path is bad input (exit 2) named in one line."""
+def write_outputs(*outputs: tuple[Path | None, str, Callable[[Path], str | None]]
+                  ) -> None:
+    """Write each (path, label, writer) whose path was given and print "label: path" plus the
+    writer's note, if it returns one. The paths were checked before the run (check_outputs);
+    a write that fails all the same (a full disk) is still one line and exit 2, never a
+    traceback."""
     for path, label, write in outputs:
         if path is None:
             continue
         try:
-            write(path)
+            note = write(path)
         except OSError as exc:
             raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
                            f"choose a writable path") from None
-        print(f"{label}: {path}")
+        print(f"{label}: {path}" + (f" ({note})" if note else ""))
 
 
 # --- diff --------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 cli.py registers them through `_module_commands()`. Exit codes as every subcommand: 0 pass (or a
 baseline bootstrapped or recorded, or fixtures written), 1 a regression, a refused update or
-fixtures that differ from the generator, 2 bad input (one line, nothing written).
+fixtures that differ from the generator, 2 bad input (one line, nothing written: flags, output
+paths and every input are checked before anything is written).
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     targets, baseline_path = _targets(args)
     saved: dict[str, list] = {}
     try:
+        bl.check_outputs({"report": args.report, "facts": args.save_facts, "junit": args.junit,
+                          "summary": args.summary_md}, baseline=baseline_path)
+        options = ({t.key: gate_options(args, _record_command(args, t.key, baseline_path))
+                    for t in targets} if baseline_path is not None else {})
         stored_all = bl.load_baselines(baseline_path) if baseline_path else {}
         for target in targets:
             if target.key in stored_all:
@@ -73,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             result = score_facts_file(args.facts, targets)
         else:
             result = score_engine(targets, on_facts=saved.__setitem__)
-    except (ExtractionInputError, bl.BaselineError) as exc:
+    except (ExtractionInputError, bl.BaselineError, bl.OutputError) as exc:
         raise BadInput(str(exc)) from None
 
     for target in targets:
@@ -91,10 +96,10 @@ def run(args: argparse.Namespace) -> int:
             verdicts.append(f"no baseline gate for {target.key} (a document of your own): pass "
                             f"--baseline FILE to keep one")
             continue
-        options = gate_options(args, _record_command(args, target.key, baseline_path))
         try:
             gate = bl.run_gate(baseline_path, target.key,
-                               make_baseline_entry(result.reports[target.key]), options)
+                               make_baseline_entry(result.reports[target.key]),
+                               options[target.key])
         except bl.BaselineError as exc:
             raise BadInput(str(exc)) from None
         for line in gate.lines:
@@ -110,13 +115,13 @@ def run(args: argparse.Namespace) -> int:
                         f"{target.key} gate {gate.status}")
         exit_code = max(exit_code, gate.exit_code)
 
-    if args.report:
-        bl.write_json_atomic(args.report, result.to_dict())
-        print(f"report: {args.report}")
-    if args.save_facts:
+    def save_facts(path: Path) -> str:
         lines = [json.dumps(f, ensure_ascii=False) for t in targets for f in saved.get(t.key, [])]
-        bl.write_atomic(args.save_facts, "".join(line + "\n" for line in lines))
-        print(f"facts: {args.save_facts} ({len(lines)} facts)")
+        bl.write_atomic(path, "".join(line + "\n" for line in lines))
+        return f"{len(lines)} facts"
+
+    write_outputs((args.report, "report", lambda p: bl.write_json_atomic(p, result.to_dict())),
+                  (args.save_facts, "facts", save_facts))
     _write_ci_files(args, result, gates)
     print("\n".join(verdicts))
     return exit_code

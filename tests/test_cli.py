@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -402,3 +403,79 @@ def test_progress_is_silent_off_a_terminal(capsys, tmp_path, tiny_golden):
     run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"))
     _, err = capsys.readouterr()
     assert "\r" not in err
+
+
+# --- outputs and flags are checked before the run: exit 2 leaves every file as it was ------------
+
+
+@pytest.fixture
+def litter(tmp_path):
+    """A folder and a file to aim outputs at: (folder, file)."""
+    folder, file = tmp_path / "adir", tmp_path / "afile"
+    folder.mkdir()
+    file.write_text("not a folder", encoding="utf-8")
+    return folder, file
+
+
+def assert_refused_before_the_run(code: int, out: str, err: str, *named: str) -> None:
+    assert code == 2, out + err
+    assert out == ""  # nothing ran: the run prints its gate table first
+    assert err.startswith("error: ") and err.strip().count("\n") == 0
+    assert all(name in err for name in named), err
+
+
+@pytest.mark.parametrize("flag, target, reason", [
+    ("--report", lambda folder, file: folder, "the report path is a folder"),
+    ("--junit", lambda folder, file: folder, "the junit path is a folder"),
+    ("--summary-md", lambda folder, file: file / "s.md", "is a file, not a folder"),
+    ("--report", lambda folder, file: file / "deeper" / "r.json", "is a file, not a folder"),
+])
+def test_an_unwritable_output_exits_2_before_the_run_and_writes_nothing(
+        capsys, tmp_path, tiny_golden, litter, flag, target, reason):
+    path = target(*litter)
+    baseline = tmp_path / "b.json"
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(baseline),
+                         "--report", str(tmp_path / "r.json"), flag, str(path))
+    assert_refused_before_the_run(code, out, err, f"{path}: ", reason)
+    assert sorted(tmp_path.rglob("*")) == before  # no baseline bootstrapped, no report
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+@pytest.mark.parametrize("flag", ["--report", "--junit", "--summary-md"])
+def test_an_output_in_a_folder_that_cannot_be_made_exits_2(capsys, tmp_path, tiny_golden, flag):
+    code, out, err = run(capsys, "qa", "--golden", str(tiny_golden),
+                         "--baseline", str(tmp_path / "b.json"), flag, "/proc/nope/out.file")
+    assert_refused_before_the_run(code, out, err, "/proc/nope/out.file: cannot write")
+    assert list(tmp_path.iterdir()) == [tiny_golden]
+
+
+def test_a_baseline_in_a_folder_that_does_not_exist_exits_2_and_creates_nothing(capsys, tmp_path,
+                                                                                 tiny_golden):
+    typo = tmp_path / "golden_typo" / "qa_baseline.json"
+    code, out, err = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(typo))
+    assert_refused_before_the_run(code, out, err, str(typo.parent), "does not exist",
+                                  "check the --baseline path")
+    assert not typo.parent.exists()
+
+
+def test_a_new_baseline_file_is_announced_in_the_bootstrap_line(capsys, tmp_path, tiny_golden):
+    baseline = tmp_path / "fresh.json"
+    code, out, _ = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(baseline))
+    assert code == 0 and f"NEW BASELINE FILE {baseline}" in out
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--allow-regression", "--reason", "engine 0.18"], "add --update-baseline"),
+    (["--allow-regression", "--update-baseline"], "--allow-regression needs --reason"),
+    (["--accept-golden-change"], "--accept-golden-change needs --reason"),
+])
+def test_gate_flags_that_would_be_ignored_or_lack_a_reason_exit_2_before_the_run(
+        capsys, tmp_path, tiny_golden, flags, message):
+    baseline = tmp_path / "b.json"
+    shutil.copy(paths.QA_BASELINE, baseline)
+    report = tmp_path / "r.json"
+    code, out, err = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(baseline),
+                         "--report", str(report), *flags)
+    assert_refused_before_the_run(code, out, err, message)
+    assert baseline.read_bytes() == paths.QA_BASELINE.read_bytes() and not report.exists()

@@ -307,3 +307,37 @@ def test_junit_summary_and_provenance_from_the_cli(capsys, tmp_path, baseline):
                                                     for d in data["documents"].values())
     assert summary.read_text(encoding="utf-8").startswith("## ragspine-eval extraction")
     assert "extraction · mode xlsx,pptx,pdf · engine rag-spine" in out
+
+
+# --- outputs and flags are checked before the run -----------------------------------------------
+
+
+@pytest.mark.parametrize("flag, target", [
+    ("--report", lambda d: d), ("--save-facts", lambda d: d), ("--junit", lambda d: d),
+    ("--summary-md", lambda d: d / "file" / "s.md"),
+])
+def test_an_unwritable_output_exits_2_before_the_run(capsys, tmp_path, baseline, flag, target):
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    path = target(tmp_path)
+    err = bad_run(capsys, tmp_path, baseline, flag, str(path))
+    assert err.startswith(f"error: {path}: ")
+
+
+def test_a_new_baseline_is_not_started_when_the_report_cannot_be_written(capsys, tmp_path):
+    new = tmp_path / "ebl2.json"
+    code, out, err = run(capsys, "extraction", "--docs", "pdf", "--baseline", str(new),
+                         "--report", str(tmp_path))
+    assert code == 2 and out == "" and f"{tmp_path}: the report path is a folder" in err
+    assert not new.exists() and not history_path(new).exists()
+
+
+def test_a_baseline_in_a_folder_that_does_not_exist_exits_2(capsys, tmp_path):
+    typo = tmp_path / "typo" / "extraction_baseline.json"
+    code, out, err = run(capsys, "extraction", "--docs", "pdf", "--baseline", str(typo))
+    assert code == 2 and out == "" and "does not exist" in err
+    assert not typo.parent.exists()
+
+
+def test_allow_regression_without_update_baseline_exits_2(capsys, tmp_path, baseline):
+    err = bad_run(capsys, tmp_path, baseline, "--allow-regression", "--reason", "pdf tables moved")
+    assert "add --update-baseline" in err
