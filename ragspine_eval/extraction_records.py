@@ -19,7 +19,9 @@ Files:
 
 Invariants: a file loads whole or not at all; the first bad record raises
 `ExtractionInputError` naming the file, the line (JSONL and bad JSON) or the record's index,
-and the reason; two records with the same locator in one document are an error.
+and the reason; two records with the same locator in one document are an error, and so is a
+facts file that holds no fact (an extractor that wrote nothing is a broken run, not a score of
+zero).
 """
 
 from __future__ import annotations
@@ -116,14 +118,19 @@ def load_facts(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
     and "file: facts[i]" for JSON, for the messages of later checks."""
     path = Path(path)
     if path.suffix.lower() in JSONL_SUFFIXES:
-        return list(_iter_jsonl(path))
-    data = _read_json(path, "facts", hint_jsonl=True)
-    records = data.get("facts") if isinstance(data, dict) else data
-    if not isinstance(records, list):
-        raise ExtractionInputError(f"{path}: expected an array of facts or an object with a "
-                                   f"\"facts\" array, got {_type_name(data)}")
-    return [(f"{path}: facts[{i}]", check_record(r, f"{path}: facts[{i}]"))
-            for i, r in enumerate(records)]
+        records = list(_iter_jsonl(path))
+    else:
+        data = _read_json(path, "facts", hint_jsonl=True)
+        items = data.get("facts") if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise ExtractionInputError(f"{path}: expected an array of facts or an object with a "
+                                       f"\"facts\" array, got {_type_name(data)}")
+        records = [(f"{path}: facts[{i}]", check_record(r, f"{path}: facts[{i}]"))
+                   for i, r in enumerate(items)]
+    if not records:
+        raise ExtractionInputError(f"{path}: the facts file holds no fact; check that the "
+                                   f"extractor wrote its output there")
+    return records
 
 
 def _iter_jsonl(path: Path) -> Iterable[tuple[str, dict[str, Any]]]:

@@ -338,6 +338,15 @@ def test_a_baseline_in_a_folder_that_does_not_exist_exits_2(capsys, tmp_path):
     assert not typo.parent.exists()
 
 
+@pytest.mark.parametrize("name, content", [("empty.jsonl", ""), ("blank.jsonl", "\n \n"),
+                                           ("empty.json", "[]"), ("empty.json", '{"facts": []}')])
+def test_a_facts_file_that_holds_no_fact_exits_2(capsys, tmp_path, baseline, name, content):
+    facts = tmp_path / name
+    facts.write_text(content, encoding="utf-8")
+    err = bad_run(capsys, tmp_path, baseline, "--facts", str(facts))
+    assert f"{facts}: the facts file holds no fact" in err
+
+
 def test_allow_regression_without_update_baseline_exits_2(capsys, tmp_path, baseline):
     err = bad_run(capsys, tmp_path, baseline, "--allow-regression", "--reason", "pdf tables moved")
     assert "add --update-baseline" in err
