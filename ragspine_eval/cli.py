@@ -324,17 +324,22 @@ def add_notebooks_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_notebooks(args: argparse.Namespace) -> int:
+    from ragspine_eval.baseline import OutputError
     from ragspine_eval.notebook_reports import run_all
 
     def progress(i: int, n: int, run) -> None:  # noqa: ANN001 - a NotebookRun
         params = " ".join(f"{k}={v}" for k, v in run.parameters.items() if k != "report_path")
         print(f"[{i}/{n}] {run.name}: {run.notebook.name} {params}", flush=True)
 
-    runs = run_all(args.out, progress)
+    try:
+        runs = run_all(args.out, progress)
+    except OutputError as exc:
+        raise BadInput(str(exc)) from None
     print()
     for run in runs:
         verdict = "ok    " if run.passed else "FAILED"
-        print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {run.html}")
+        html = run.html if run.rendered else "(no HTML: the notebook did not run)"
+        print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {html}")
         if run.error:
             for line in run.error.splitlines():
                 print(f"       {line}")

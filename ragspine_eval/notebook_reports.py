@@ -1,10 +1,15 @@
 """Runs the parameterized notebooks headlessly and renders each to an HTML report.
 
-`plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)` runs one with papermill on the project's kernel, `render_html(run)` turns
-its output notebook into a self-contained HTML file, and `run_all` does both for every run.
+`plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)`
+runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
+into a self-contained HTML file, and `run_all` does both for every run.
 Invariants:
-- a notebook whose gate fails (or that raises anything) is still rendered, and `run_all` goes on
-  to the next; the caller learns which failed from `NotebookRun.error`;
+- a notebook whose gate fails, or whose run breaks in any other way (a dead kernel, a notebook
+  that is not there, a parameter papermill refuses), is recorded in `NotebookRun.error`, what
+  it left is still rendered, and `run_all` goes on to the next; a run that left no output
+  notebook has no HTML (`rendered` is False), never the previous run's;
+- `run_all` checks that its output folder can be written before it runs anything
+  (`baseline.OutputError` otherwise);
 - the kernel is always the one `kernel.ensure_kernel()` has just written, whatever the
   notebook's metadata says, so a stale or missing kernelspec cannot break a run;
 - the HTML hides code cells, loads nothing from the network (see report_template/), and is
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.baseline import write_atomic
+from ragspine_eval.baseline import check_output_folder, write_atomic
 from ragspine_eval.kernel import KERNEL_NAME, ensure_kernel
 from ragspine_eval.paths import PROJECT_ROOT
 
@@ -38,6 +43,7 @@ class NotebookRun:
     out_dir: Path
     error: str | None = None
     seconds: float = 0.0
+    rendered: bool = False
 
     @property
     def output_notebook(self) -> Path:
@@ -69,17 +75,22 @@ def plan(out_dir: str | Path) -> list[NotebookRun]:
 
 
 def execute(run: NotebookRun) -> NotebookRun:
-    """Run one notebook with papermill; a raised exception becomes `run.error`."""
+    """Run one notebook with papermill; any exception becomes `run.error`. The outputs of an
+    earlier run of the same name are removed first, so that what is left is this run's."""
     import papermill as pm
 
-    run.out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     try:
+        run.out_dir.mkdir(parents=True, exist_ok=True)
+        for stale in (run.output_notebook, run.html):
+            stale.unlink(missing_ok=True)
         pm.execute_notebook(str(run.notebook), str(run.output_notebook), parameters=run.parameters,
                             kernel_name=KERNEL_NAME, cwd=str(PROJECT_ROOT), progress_bar=False,
                             log_output=False)
     except pm.PapermillExecutionError as exc:
         run.error = f"{exc.ename}: {exc.evalue}"
+    except Exception as exc:  # noqa: BLE001 - a dead kernel, a missing file ...: all the run's
+        run.error = f"{type(exc).__name__}: {exc}"
     finally:
         run.seconds = time.perf_counter() - started
     return run
@@ -96,18 +107,27 @@ def render_html(run: NotebookRun) -> Path:
                             exclude_input_prompt=True, exclude_output_prompt=True)
     html, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": run.name}})
     write_atomic(run.html, html)
+    run.rendered = True
     return run.html
 
 
 def run_all(out_dir: str | Path,
             progress: Callable[[int, int, NotebookRun], None] | None = None,
             runs: list[NotebookRun] | None = None) -> list[NotebookRun]:
-    """Execute and render every run (default: `plan(out_dir)`), even after one has failed."""
-    ensure_kernel()
+    """Execute and render every run (default: `plan(out_dir)`), even after one has failed.
+    Raises OutputError, before anything runs, when an output folder cannot be written."""
     runs = plan(out_dir) if runs is None else runs
+    for folder in dict.fromkeys([Path(out_dir), *(run.out_dir for run in runs)]):
+        check_output_folder(folder, "notebook and HTML report")
+    ensure_kernel()
     for i, run in enumerate(runs, start=1):
         if progress:
             progress(i, len(runs), run)
         execute(run)
-        render_html(run)
+        if run.output_notebook.exists():
+            try:
+                render_html(run)
+            except Exception as exc:  # noqa: BLE001 - recorded; the other runs still render
+                failed = f"rendering {run.output_notebook} failed: {type(exc).__name__}: {exc}"
+                run.error = f"{run.error}\n{failed}" if run.error else failed
     return runs

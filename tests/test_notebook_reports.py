@@ -106,3 +106,45 @@ def test_script_in_a_question_or_answer_shows_as_text(tmp_path):
     page = open_offline(render_html(run))
     assert page.title != "pwned"
     assert XSS in page.text  # shown to the reader, in the question and the echoed answer
+
+
+# --- a run that breaks in any way is recorded, and the others still run --------------------------
+
+
+def dying_notebook(folder) -> NotebookRun:
+    """A two-cell notebook whose kernel dies in its second cell (papermill's DeadKernelError)."""
+    import nbformat
+
+    from ragspine_eval.kernel import KERNEL_NAME
+
+    params = nbformat.v4.new_code_cell("x = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell("import os; os._exit(3)")])
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": KERNEL_NAME,
+                                 "language": "python"}
+    path = folder / "dies.ipynb"
+    nbformat.write(nb, path)
+    return NotebookRun("dies", path, {"x": 2}, folder / "out")
+
+
+def test_any_exception_becomes_the_runs_error_and_run_all_goes_on(tmp_path):
+    missing = NotebookRun("missing", tmp_path / "no_such.ipynb", {}, tmp_path / "out")
+    dies = dying_notebook(tmp_path)
+    (tmp_path / "out").mkdir()
+    stale = missing.html
+    stale.write_text("yesterday's report", encoding="utf-8")
+    runs = run_all(tmp_path / "out", runs=[missing, dies])
+    assert [r.passed for r in runs] == [False, False]
+    assert runs[0].error.startswith("FileNotFoundError") and "no_such.ipynb" in runs[0].error
+    assert not runs[0].rendered and not stale.exists()  # no stale HTML passes for this run's
+    assert runs[1].error.startswith("DeadKernelError")
+    assert runs[1].rendered and runs[1].html.exists()  # what the dead kernel left is rendered
+
+
+def test_notebooks_into_a_folder_that_cannot_be_made_exit_2(capsys, tmp_path):
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder", encoding="utf-8")
+    code = main(["notebooks", "--out", str(blocker / "out")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {blocker / 'out'}: ") and "is a file, not a folder" in err
