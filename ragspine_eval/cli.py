@@ -338,7 +338,7 @@ def run_notebooks(args: argparse.Namespace) -> int:
     print()
     for run in runs:
         verdict = "ok    " if run.passed else "FAILED"
-        html = run.html if run.rendered else "(no HTML: the notebook did not run)"
+        html = run.html if run.rendered else "(no HTML report: see the error below)"
         print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {html}")
         if run.error:
             for line in run.error.splitlines():
