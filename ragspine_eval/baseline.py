@@ -173,7 +173,7 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
                                                f"run as the baseline"])
         stored = validate_entry(path, key, stored)
         cmp = compare(current, stored)
-        lines = describe(cmp, key)
+        lines = describe(cmp, key, LISTED_PER_KIND)
 
         if options.update or options.accept_golden_change:
             return _update(path, baselines, key, stored, current, cmp, options, lines)
@@ -205,7 +205,7 @@ def check_without_recording(path: str | Path, key: str, current: dict[str, Any],
         return GateResult("unrecorded", 1, [f"no baseline for {key!r} in {path}; {why}"])
     cmp = compare(current, validate_entry(path, key, stored))
     return GateResult("regression" if not cmp.passed else "unrecorded", 1,
-                      describe(cmp, key) + [why], cmp)
+                      describe(cmp, key, LISTED_PER_KIND) + [why], cmp)
 
 
 def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any]) -> bool:
@@ -237,8 +237,14 @@ def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, A
     return GateResult("updated", 0, lines + [f"baseline {key!r} updated in {path} ({action})"], cmp)
 
 
-def describe(cmp: BaselineComparison, key: str) -> list[str]:
-    """Lines for a person: what regressed, what changed in the golden set, what improved."""
+# Case regressions and golden changes a gate prints one by one; beyond these, one line counts
+# the rest, so a 100k-case run that regressed everywhere still prints a screenful.
+LISTED_PER_KIND = 20
+
+
+def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
+    """Lines for a person: what regressed, what changed in the golden set, what improved.
+    With `limit`, at most that many case regressions and golden changes each, then a count."""
     lines = [f"note: {n}" for n in cmp.notes]
     for r in cmp.regressions:
         if r["current"] is None:
@@ -246,12 +252,17 @@ def describe(cmp: BaselineComparison, key: str) -> list[str]:
         else:
             lines.append(f"REGRESSION [{key}] {r['metric']}: {_num(r['baseline'])} -> "
                          f"{_num(r['current'])} ({r['delta']:+.4g})")
-    for c in cmp.case_regressions:
+    for c in cmp.case_regressions[:limit]:
         lines.append(f"CASE REGRESSION [{key}] {c['metric']}: {c['id']} passed in the baseline "
                      f"and fails now")
-    for g in cmp.golden_changes:
+    if limit is not None and len(cmp.case_regressions) > limit:
+        lines.append(f"… and {len(cmp.case_regressions) - limit:,} more case regressions [{key}] "
+                     f"(each gate's failures in the JSON report list every failing case)")
+    for g in cmp.golden_changes[:limit]:
         lines.append(f"GOLDEN CHANGE [{key}] {g['id']} was {g['change']} since the baseline; "
                      f"golden cases are never weakened to pass")
+    if limit is not None and len(cmp.golden_changes) > limit:
+        lines.append(f"… and {len(cmp.golden_changes) - limit:,} more golden changes [{key}]")
     for r in cmp.improvements:
         lines.append(f"improved [{key}] {r['metric']}: {_num(r['baseline'])} -> "
                      f"{_num(r['current'])} ({r['delta']:+.4g})")

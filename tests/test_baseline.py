@@ -141,6 +141,28 @@ def test_a_removed_changed_or_renamed_case_fails_naming_its_id(golden, change):
     assert any(change["id"] in line for line in bl.describe(cmp, "tool"))
 
 
+def test_a_gate_that_regressed_everywhere_prints_a_screenful_not_every_case(tmp_path):
+    n = 3 * bl.LISTED_PER_KIND
+    ids = [f"c{i}" for i in range(n)]
+    stored = {"metrics": {"g": 1.0}, "n_cases": n, "passed_ids": {"g": ids},
+              "golden": {i: "f" for i in ids}}
+    now = {"metrics": {"g": 0.0}, "n_cases": n, "passed_ids": {"g": []},
+           "golden": {i: "f" for i in ids}}
+    path = tmp_path / "baseline.json"
+    bl.write_json_atomic(path, {"tool": stored})
+    lines = run_gate(path, "tool", now).lines
+    assert sum(line.startswith("CASE REGRESSION") for line in lines) == bl.LISTED_PER_KIND
+    assert f"… and {n - bl.LISTED_PER_KIND} more case regressions [tool] (each gate's failures " \
+           "in the JSON report list every failing case)" in lines
+    assert sum(line.startswith("CASE REGRESSION") for line in
+               bl.describe(compare(now, stored), "tool")) == n  # no limit: every one
+
+    edited = {**now, "golden": {i: "edited" for i in ids}}
+    lines = bl.describe(compare(edited, stored), "tool", bl.LISTED_PER_KIND)
+    assert sum(line.startswith("GOLDEN CHANGE") for line in lines) == bl.LISTED_PER_KIND
+    assert f"… and {n - bl.LISTED_PER_KIND} more golden changes [tool]" in lines
+
+
 def test_adding_cases_is_fine():
     assert compare(entry(golden={"a": "fa", "b": "fb", "c": "fc"}), entry()).passed
 
