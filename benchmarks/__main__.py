@@ -15,6 +15,7 @@ import platform
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -80,10 +81,19 @@ def parallel(plan: Plan, goldens: Path, say: Any) -> dict[str, Any]:
                                         instrument=False))
     say("parallel worker start-up")
     startup = child.run("parallel:startup", golden=golden, mode="tool")
+    say("parallel ceiling: the engine-only floor alone, then two at once")
+    alone = child.run("qa:floor", golden=golden, mode="tool")
+    with ThreadPoolExecutor(2) as pool:
+        pair = list(pool.map(lambda _: child.run("qa:floor", golden=golden, mode="tool"),
+                             range(2)))
+    ceiling = 2 * alone["total_s"] / max(p["total_s"] for p in pair)
     one, two = fastest(runs[1]), fastest(runs[2])
+    speedup = one["total_s"] / two["total_s"]
     return {"n_cases": plan.parallel_n, "jobs_1": one, "jobs_2": two,
-            "speedup": round(one["total_s"] / two["total_s"], 3),
-            "two_case_run_with_2_workers_s": startup["seconds"]}
+            "speedup": round(speedup, 3),
+            "two_case_run_with_2_workers_s": startup["seconds"],
+            "floor_alone_s": alone["total_s"], "floor_pair_s": [p["total_s"] for p in pair],
+            "ceiling": round(ceiling, 3)}
 
 
 def extraction(plan: Plan, say: Any) -> list[dict[str, Any]]:
@@ -182,7 +192,10 @@ def table(results: dict[str, Any]) -> list[str]:
         lines += ["", f"parallel, tool mode, {par['n_cases']:,} cases: --jobs 1 "
                       f"{par['jobs_1']['total_s']:.2f} s, --jobs 2 {par['jobs_2']['total_s']:.2f} s "
                       f"({par['speedup']:.2f}x); a 2-case run on 2 fresh workers takes "
-                      f"{par['two_case_run_with_2_workers_s']:.2f} s (their start-up)"]
+                      f"{par['two_case_run_with_2_workers_s']:.2f} s (their start-up)",
+                  f"  this machine's ceiling: the engine-only floor takes {par['floor_alone_s']:.2f} s "
+                  f"alone and {max(par['floor_pair_s']):.2f} s as one of two at once, so two "
+                  f"processes do at most {par['ceiling']:.2f}x the work of one"]
     if results.get("extraction"):
         lines += ["", f"{'run_eval':<26} {'cells':>10} {'time':>9} {'cells/s':>10} "
                       f"{'peak MiB':>9} {'inputs MiB':>11}"]
