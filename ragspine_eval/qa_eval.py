@@ -434,7 +434,6 @@ def run_qa_eval(
     provenance (no baseline yet: the caller that gates adds it).
     """
     from ragspine_eval.engines.factory import build_engine, parse_engine
-    from ragspine_eval.engines.http import DEFAULT_RETRIES
     from ragspine_eval.kb import build_eval_kb
     from ragspine_eval.runner import DEFAULT_CASE_TIMEOUT, RunOptions
     from ragspine_eval.runner import run_cases as run
@@ -446,8 +445,7 @@ def run_qa_eval(
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
         kb = build_eval_kb(kb_dir, scratch)
         if spec is not None:
-            eng = build_engine(spec, kb, case_timeout=options.case_timeout,
-                               retries=DEFAULT_RETRIES if retries is None else retries)
+            eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries)
             mode = spec.mode
         else:
             eng = engine  # type: ignore[assignment]
