@@ -84,8 +84,13 @@ def fingerprint(case: GoldenCase) -> str:
         "expected": case.expected,
         "reference_date": case.reference_date.isoformat(),
     }
-    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = _CANONICAL_JSON.encode(payload)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+# json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")), with the
+# encoder made once rather than per case
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def iter_golden_set(path: str | Path) -> Iterator[GoldenCase]:
