@@ -28,7 +28,7 @@ run: setup
 test: setup
 	@$(BIN)/python -m pytest
 
-# The benchmarks (issue 7): about six minutes on 2 cores; not part of `run` or CI. Prints a
+# The benchmarks (issue 7): about seven minutes on 2 cores; not part of `run` or CI. Prints a
 # table with each target met or missed and writes out/bench/bench.json.
 bench: setup
 	@$(BIN)/python -m benchmarks --out $(OUT)/bench

@@ -1,6 +1,6 @@
 """`python -m benchmarks [--quick] [--out DIR]`: every measurement, one table, one JSON file.
 
-The full run measures at the sizes of issue 7 and takes about six minutes on a 2-core machine;
+The full run measures at the sizes of issue 7 and takes about seven minutes on a 2-core machine;
 `--quick` runs the same code on sizes that take seconds, to check that it works (its verdicts
 say nothing about the targets). Compared configurations (ours, floor, peer; --jobs 1 and 2)
 run interleaved, `repeats` times each, and the fastest run of each is kept: on a shared machine
@@ -42,7 +42,7 @@ class Plan:
 
 
 FULL = Plan(tool_sizes=(1_000, 10_000, 100_000), agent_sizes=(1_000, 10_000), compare_n=10_000,
-            tool_repeats=3, agent_repeats=1, parallel_n=10_000,
+            tool_repeats=3, agent_repeats=2, parallel_n=10_000,
             extraction_cells=(10_000, 100_000, 1_000_000), notebooks=True)
 QUICK = Plan(tool_sizes=(71, 142), agent_sizes=(71, 142), compare_n=142, tool_repeats=1,
              agent_repeats=1, parallel_n=142, extraction_cells=(1_000, 10_000), notebooks=False)
@@ -177,16 +177,19 @@ def table(results: dict[str, Any]) -> list[str]:
         lines.append(f"{row['what']:<58} {row['at']:<22} {target.show(row['value']):>10} "
                      f"{target.bound_text():>12}  {row['status'].upper()}")
     lines += ["", f"{'QA run':<26} {'cases':>8} {'total':>9} {'ms/case':>8} {'cases/s':>8} "
-                  f"{'engine':>9} {'overhead':>9} {'peak MiB':>9}"]
+                  f"{'engine':>9} {'overhead':>9} {'x floor':>8} {'peak MiB':>9}"]
     for mode, section in results["qa"].items():
         rows = [(f"{mode} ours", r) for r in section["ours"].values()]
         rows += [(f"{mode} {kind}", section[kind]) for kind in ("floor", "peer") if section[kind]]
+        floor = section["floor"]
         for label, r in rows:
             engine = f"{r['engine_s']:.2f} s" if "engine_s" in r else "-"
             overhead = fmt(r["overhead"], "share") if "overhead" in r else "-"
+            vs_floor = (f"{r['total_s'] / floor['total_s']:.2f}x"
+                        if floor and r["n_cases"] == floor["n_cases"] else "-")
             lines.append(f"{label:<26} {r['n_cases']:>8,} {r['total_s']:>7.2f} s "
                          f"{r['ms_per_case']:>8.3f} {r['cases_per_s']:>8,.0f} {engine:>9} "
-                         f"{overhead:>9} {r['peak_rss_mib']:>9,.0f}")
+                         f"{overhead:>9} {vs_floor:>8} {r['peak_rss_mib']:>9,.0f}")
     par = results.get("parallel")
     if par:
         lines += ["", f"parallel, tool mode, {par['n_cases']:,} cases: --jobs 1 "
