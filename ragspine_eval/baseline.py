@@ -33,7 +33,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -350,14 +350,16 @@ def write_atomic(path: str | Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """`write_atomic` for binary files (the generated office-document fixtures)."""
+def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
+    """`write_atomic` for binary files (the generated office-document fixtures); `data` may
+    come in pieces, written one after the other."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -372,7 +374,21 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """`json.dumps(data, indent=2, ensure_ascii=False)` and a newline, written atomically in
+    pieces: json.dumps would first hold every piece of the text and then the text itself, a
+    few hundred megabytes for a 100k-case report."""
+    write_bytes_atomic(path, _json_pieces(data))
+
+
+def _json_pieces(data: Any, batch: int = 50_000) -> Iterator[bytes]:
+    chunks: list[str] = []
+    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data):
+        chunks.append(chunk)
+        if len(chunks) >= batch:
+            yield "".join(chunks).encode("utf-8")
+            chunks.clear()
+    chunks.append("\n")
+    yield "".join(chunks).encode("utf-8")
 
 
 def append_history(path: str | Path, record: dict[str, Any]) -> None:

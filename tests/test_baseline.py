@@ -305,6 +305,30 @@ def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, m
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=30)
+
+
+@given(_JSON)
+def test_a_json_file_holds_exactly_json_dumps_text(tmp_path_factory, data):
+    """Reports and baselines are written in pieces (bounded memory), byte for byte as before."""
+    path = tmp_path_factory.mktemp("json") / "r.json"
+    bl.write_json_atomic(path, data)
+    assert path.read_text(encoding="utf-8") == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_a_value_json_cannot_write_leaves_the_previous_file(tmp_path):
+    path = tmp_path / "r.json"
+    bl.write_json_atomic(path, {"ok": 1})
+    big = {"cases": [{"id": i} for i in range(200_000)] + [{"id": object()}]}  # past a piece
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        bl.write_json_atomic(path, big)
+    assert path.read_text(encoding="utf-8") == '{\n  "ok": 1\n}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
 def _update_many(path: str, key: str, n: int) -> None:
     for i in range(1, n + 1):
         run_gate(path, key, {"metrics": {"g": i / n}, "n_cases": 1},
