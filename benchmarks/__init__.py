@@ -14,4 +14,7 @@ child's ru_maxrss with os.wait4).
 - notebooks.py   papermill of qa.ipynb against the bare CLI
 - targets.py     the issue's targets and how a measurement is judged against each
 - goldens.py     golden sets of any size, cycled from the committed one
+- profile.py     `python -m benchmarks.profile TASK`: one configuration under py-spy
+
+RESULTS.md records the last full run, the machine, and what each figure means precisely.
 """

@@ -32,8 +32,8 @@ class Target:
 def fmt(value: float, unit: str) -> str:
     if unit == "share":
         return f"{value:.1%}"
-    if unit == "ratio":
-        return f"{value:.2f}x"
+    if unit == "ratio":  # three decimals: 1.005x against a bound of 1.00x must not read 1.00x
+        return f"{value:.3f}x"
     if unit == "s":
         return f"{value:.2f} s"
     return f"{value:,.0f} {unit}"
