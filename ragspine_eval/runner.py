@@ -91,6 +91,7 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
         run.schedule.cancel()
         for w in workers:
             w.close()
+        run.pipes.close()
 
     outcomes = run.outcomes
     stop = run.schedule.stopped_at
