@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= out
 
-.PHONY: setup run qa test clean
+.PHONY: setup run qa test bench clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -27,6 +27,11 @@ run: setup
 
 test: setup
 	@$(BIN)/python -m pytest
+
+# The benchmarks (issue 7): about seven minutes on 2 cores; not part of `run` or CI. Prints a
+# table with each target met or missed and writes out/bench/bench.json.
+bench: setup
+	@$(BIN)/python -m benchmarks --out $(OUT)/bench
 
 clean:
 	rm -rf $(OUT) .pytest_cache

@@ -40,7 +40,7 @@ import fcntl
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -204,7 +204,7 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
             return GateResult("bootstrap", 0, [line])
         stored = validate_entry(path, key, stored)
         cmp = compare(current, stored)
-        lines = describe(cmp, key)
+        lines = describe(cmp, key, LISTED_PER_KIND)
 
         if options.update or options.accept_golden_change:
             return _update(path, baselines, key, stored, current, cmp, options, lines)
@@ -236,7 +236,7 @@ def check_without_recording(path: str | Path, key: str, current: dict[str, Any],
         return GateResult("unrecorded", 1, [f"no baseline for {key!r} in {path}; {why}"])
     cmp = compare(current, validate_entry(path, key, stored))
     return GateResult("regression" if not cmp.passed else "unrecorded", 1,
-                      describe(cmp, key) + [why], cmp)
+                      describe(cmp, key, LISTED_PER_KIND) + [why], cmp)
 
 
 def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any]) -> bool:
@@ -269,8 +269,14 @@ def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, A
     return GateResult("updated", 0, lines + [f"baseline {key!r} updated in {path} ({action})"], cmp)
 
 
-def describe(cmp: BaselineComparison, key: str) -> list[str]:
-    """Lines for a person: what regressed, what changed in the golden set, what improved."""
+# Case regressions and golden changes a gate prints one by one; beyond these, one line counts
+# the rest, so a 100k-case run that regressed everywhere still prints a screenful.
+LISTED_PER_KIND = 20
+
+
+def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
+    """Lines for a person: what regressed, what changed in the golden set, what improved.
+    With `limit`, at most that many case regressions and golden changes each, then a count."""
     lines = [f"note: {n}" for n in cmp.notes]
     for r in cmp.regressions:
         if r["current"] is None:
@@ -278,12 +284,17 @@ def describe(cmp: BaselineComparison, key: str) -> list[str]:
         else:
             lines.append(f"REGRESSION [{key}] {r['metric']}: {_num(r['baseline'])} -> "
                          f"{_num(r['current'])} ({r['delta']:+.4g})")
-    for c in cmp.case_regressions:
+    for c in cmp.case_regressions[:limit]:
         lines.append(f"CASE REGRESSION [{key}] {c['metric']}: {c['id']} passed in the baseline "
                      f"and fails now")
-    for g in cmp.golden_changes:
+    if limit is not None and len(cmp.case_regressions) > limit:
+        lines.append(f"… and {len(cmp.case_regressions) - limit:,} more case regressions [{key}] "
+                     f"(each gate's failures in the JSON report list every failing case)")
+    for g in cmp.golden_changes[:limit]:
         lines.append(f"GOLDEN CHANGE [{key}] {g['id']} was {g['change']} since the baseline; "
                      f"golden cases are never weakened to pass")
+    if limit is not None and len(cmp.golden_changes) > limit:
+        lines.append(f"… and {len(cmp.golden_changes) - limit:,} more golden changes [{key}]")
     for r in cmp.improvements:
         lines.append(f"improved [{key}] {r['metric']}: {_num(r['baseline'])} -> "
                      f"{_num(r['current'])} ({r['delta']:+.4g})")
@@ -487,8 +498,9 @@ def write_atomic(path: str | Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """`write_atomic` for binary files (the generated office-document fixtures)."""
+def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
+    """`write_atomic` for binary files (the generated office-document fixtures); `data` may
+    come in pieces, written one after the other."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -496,7 +508,8 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
         # mkstemp makes the file 0600; the file keeps its old mode, or gets what open() would give
         os.fchmod(fd, _mode_of(path))
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -520,7 +533,21 @@ def _mode_of(path: Path) -> int:
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """`json.dumps(data, indent=2, ensure_ascii=False)` and a newline, written atomically in
+    pieces: json.dumps would first hold every piece of the text and then the text itself, a
+    few hundred megabytes for a 100k-case report."""
+    write_bytes_atomic(path, _json_pieces(data))
+
+
+def _json_pieces(data: Any, batch: int = 50_000) -> Iterator[bytes]:
+    chunks: list[str] = []
+    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data):
+        chunks.append(chunk)
+        if len(chunks) >= batch:
+            yield "".join(chunks).encode("utf-8")
+            chunks.clear()
+    chunks.append("\n")
+    yield "".join(chunks).encode("utf-8")
 
 
 def _write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str, Any],

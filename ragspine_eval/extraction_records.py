@@ -27,7 +27,7 @@ zero).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,45 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     return record
 
 
+def _plainly_valid(record: Any) -> bool:
+    """True for a record check_record accepts, decided fast for the usual JSON types; False
+    means "let check_record look" (it raises with the reason, or accepts an unusual type)."""
+    if type(record) is not dict:
+        return False
+    sheet, ref = record.get("sheet"), record.get("cell_ref")
+    if type(sheet) is not str or type(ref) is not str or not sheet.strip() or not ref.strip():
+        return False
+    tags = record.get("tags")
+    if tags is not None and (type(tags) is not dict or not all(
+            type(k) is str and type(v) is str for k, v in tags.items())):
+        return False
+    span = record.get("merge_span")
+    if span is not None and not ((type(span) is list or type(span) is tuple) and len(span) == 2
+                                 and type(span[0]) is int and type(span[1]) is int
+                                 and span[0] >= 1 and span[1] >= 1):
+        return False
+    origin = record.get("is_merged_origin")
+    return origin is None or type(origin) is bool
+
+
+def index_records(records: list[Any], where: Callable[[int], str], what: str
+                  ) -> dict[str, dict[str, Any]]:
+    """{locator: record} of one document's records, each validated (check_record) and no
+    locator twice (check_unique's error). `where(i)` names record i; it is only called to
+    write an error, so a million records cost no million names."""
+    by_locator: dict[str, dict[str, Any]] = {}
+    for i, record in enumerate(records):
+        if not _plainly_valid(record):
+            check_record(record, where(i))
+        loc = f"{record['sheet']}!{record['cell_ref']}"
+        if loc in by_locator:
+            first = next(j for j, r in enumerate(records) if locator(r) == loc)
+            raise ExtractionInputError(f"{where(i)}: {loc} appears twice in the {what} (first "
+                                       f"at {where(first)}); each cell must appear once")
+        by_locator[loc] = record
+    return by_locator
+
+
 def check_unique(records: Iterable[tuple[str, dict[str, Any]]], what: str) -> None:
     """(where, record) pairs of one document: no locator twice."""
     seen: dict[str, str] = {}
@@ -91,14 +130,17 @@ def check_unique(records: Iterable[tuple[str, dict[str, Any]]], what: str) -> No
 
 def ground_truth_cells(ground_truth: Any, source: str = "ground truth") -> list[dict[str, Any]]:
     """The validated cells of a ground truth given as {"cells": [...]} or a bare list."""
+    return list(ground_truth_index(ground_truth, source).values())
+
+
+def ground_truth_index(ground_truth: Any, source: str = "ground truth"
+                       ) -> dict[str, dict[str, Any]]:
+    """{locator: cell} of a ground truth, in its order, validated as ground_truth_cells."""
     cells = ground_truth.get("cells") if isinstance(ground_truth, dict) else ground_truth
     if not isinstance(cells, list):
         raise ExtractionInputError(f"{source}: expected an object with a \"cells\" array or an "
                                    f"array of cells, got {_type_name(ground_truth)}")
-    checked = [(f"{source}: cells[{i}]", check_record(c, f"{source}: cells[{i}]"))
-               for i, c in enumerate(cells)]
-    check_unique(checked, "ground truth")
-    return [c for _, c in checked]
+    return index_records(cells, lambda i: f"{source}: cells[{i}]", "ground truth")
 
 
 def load_ground_truth(path: str | Path) -> dict[str, Any]:

@@ -134,8 +134,12 @@ def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
 
 def canonical_hash(data: Any) -> str:
     """16 hex of sha256 over canonical JSON: key order and whitespace do not matter."""
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = _CANONICAL_JSON.encode(data)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), made once
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def golden_fingerprint(case_fingerprints: Mapping[str, str]) -> str:

@@ -9,6 +9,7 @@ output, so the same table sorts and filters in JupyterLab and in the rendered HT
 from __future__ import annotations
 
 from collections.abc import Iterable
+from html import escape
 
 import pandas as pd
 from IPython.display import HTML
@@ -27,16 +28,32 @@ def enable_offline() -> None:
     init_notebook_mode(all_interactive=False, connected=False)
 
 
-def interactive(frame: pd.DataFrame, *, page_length: int = 15) -> HTML:
+# Rows an interactive table embeds. The notebook and its HTML report carry every row they
+# embed, so a 100k-case run with many failures would make a report of hundreds of megabytes;
+# the JSON report keeps every case, and the frame itself is there for the notebook to use.
+MAX_EMBEDDED_ROWS = 2_000
+
+
+def interactive(frame: pd.DataFrame, *, page_length: int = 15,
+                max_rows: int = MAX_EMBEDDED_ROWS, rest: str = "") -> HTML:
     """A sortable, searchable, paged table (shown when it is a cell's last expression).
 
-    Needs `enable_offline()` to have run in the notebook; cell text is escaped, and the whole
-    frame is embedded (maxBytes=0: no silent down-sampling of a long failure list).
+    Needs `enable_offline()` to have run in the notebook; cell text is escaped. Up to
+    `max_rows` rows are embedded, all of them (maxBytes=0: itables never down-samples on its
+    own); a longer frame shows its first `max_rows` rows under a note that says how many there
+    are, that the JSON report holds every one, and `rest`: the call that gives them all.
     """
     from itables import to_html_datatable
 
-    return HTML(to_html_datatable(frame, allow_html=False, connected=False,
-                                  pageLength=page_length, classes="display compact", maxBytes=0))
+    shown = frame if len(frame) <= max_rows else frame.head(max_rows)
+    table = to_html_datatable(shown, allow_html=False, connected=False, pageLength=page_length,
+                              classes="display compact", maxBytes=0)
+    if len(shown) == len(frame):
+        return HTML(table)
+    note = (f"Showing the first {max_rows:,} of {len(frame):,} rows; the JSON report holds "
+            f"every one." + (f" All of them, to filter or sort, in a notebook: {rest}" if rest
+                              else ""))
+    return HTML(f'<p class="ragspine-eval-note"><strong>{escape(note)}</strong></p>\n{table}')
 
 
 def static(frame: pd.DataFrame, *, percent: Iterable[str] = (), signed: Iterable[str] = (),

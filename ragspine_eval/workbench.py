@@ -132,7 +132,8 @@ def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
         return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
     if comparison.passed:
         return f"{key}: no regression against the baseline"
-    return "\n".join([f"{key}: the baseline gate failed", *bl.describe(comparison, key)])
+    return "\n".join([f"{key}: the baseline gate failed",
+                      *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
 
 
 def assert_gate(comparison: bl.BaselineComparison | None, key: str) -> str:

@@ -144,6 +144,28 @@ def test_a_removed_changed_or_renamed_case_fails_naming_its_id(golden, change):
     assert any(change["id"] in line for line in bl.describe(cmp, "tool"))
 
 
+def test_a_gate_that_regressed_everywhere_prints_a_screenful_not_every_case(tmp_path):
+    n = 3 * bl.LISTED_PER_KIND
+    ids = [f"c{i}" for i in range(n)]
+    stored = {"metrics": {"g": 1.0}, "n_cases": n, "passed_ids": {"g": ids},
+              "golden": {i: "f" for i in ids}}
+    now = {"metrics": {"g": 0.0}, "n_cases": n, "passed_ids": {"g": []},
+           "golden": {i: "f" for i in ids}}
+    path = tmp_path / "baseline.json"
+    bl.write_json_atomic(path, {"tool": stored})
+    lines = run_gate(path, "tool", now).lines
+    assert sum(line.startswith("CASE REGRESSION") for line in lines) == bl.LISTED_PER_KIND
+    assert f"… and {n - bl.LISTED_PER_KIND} more case regressions [tool] (each gate's failures " \
+           "in the JSON report list every failing case)" in lines
+    assert sum(line.startswith("CASE REGRESSION") for line in
+               bl.describe(compare(now, stored), "tool")) == n  # no limit: every one
+
+    edited = {**now, "golden": {i: "edited" for i in ids}}
+    lines = bl.describe(compare(edited, stored), "tool", bl.LISTED_PER_KIND)
+    assert sum(line.startswith("GOLDEN CHANGE") for line in lines) == bl.LISTED_PER_KIND
+    assert f"… and {n - bl.LISTED_PER_KIND} more golden changes [tool]" in lines
+
+
 def test_adding_cases_is_fine():
     assert compare(entry(golden={"a": "fa", "b": "fb", "c": "fc"}), entry()).passed
 
@@ -284,6 +306,30 @@ def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, m
         bl.write_json_atomic(path, {"tool": entry({"g": 0.9})})
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=30)
+
+
+@given(_JSON)
+def test_a_json_file_holds_exactly_json_dumps_text(tmp_path_factory, data):
+    """Reports and baselines are written in pieces (bounded memory), byte for byte as before."""
+    path = tmp_path_factory.mktemp("json") / "r.json"
+    bl.write_json_atomic(path, data)
+    assert path.read_text(encoding="utf-8") == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_a_value_json_cannot_write_leaves_the_previous_file(tmp_path):
+    path = tmp_path / "r.json"
+    bl.write_json_atomic(path, {"ok": 1})
+    big = {"cases": [{"id": i} for i in range(200_000)] + [{"id": object()}]}  # past a piece
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        bl.write_json_atomic(path, big)
+    assert path.read_text(encoding="utf-8") == '{\n  "ok": 1\n}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
 def _update_many(path: str, key: str, n: int, start, lock: bool = True) -> None:

@@ -7,7 +7,7 @@ import copy
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragspine_eval.baseline import compare
@@ -252,6 +252,33 @@ def test_fingerprint_ignores_unscored_fields_and_int_versus_float_but_not_a_chan
     assert fingerprint(base) != fingerprint({**base, "value": 1235})
     assert fingerprint(base) != fingerprint({**base, "tags": {"product_line": "new"}})
     assert fingerprint(base) != fingerprint({**base, "cell_ref": "A2"})
+
+
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(),
+                   st.text(max_size=8))
+_CELL = st.fixed_dictionaries(
+    {"sheet": st.sampled_from(["S", "区域明细", "a\"b"]), "cell_ref": st.sampled_from(["A1", "B7"])},
+    optional={"value": st.one_of(_SCALAR, st.lists(_SCALAR, max_size=3)),
+              "tags": st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=3),
+              "merge_span": st.one_of(st.none(), st.tuples(st.integers(1, 9), st.integers(1, 9))
+                                      .map(list)),
+              "is_merged_origin": st.one_of(st.none(), st.booleans())})
+
+
+@settings(max_examples=300)
+@given(_CELL)
+@example({"sheet": "S", "cell_ref": "A1", "value": float("nan"), "merge_span": [2, 1]})
+@example({"sheet": "S", "cell_ref": "A1", "value": float("-inf"), "tags": {"b": "2", "a": "1"}})
+@example({"sheet": "S", "cell_ref": "A1", "value": -0.0, "is_merged_origin": True})
+@example({"sheet": "S", "cell_ref": "A1", "value": 10**17 + 1, "tags": {}})
+@example({"sheet": "S", "cell_ref": "A1", "value": [1, "x", None], "merge_span": None})
+def test_the_fingerprint_written_directly_is_the_canonical_json_one(cell_):
+    """Stored baselines hold fingerprints: the fast text must be json's, byte for byte."""
+    from ragspine_eval.extraction_eval import _canonical, _canonical_by_json, _stated_claims
+
+    claims = _stated_claims(cell_)
+    loc = f"{cell_['sheet']}!{cell_['cell_ref']}"
+    assert _canonical(loc, claims) == _canonical_by_json(loc, claims)
 
 
 def test_the_baseline_entry_has_the_shape_the_ratchet_reads():

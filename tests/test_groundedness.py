@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from ragspine_eval.groundedness import (
+    _STOPWORDS,
+    _TOKEN,
     ENTAILMENT_THRESHOLD,
     LexicalOverlapJudge,
     faithful,
@@ -44,3 +49,24 @@ def test_empty_narrative_answer_is_not_faithful():
 def test_recall_counts_distinct_reference_tokens():
     assert token_recall("agency agency productivity", "agency") == 0.5
     assert token_recall("", "whatever") == 1.0
+
+
+# Tokens are memoised and, in most texts, found after lower-casing the whole text: the result
+# must be exactly the definition's, each ASCII run lower-cased on its own.
+_TEXT = st.text(alphabet=st.sampled_from(
+    list("aAnNdDtThHeE09 .,-的了和是香港收入") + ["\u0130", "\u212a", "é", "ß", "Ω"]), max_size=30)
+
+
+@given(st.lists(_TEXT, max_size=4).map(" and The ".join))
+def test_tokens_are_the_definition_whatever_the_text(text):
+    by_definition = [t for t in (m.lower() for m in _TOKEN.findall(text)) if t not in _STOPWORDS]
+    assert tokens(text) == by_definition
+
+
+def test_the_judge_sees_a_context_list_that_changed_in_place():
+    judge = LexicalOverlapJudge()
+    context = ["香港 收入 下降"]
+    assert judge.entails("香港收入下降", context)
+    context[0] = "银保 渠道"
+    assert not judge.entails("香港收入下降", context)
+    assert judge.entails("银保渠道", context)

@@ -33,3 +33,33 @@ def test_interactive_table_escapes_cell_text():
     html = tables.interactive(pd.DataFrame({"answer": [EVIL, "plain answer"]})).data
     assert "plain answer" in html
     assert EVIL not in html and "&lt;script&gt;" in html
+
+
+def test_a_long_table_embeds_its_first_rows_under_a_note_that_says_where_the_rest_are():
+    frame = pd.DataFrame({"id": [f"case-{i:05d}" for i in range(tables.MAX_EMBEDDED_ROWS + 500)],
+                          "gate": "faithfulness"})
+    html = tables.interactive(frame, rest='frames.failure_table(run.report, gate="faithfulness")').data
+    last_shown, first_left_out = tables.MAX_EMBEDDED_ROWS - 1, tables.MAX_EMBEDDED_ROWS
+    assert f"case-{last_shown:05d}" in html and f"case-{first_left_out:05d}" not in html
+    assert f"Showing the first {tables.MAX_EMBEDDED_ROWS:,} of {len(frame):,} rows" in html
+    assert "frames.failure_table(run.report, gate=&quot;faithfulness&quot;)" in html
+
+
+def test_a_table_within_the_cap_embeds_every_row_and_no_note():
+    frame = pd.DataFrame({"id": [f"case-{i}" for i in range(30)]})
+    html = tables.interactive(frame, max_rows=30).data
+    assert "case-29" in html and "Showing the first" not in html
+
+
+def test_the_failure_drill_down_of_a_large_run_is_bounded_and_its_json_report_is_not():
+    from conftest import make_case, right_numeric_outcome
+    from ragspine_eval import frames
+    from ragspine_eval.qa_eval import evaluate
+
+    n = tables.MAX_EMBEDDED_ROWS + 100
+    cases = [make_case(f"num-{i:05d}") for i in range(n)]
+    wrong = right_numeric_outcome(found_value=1.0)  # right source, wrong value: one failure each
+    report = evaluate(cases, [wrong] * n, "tool", reference_texts={})
+    html = tables.interactive(frames.failure_table(report), rest="frames.failure_table(run.report)")
+    assert f"Showing the first {tables.MAX_EMBEDDED_ROWS:,} of {n:,} rows" in html.data
+    assert len(report.to_dict()["metrics"]["numeric_accuracy"]["failures"]) == n

@@ -2,18 +2,26 @@
 
 base (the seam), inprocess (the engine in this process), http (a running service),
 callable_engine (any importable callable), factory (from an --engine string to an engine).
+
+The names below are imported on first use, not with the package: a worker process of a
+parallel run imports the package for `base` and the one engine it runs, and importing every
+engine (and the HTTP client) would add to each worker's start-up.
 """
 
-from ragspine_eval.engines.base import CaseOutcome, Engine, OutcomeError, error_outcome
-from ragspine_eval.engines.factory import (
-    DEFAULT_ENGINE,
-    EngineSpec,
-    EngineSpecError,
-    build_engine,
-    parse_engine,
-)
-from ragspine_eval.engines.inprocess import EVAL_MODES, RagspineEngine
+from importlib import import_module
+from typing import Any
 
-__all__ = ["DEFAULT_ENGINE", "EVAL_MODES", "CaseOutcome", "Engine", "EngineSpec",
-           "EngineSpecError", "OutcomeError", "RagspineEngine", "build_engine", "error_outcome",
-           "parse_engine"]
+_WHERE = {
+    "CaseOutcome": "base", "Engine": "base", "OutcomeError": "base", "error_outcome": "base",
+    "DEFAULT_ENGINE": "factory", "EngineSpec": "factory", "EngineSpecError": "factory",
+    "build_engine": "factory", "parse_engine": "factory",
+    "EVAL_MODES": "inprocess", "RagspineEngine": "inprocess",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

@@ -18,15 +18,11 @@ from dataclasses import dataclass
 
 from ragspine_eval.engines.base import Engine
 from ragspine_eval.engines.callable_engine import CallableEngine, CallableSpecError, load_callable
-from ragspine_eval.engines.http import (
-    DEFAULT_RETRIES,
-    HTTP_MODE,
-    HttpEngine,
-    HttpEngineError,
-    kb_passages,
-)
 from ragspine_eval.engines.inprocess import EVAL_MODES, RagspineEngine
 from ragspine_eval.kb import EvalKB
+
+# The HTTP engine, and its client httpx (50 ms to import), is imported only for an http://
+# engine: an in-process run needs neither.
 
 DEFAULT_ENGINE = "ragspine"
 
@@ -54,6 +50,8 @@ def parse_engine(engine: str = DEFAULT_ENGINE, mode: str | None = None) -> Engin
         mode = mode or "tool"
         return EngineSpec("ragspine", engine, mode, "ragspine", mode)
     if engine.startswith(("http://", "https://")):
+        from ragspine_eval.engines.http import HTTP_MODE, HttpEngine, HttpEngineError
+
         if mode not in (None, HTTP_MODE):
             raise EngineSpecError(
                 f"--mode {mode} is not served over HTTP: the service's /v1/ask runs the engine's "
@@ -75,11 +73,15 @@ def parse_engine(engine: str = DEFAULT_ENGINE, mode: str | None = None) -> Engin
 
 
 def build_engine(spec: EngineSpec, kb: EvalKB, *, case_timeout: float,
-                 retries: int = DEFAULT_RETRIES) -> Engine:
-    """The engine a spec names, over a built KB (the HTTP engine reads its passages from it)."""
+                 retries: int | None = None) -> Engine:
+    """The engine a spec names, over a built KB (the HTTP engine reads its passages from it).
+    `retries` is the HTTP engine's (None: its default, http.DEFAULT_RETRIES)."""
     if spec.kind == "ragspine":
         return RagspineEngine(kb, spec.mode)
     if spec.kind == "http":
+        from ragspine_eval.engines.http import DEFAULT_RETRIES, HttpEngine, kb_passages
+
         return HttpEngine(spec.target, passages=kb_passages(kb.chunk_db),
-                          case_timeout=case_timeout, retries=retries)
+                          case_timeout=case_timeout,
+                          retries=DEFAULT_RETRIES if retries is None else retries)
     return CallableEngine(load_callable(spec.target), spec.target, spec.mode)

@@ -1,0 +1,72 @@
+"""The targets of issue 7 and how a measured value is judged against each.
+
+A target is a bound on one figure: `at_most` or `at_least`. No target is loosened to fit a
+measurement; a value that misses its bound is printed as missed, with the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    what: str
+    bound: float
+    kind: str  # "at_most" | "at_least"
+    unit: str  # "share" | "ratio" | "s" | "MiB"
+
+    def judge(self, value: float) -> str:
+        ok = value <= self.bound if self.kind == "at_most" else value >= self.bound
+        return "met" if ok else "missed"
+
+    def show(self, value: float) -> str:
+        return fmt(value, self.unit)
+
+    def bound_text(self) -> str:
+        return f"{'≤' if self.kind == 'at_most' else '≥'} {fmt(self.bound, self.unit)}"
+
+
+def fmt(value: float, unit: str) -> str:
+    if unit == "share":
+        return f"{value:.1%}"
+    if unit == "ratio":  # three decimals: 1.005x against a bound of 1.00x must not read 1.00x
+        return f"{value:.3f}x"
+    if unit == "s":
+        return f"{value:.2f} s"
+    return f"{value:,.0f} {unit}"
+
+
+TARGETS = (
+    Target("overhead_tool", "QA tool mode: harness overhead, share of total time", 0.05,
+           "at_most", "share"),
+    Target("vs_peer_tool", "QA tool mode: our total / the engine's own harness", 1.0,
+           "at_most", "ratio"),
+    Target("vs_peer_agent", "QA agent mode: our total / the engine's own harness", 1.0,
+           "at_most", "ratio"),
+    Target("scaling_tool", "QA tool mode: time per case, largest set / smallest set", 1.1,
+           "at_most", "ratio"),
+    Target("memory_tool", "QA tool mode: peak memory at the largest set", 1024, "at_most",
+           "MiB"),
+    Target("parallel", "QA tool mode: --jobs 2 speedup over --jobs 1", 1.7, "at_least",
+           "ratio"),
+    Target("extraction_time", "run_eval at the largest cell count: time", 5.0, "at_most", "s"),
+    Target("extraction_memory", "run_eval at the largest cell count: peak memory", 2048,
+           "at_most", "MiB"),
+)
+BY_NAME = {t.name: t for t in TARGETS}
+
+
+def verdicts(values: dict[str, float], sizes: dict[str, str]) -> list[dict[str, Any]]:
+    """One row per target that was measured: the target, where it was measured, the value and
+    met/missed. `sizes` says at which size each was measured ("10,000 cases")."""
+    rows = []
+    for target in TARGETS:
+        if target.name not in values:
+            continue
+        value = values[target.name]
+        rows.append({**asdict(target), "at": sizes.get(target.name, ""), "value": value,
+                     "status": target.judge(value)})
+    return rows

@@ -1,0 +1,51 @@
+"""The benchmark command works and says what it measured: `python -m benchmarks --quick` prints
+a verdict for every target and writes the JSON. Figures are not asserted (benchmarks are
+measured, not asserted: see benchmarks/RESULTS.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.targets import TARGETS, Target, verdicts
+from ragspine_eval import paths
+
+
+@pytest.mark.parametrize(("kind", "value", "status"), [
+    ("at_most", 0.05, "met"), ("at_most", 0.0501, "missed"),
+    ("at_least", 1.7, "met"), ("at_least", 1.69, "missed"),
+])
+def test_a_target_is_met_on_its_bound_and_missed_past_it(kind, value, status):
+    assert Target("t", "a target", 0.05 if kind == "at_most" else 1.7, kind, "ratio").judge(
+        value) == status
+
+
+def test_only_measured_targets_get_a_verdict():
+    rows = verdicts({"parallel": 1.2}, {"parallel": "10 cases"})
+    assert [(r["name"], r["status"], r["at"]) for r in rows] == [("parallel", "missed", "10 cases")]
+
+
+def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
+                          cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = done.stdout
+    for target in TARGETS:
+        line = next(line for line in table.splitlines() if line.startswith(target.what))
+        assert line.rstrip().endswith(("MET", "MISSED"))
+
+    data = json.loads((tmp_path / "bench-quick.json").read_text(encoding="utf-8"))
+    assert data["quick"] is True
+    assert [t["name"] for t in data["targets"]] == [t.name for t in TARGETS]
+    assert all(t["status"] in ("met", "missed") for t in data["targets"])
+    for mode in ("tool", "agent"):
+        section = data["qa"][mode]
+        assert section["floor"]["n_cases"] == section["peer"]["n_cases"] == data["plan"]["compare_n"]
+        for run in section["ours"].values():
+            assert run["engine_errors"] == 0 and 0 < run["engine_s"] < run["total_s"]
+    assert data["parallel"]["speedup"] > 0 and data["parallel"]["ceiling"] > 0
+    assert [r["n_cells"] for r in data["extraction"]] == data["plan"]["extraction_cells"]
+    assert data["machine"]["nproc"] >= 1 and data["machine"]["python"]
