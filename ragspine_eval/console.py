@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ragspine_eval.extraction_eval import COVERAGE, EvalReport
-from ragspine_eval.qa_eval import FABRICATION, QAEvalReport
+from ragspine_eval.gates import FABRICATION
+from ragspine_eval.qa_eval import QAEvalReport
 from ragspine_eval.stats import format_interval, wilson_interval
 
 MAX_IDS_SHOWN = 8

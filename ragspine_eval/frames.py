@@ -17,7 +17,8 @@ from ragspine_eval.diff import ReportDiff, diff_reports
 from ragspine_eval.extraction_eval import compare_to_baseline as extraction_compare
 from ragspine_eval.extraction_run import ExtractionRun
 from ragspine_eval.provenance import Provenance
-from ragspine_eval.qa_eval import FABRICATION, QAEvalReport, compare_to_baseline
+from ragspine_eval.gates import FABRICATION
+from ragspine_eval.qa_eval import QAEvalReport, compare_to_baseline
 from ragspine_eval.stats import wilson_interval
 
 TAG_KEYS = ("topic", "scope", "qtype")

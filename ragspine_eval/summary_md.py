@@ -92,7 +92,7 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
 def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = None,
                         result: GateResult | None = None) -> str:
     """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
-    from ragspine_eval.qa_eval import FABRICATION
+    from ragspine_eval.gates import FABRICATION
 
     base = (stored or {}).get("metrics", {})
     rows = [GateRow(name, m.passed, m.total, f"{m.pass_rate:.4f}",

@@ -19,7 +19,6 @@ from conftest import make_case, right_numeric_outcome
 from ragspine_eval import baseline as bl
 from ragspine_eval import paths
 from ragspine_eval.baseline import BaselineError, GateOptions, compare, ratcheted, run_gate
-from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa_eval import compare_to_baseline, evaluate, make_baseline_entry
 
 rates = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

@@ -23,15 +23,6 @@ def qa_run(tmp_path, name: str, **parameters) -> NotebookRun:
 
 
 @pytest.fixture(scope="module")
-def rendered_agent_report(tmp_path_factory):
-    """The agent-mode notebook on the committed golden set, rendered once for the browser tests."""
-    out = tmp_path_factory.mktemp("reports")
-    run = execute(qa_run(out, "qa_agent"))
-    assert run.passed, run.error
-    return render_html(run)
-
-
-@pytest.fixture(scope="module")
 def main_job_reports(tmp_path_factory):
     """`ragspine-eval notebooks` once, as the main job runs it: (exit code, stdout, out folder)."""
     import contextlib
@@ -79,16 +70,16 @@ def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
     assert "answer_accuracy" in runs[0].html.read_text(encoding="utf-8")
 
 
-def test_html_report_draws_every_chart_offline(rendered_agent_report):
-    page = open_offline(rendered_agent_report)
+def test_html_report_draws_every_chart_offline(main_job_reports):
+    page = open_offline(main_job_reports[2] / "qa_agent.html")
     assert len(page.charts) == 4  # gate bars, heatmap, intervals by tag, failures per qtype
     assert all(c["complete"] and c["width"] > 100 and c["height"] > 100 for c in page.charts)
     assert page.tables >= 1  # the failure drill-down became a sortable DataTable
     assert page.network == [] and page.errors == []
 
 
-def test_html_report_hides_code_and_shows_the_gate_verdict(rendered_agent_report):
-    page = open_offline(rendered_agent_report)
+def test_html_report_hides_code_and_shows_the_gate_verdict(main_job_reports):
+    page = open_offline(main_job_reports[2] / "qa_agent.html")
     assert "workbench.run_qa(" not in page.text
     assert "agent: no regression against the baseline" in page.text
 

@@ -4,7 +4,6 @@ by papermill from the repository root or from notebooks/, with the gate asserted
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
