@@ -237,7 +237,9 @@ def _input_notes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 
 
 def _engine(prov: Mapping[str, Any]) -> str | None:
-    return f"{prov['engine']} {prov.get('engine_version') or '?'}" if prov.get("engine") else None
+    if not prov.get("engine"):
+        return None
+    return f"{prov['engine']} {prov.get('engine_version') or '(version unknown)'}"
 
 
 def _label(data: Mapping[str, Any], name: str) -> str:

@@ -122,3 +122,11 @@ def test_a_file_that_is_not_a_report_is_named_with_the_reason(tmp_path, content,
 def test_a_missing_report_says_how_to_make_one(tmp_path):
     with pytest.raises(ReportError, match="ragspine-eval qa --report"):
         load_report(tmp_path / "nope.json")
+
+
+def test_an_engine_that_reports_no_version_is_named_as_such_in_the_notes():
+    old, new = report("agent", set()).to_dict(), report("agent", set()).to_dict()
+    old["provenance"] = {"engine": "rag-spine", "engine_version": "0.17.2"}
+    new["provenance"] = {"engine": "http://127.0.0.1:8000", "engine_version": None}
+    diff = diff_reports(old, new)
+    assert diff.notes == ["engine differs: rag-spine 0.17.2 vs http://127.0.0.1:8000 (version unknown)"]
