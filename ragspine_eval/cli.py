@@ -291,27 +291,37 @@ def add_golden_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_golden(args: argparse.Namespace) -> int:
-    from ragspine_eval.golden import GoldenSetError, load_golden_set, summarize
+    from ragspine_eval.golden import GoldenSetError, check_golden_set, summarize
     from ragspine_eval.golden_check import check_against_kb
     from ragspine_eval.kb import KnowledgeBaseError
 
+    golden = args.file
     try:
-        golden = args.file
-        cases = load_golden_set(golden)
-        problems = check_against_kb(golden, args.kb)
+        check = check_golden_set(golden)
+        if not check.cases and not check.errors:
+            raise GoldenSetError(golden, None, None, "the golden set holds no case")
+        problems = check_against_kb(golden, args.kb, check.cases)
     except (GoldenSetError, KnowledgeBaseError) as exc:
         raise BadInput(str(exc)) from None
-    summary = summarize(cases)
+    invalid = [str(err) for err in check.errors]
+    summary = summarize(case for _, case in check.cases)
     if args.json:
-        print(json.dumps({**summary, "kb_problems": problems}, ensure_ascii=False, indent=2))
+        print(json.dumps({**summary, "invalid_lines": invalid, "kb_problems": problems},
+                         ensure_ascii=False, indent=2))
     else:
-        print(f"{args.file}: {summary['n_cases']} valid cases")
+        print(f"{golden}: {summary['n_cases']} valid cases"
+              + (f", {len(invalid)} invalid line(s)" if invalid else ""))
         print("by case_type: " + ", ".join(f"{k} {v}" for k, v in summary["by_case_type"].items()))
         for key, counts in summary["by_tag"].items():
             print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        for problem in invalid:
+            print(f"INVALID {problem}")
         for problem in problems:
             print(f"KB MISMATCH {problem}")
-    return EXIT_BAD_INPUT if problems else EXIT_OK
+        if invalid or problems:
+            print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again (any "
+                  f"invalid line stops every run that loads this file)")
+    return EXIT_BAD_INPUT if invalid or problems else EXIT_OK
 
 
 # --- notebooks ---------------------------------------------------------------------------------

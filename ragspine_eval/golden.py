@@ -2,7 +2,8 @@
 
 Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation. Invariants:
 - a file loads whole or not at all: the first invalid line raises `GoldenSetError` naming the file,
-  the line number, the case id (when one could be read) and the reason;
+  the line number, the case id (when one could be read) and the reason; `check_golden_set`
+  collects every invalid line instead, for `ragspine-eval golden`;
 - loading streams the file line by line, so a 100k-case set never sits in memory as text;
 - blank lines are skipped; a UTF-8 BOM and CRLF line ends are accepted;
 - `fingerprint(case)` is a stable hash of what a case asserts (question, case_type, expected,
@@ -102,8 +103,42 @@ def iter_golden_set(path: str | Path) -> Iterator[GoldenCase]:
 
 def iter_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase]]:
     """(line number, case) pairs, validated as `iter_golden_set` does."""
+    for lineno, item in _read_numbered(path):
+        if isinstance(item, GoldenSetError):
+            raise item
+        yield lineno, item
+
+
+@dataclass
+class GoldenCheck:
+    """Every problem of a golden set at once, for the analyst writing cases: the valid cases
+    with their line numbers, and one error per invalid line (a repeated id is an error on the
+    line that repeats it). `load_golden_set` stops at the first of these errors instead."""
+
+    cases: list[tuple[int, GoldenCase]]
+    errors: list[GoldenSetError]
+
+
+def check_golden_set(path: str | Path) -> GoldenCheck:
+    """Read the whole file and collect every invalid line rather than stop at the first.
+
+    A file that cannot be read or is not UTF-8 still raises GoldenSetError: there are no lines
+    to speak of.
+    """
+    cases: list[tuple[int, GoldenCase]] = []
+    errors: list[GoldenSetError] = []
+    for lineno, item in _read_numbered(path):
+        if isinstance(item, GoldenSetError):
+            errors.append(item)
+        else:
+            cases.append((lineno, item))
+    return GoldenCheck(cases, errors)
+
+
+def _read_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase | GoldenSetError]]:
+    """Each non-blank line as its case or as the error that rejects it."""
     path = Path(path)
-    seen: set[str] = set()
+    first_line_of: dict[str, int] = {}
     try:
         handle = path.open("r", encoding="utf-8-sig", newline=None)
     except OSError as exc:
@@ -114,10 +149,17 @@ def iter_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase]]:
                 line = raw.strip()
                 if not line:
                     continue
-                case = _parse_line(path, lineno, line)
-                if case.id in seen:
-                    raise GoldenSetError(path, lineno, case.id, "duplicate id: ids must be unique")
-                seen.add(case.id)
+                try:
+                    case = _parse_line(path, lineno, line)
+                except GoldenSetError as err:
+                    yield lineno, err
+                    continue
+                if case.id in first_line_of:
+                    yield lineno, GoldenSetError(
+                        path, lineno, case.id, f"duplicate id: ids must be unique (first on line "
+                                               f"{first_line_of[case.id]})")
+                    continue
+                first_line_of[case.id] = lineno
                 yield lineno, case
         except UnicodeDecodeError as exc:
             raise GoldenSetError(path, None, None, f"not UTF-8 text ({exc.reason})") from None

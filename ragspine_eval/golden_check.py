@@ -6,18 +6,24 @@ narrative_doc must be one of its documents. A mismatch is reported with the case
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
-from ragspine_eval.golden import iter_numbered
+from ragspine_eval.golden import GoldenCase, iter_numbered
 from ragspine_eval.kb import load_fact_rows, load_narrative_docs
 
 
-def check_against_kb(golden_path: str | Path, kb_dir: str | Path) -> list[str]:
-    """One line per problem: "FILE:LINE (id ID): what does not match the KB"."""
+def check_against_kb(golden_path: str | Path, kb_dir: str | Path,
+                     cases: Iterable[tuple[int, GoldenCase]] | None = None) -> list[str]:
+    """One line per problem: "FILE:LINE (id ID): what does not match the KB".
+
+    `cases` are the (line, case) pairs of golden_path when already read (the valid ones of
+    `check_golden_set`); by default the file is read and its first invalid line raises.
+    """
     facts = {(f.doc, f.locator): f for f in load_fact_rows(kb_dir)}
     docs = {d.doc_id for d in load_narrative_docs(kb_dir)}
     problems = []
-    for line, case in iter_numbered(golden_path):
+    for line, case in iter_numbered(golden_path) if cases is None else cases:
         where = f"{golden_path}:{line} (id {case.id!r})"
         source = case.expected_source
         if source is not None:

@@ -113,6 +113,24 @@ def test_golden_command_prints_counts_and_flags_kb_mismatch(capsys, tmp_path, ti
     assert code == 2 and f"{typo}:1" in out and "not a fact" in out
 
 
+def test_golden_command_lists_invalid_lines_and_kb_mismatches_at_once(capsys, tmp_path,
+                                                                     tiny_golden):
+    """The expert adding cases learns of every problem in one run, not one per run."""
+    lines = tiny_golden.read_text(encoding="utf-8").splitlines()
+    no_date = json.loads(lines[1])
+    del no_date["reference_date"]
+    lines[1] = json.dumps(no_date, ensure_ascii=False)
+    lines[0] = lines[0].replace("row=2,col=3", "row=9,col=9", 1)
+    both = tmp_path / "both.jsonl"
+    both.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "golden", str(both))
+    assert code == 2
+    assert "4 valid cases, 1 invalid line(s)" in out
+    assert f"INVALID {both}:2 (id {no_date['id']!r}): missing field 'reference_date'" in out
+    assert f"KB MISMATCH {both}:1" in out and "not a fact" in out
+    assert "2 problem(s)" in out
+
+
 def test_script_wrapper_is_the_cli(tmp_path, tiny_golden):
     proc = subprocess.run([sys.executable, str(paths.PROJECT_ROOT / "scripts" / "run_qa_eval.py"),
                            "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"),

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine_eval import paths
-from ragspine_eval.golden import GoldenSetError, fingerprint, load_golden_set, summarize
+from ragspine_eval.golden import (GoldenSetError, check_golden_set, fingerprint, load_golden_set,
+                                  summarize)
 from ragspine_eval.golden_check import check_against_kb
 
 NUM_001 = ('{"id": "num-001", "question": "香港FY2025的REVENUE是多少", "case_type": "numeric", '
@@ -95,6 +96,42 @@ def test_unreadable_and_empty_files_are_errors(tmp_path):
         load_golden_set(tmp_path / "missing.jsonl")
     with pytest.raises(GoldenSetError, match="no case"):
         load_golden_set(write(tmp_path, ""))
+
+
+def test_a_repeated_id_names_the_line_it_first_appeared_on(tmp_path):
+    path = write(tmp_path, refusal(), NUM_001, refusal())
+    with pytest.raises(GoldenSetError, match=r":3 \(id 'ref-001'\): duplicate id.*first on line 1"):
+        load_golden_set(path)
+
+
+def test_check_golden_set_lists_every_invalid_line_and_keeps_the_valid_cases(tmp_path):
+    path = write(tmp_path, NUM_001, '{"id": "x", "question": ', refusal(reference_date=None),
+                 "", refusal(id="ref-002"), refusal(id="num-001"))
+    check = check_golden_set(path)
+    assert [(line, case.id) for line, case in check.cases] == [(1, "num-001"), (5, "ref-002")]
+    assert [(err.line, err.case_id) for err in check.errors] == [
+        (2, None), (3, "ref-001"), (6, "num-001")]
+    assert [err.reason.split(":")[0] for err in check.errors] == [
+        "bad JSON", "missing field 'reference_date'", "duplicate id"]
+
+
+@given(st.lists(st.sampled_from(["good", "bad_json", "no_date", "dup", "blank"]), max_size=8))
+def test_the_first_error_collected_is_the_one_loading_stops_at(kinds):
+    import tempfile
+    from pathlib import Path
+
+    lines = [{"good": refusal(id=f"ref-{i:03d}"), "bad_json": "{", "blank": "",
+              "no_date": refusal(id=f"nd-{i:03d}", reference_date=None),
+              "dup": refusal(id="ref-dup")}[kind] for i, kind in enumerate(kinds)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(Path(tmp), *lines) if lines else write(Path(tmp), "")
+        check = check_golden_set(path)
+        if check.errors:
+            with pytest.raises(GoldenSetError) as err:
+                load_golden_set(path)
+            assert str(err.value) == str(check.errors[0])
+        elif check.cases:
+            assert [c.id for c in load_golden_set(path)] == [c.id for _, c in check.cases]
 
 
 @given(st.permutations(["question", "case_type", "expected", "tags", "reference_date", "id"]))
