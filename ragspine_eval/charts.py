@@ -142,10 +142,14 @@ def channel_bars(accuracy: pd.DataFrame,
 
 def feature_heatmap(features: pd.DataFrame,
                     title: str = "Accuracy per channel and fixture feature") -> alt.Chart:
-    """features: frames.feature_accuracy(). One cell per channel and document set · feature."""
+    """features: frames.feature_accuracy(). One cell per channel and document set · feature,
+    labelled correct/total."""
     if features.empty:
         return _empty(title, "nothing scored")
-    base = alt.Chart(features).encode(
+    data = features.assign(label=[f"{c}/{t}" for c, t in zip(features["correct"],
+                                                              features["total"], strict=True)])
+    # the layers take their data from alt.layer: a chart given data of its own would keep it
+    base = alt.Chart().encode(
         x=alt.X("channel:N", title="channel", axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("where:N", title="document set · feature", sort=None))
     cells = base.mark_rect().encode(
@@ -154,8 +158,6 @@ def feature_heatmap(features: pd.DataFrame,
         tooltip=["doc_set", "channel", "feature", "correct", "total",
                  alt.Tooltip("accuracy:Q", format=".1%")])
     labels = base.mark_text(fontSize=10).encode(text=alt.Text("label:N"))
-    data = features.assign(label=[f"{c}/{t}" for c, t in zip(features["correct"],
-                                                              features["total"], strict=True)])
     return alt.layer(cells, labels, data=data).properties(
         title=title, width=alt.Step(110), height=alt.Step(18))
 

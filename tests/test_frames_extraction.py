@@ -117,3 +117,5 @@ def test_feature_accuracy_shows_what_an_aggregate_hides(runs):
     s = charts.feature_heatmap(table).to_dict()
     assert s["title"] == "Accuracy per channel and fixture feature"
     assert s["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    svg = charts.offline_bundle(s)["image/svg+xml"]  # as drawn in the HTML report
+    assert f"{row['correct']}/{row['total']}" in svg and "undefined" not in svg
