@@ -34,9 +34,17 @@ def enable_offline() -> None:
 MAX_EMBEDDED_ROWS = 2_000
 
 
+# The search box and the row count always show, and every column has a filter box in its
+# header (type ACME_HK under "scope"). itables' own default layout hides the controls of a
+# table that fits one page, which left a nine-row failure table with no way to filter it.
+LAYOUT = {"topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
+          "bottomEnd": "paging"}
+
+
 def interactive(frame: pd.DataFrame, *, page_length: int = 15,
                 max_rows: int = MAX_EMBEDDED_ROWS, rest: str = "") -> HTML:
-    """A sortable, searchable, paged table (shown when it is a cell's last expression).
+    """A sortable, searchable, paged table with a filter box per column (shown when it is a
+    cell's last expression).
 
     Needs `enable_offline()` to have run in the notebook; cell text is escaped. Up to
     `max_rows` rows are embedded, all of them (maxBytes=0: itables never down-samples on its
@@ -47,7 +55,8 @@ def interactive(frame: pd.DataFrame, *, page_length: int = 15,
 
     shown = frame if len(frame) <= max_rows else frame.head(max_rows)
     table = to_html_datatable(shown, allow_html=False, connected=False, pageLength=page_length,
-                              classes="display compact", maxBytes=0)
+                              classes="display compact", maxBytes=0, layout=LAYOUT,
+                              column_filters="header")
     if len(shown) == len(frame):
         return HTML(table)
     note = (f"Showing the first {max_rows:,} of {len(frame):,} rows; the JSON report holds "

@@ -23,6 +23,8 @@ class PageCheck:
     text: str
     charts: list[dict]  # one per chart image: {"complete", "width", "height"}
     tables: int  # interactive tables that DataTables initialised
+    searches: int  # their global search boxes
+    column_filters: int  # filter boxes in their column headers
     network: list[str] = field(default_factory=list)  # requests that tried to leave the file
     errors: list[str] = field(default_factory=list)
 
@@ -60,7 +62,11 @@ def open_offline(html: Path) -> PageCheck:
             charts = page.evaluate("""() => Array.from(
                 document.querySelectorAll('.jp-RenderedSVG img')).map(
                 i => ({complete: i.complete, width: i.naturalWidth, height: i.naturalHeight}))""")
-            tables = page.evaluate("() => document.querySelectorAll('table.dataTable').length")
-            return PageCheck(page.title(), page.inner_text("body"), charts, tables, network, errors)
+            count = "s => document.querySelectorAll(s).length"
+            tables = page.evaluate(count, "table.dataTable")
+            searches = page.evaluate(count, "div.dt-search input")
+            filters = page.evaluate(count, "table.dataTable thead input")
+            return PageCheck(page.title(), page.inner_text("body"), charts, tables, searches,
+                             filters, network, errors)
         finally:
             browser.close()

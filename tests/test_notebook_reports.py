@@ -75,6 +75,9 @@ def test_html_report_draws_every_chart_offline(main_job_reports):
     assert len(page.charts) == 4  # gate bars, heatmap, intervals by tag, failures per qtype
     assert all(c["complete"] and c["width"] > 100 and c["height"] > 100 for c in page.charts)
     assert page.tables >= 1  # the failure drill-down became a sortable DataTable
+    # a nine-row table still has its search box and a filter box per column (scope=ACME_HK)
+    assert page.searches == page.tables
+    assert page.column_filters >= 9
     assert page.network == [] and page.errors == []
 
 
