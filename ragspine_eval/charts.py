@@ -27,12 +27,18 @@ def _empty(title: str, note: str = "nothing to show: no failure") -> alt.Chart:
 
 def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value"
                       ) -> alt.Chart:
-    """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate."""
+    """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate and
+    labelled with it; a cell holding cases that passed at baseline time and fail now is framed
+    in black and labelled "▼n", so a drop shows where it sits."""
     if rates.empty:
         return _empty(title)
     buckets = rates.drop_duplicates("bucket").sort_values(
         ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
-    base = alt.Chart(rates).encode(
+    regressed = rates["regressed"] if "regressed" in rates else pd.Series(0, index=rates.index)
+    data = rates.assign(label=[f"{r:.0%}" + (f" ▼{n}" if n else "")
+                               for r, n in zip(rates["pass_rate"], regressed, strict=True)],
+                        dropped=regressed > 0)
+    base = alt.Chart().encode(
         x=alt.X("gate:N", title="gate", sort=list(dict.fromkeys(rates["gate"])),
                 axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("bucket:N", title="tag value", sort=buckets["bucket"].tolist()),
@@ -43,10 +49,19 @@ def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by t
         tooltip=["gate", "tag", "value", "passed", "total",
                  alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
                  alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
-                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")],
+                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
+                 *([alt.Tooltip("regressed:Q", title="regressed since baseline")]
+                   if "regressed" in rates else [])],
     )
-    labels = base.mark_text(fontSize=10).encode(text=alt.Text("pass_rate:Q", format=PERCENT))
-    return (cells + labels).properties(title=title, width=alt.Step(70), height=alt.Step(18))
+    outlines = base.transform_filter(alt.datum.dropped).mark_rect(
+        filled=False, stroke="black", strokeWidth=2.5)
+    labels = base.mark_text(fontSize=10).encode(text="label:N")
+    compared = "baseline_rate" in rates and rates["baseline_rate"].notna().any()
+    subtitle = ("no baseline to compare with" if not compared else
+                "▼n, framed: n cases that passed at baseline time fail now" if regressed.any()
+                else "no case fails that passed at baseline time")
+    return alt.layer(cells, outlines, labels, data=data).properties(
+        title=alt.Title(title, subtitle=subtitle), width=alt.Step(70), height=alt.Step(18))
 
 
 def failure_bars(failures: pd.DataFrame, by: str = "qtype",
@@ -84,7 +99,11 @@ def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline")
     ticks = alt.Chart(data.dropna(subset=["baseline"])).mark_tick(
         color="black", thickness=2, size=18).encode(y=alt.Y("gate:N", sort=None),
                                                     x="baseline:Q")
-    return (bars + errors + ticks).properties(
+    # a regressed gate can still be a long green bar: say so beside it
+    verdicts = alt.Chart(data[data["status"] == "regression"]).mark_text(
+        align="left", dx=6, color="#b2182b", fontWeight="bold").encode(
+        y=alt.Y("gate:N", sort=None), x=alt.value(420), text=alt.value("▼ regression"))
+    return (bars + errors + ticks + verdicts).properties(
         title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline"), width=420)
 
 

@@ -62,20 +62,63 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
     return pd.DataFrame(rows)
 
 
-def tag_rates(report: QAEvalReport) -> pd.DataFrame:
-    """Pass rate per gate and tag value: columns gate, tag, value, total, passed, pass_rate."""
+def tag_rates(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Pass rate per gate and tag value: columns gate, tag, value, bucket, total, passed,
+    pass_rate, ci_lo, ci_hi, and, against the stored baseline entry, `regressed` (cases that
+    passed the gate at baseline time and fail now: where a drop sits) and `baseline_rate` (the
+    bucket's rate at baseline time over its cases the baseline knew; NaN without a baseline)."""
+    verdicts = _BaselineVerdicts(stored)
+    tags = {c.id: c.tags for c in report.cases}
     rows = []
     for gate, m in report.gates().items():
+        regressed: dict[tuple[str, str], int] = {}
+        known: dict[tuple[str, str], list[int]] = {}  # bucket -> [cases known, passed then]
+        for r in m.results:
+            for tag, value in tags.get(r.id, {}).items():
+                then = verdicts.since(gate, r.id)
+                if then is None or then == NEW_CASE:
+                    continue
+                counts = known.setdefault((tag, value), [0, 0])
+                counts[0] += 1
+                counts[1] += then == PASSED_THEN
+                if then == PASSED_THEN and not r.passed:
+                    regressed[(tag, value)] = regressed.get((tag, value), 0) + 1
         for tag in TAG_KEYS:
             for value, counts in sorted(m.by_tag.get(tag, {}).items()):
                 total, passed = counts["total"], counts["passed"]
                 lo, hi = wilson_interval(passed, total)
+                n_then, passed_then = known.get((tag, value), (0, 0))
                 rows.append({"gate": gate, "tag": tag, "value": value, "bucket": f"{tag}={value}",
                              "total": total, "passed": passed,
                              "pass_rate": passed / total if total else 1.0,
-                             "ci_lo": lo, "ci_hi": hi})
+                             "ci_lo": lo, "ci_hi": hi,
+                             "regressed": regressed.get((tag, value), 0),
+                             "baseline_rate": passed_then / n_then if n_then else None})
     return pd.DataFrame(rows, columns=["gate", "tag", "value", "bucket", "total", "passed",
-                                       "pass_rate", "ci_lo", "ci_hi"])
+                                       "pass_rate", "ci_lo", "ci_hi", "regressed",
+                                       "baseline_rate"])
+
+
+# What a case's verdict on a gate was at baseline time (frames.failure_table's "at baseline")
+PASSED_THEN, FAILED_THEN, NEW_CASE = "passed", "failed", "new case"
+
+
+class _BaselineVerdicts:
+    """A stored baseline entry's verdicts per gate and case, from its passed ids and golden
+    fingerprints. An entry written before passed ids were stored has no verdicts (None)."""
+
+    def __init__(self, stored: dict[str, Any] | None):
+        entry = stored or {}
+        self._passed = ({gate: set(ids) for gate, ids in entry["passed_ids"].items()}
+                        if "passed_ids" in entry else None)
+        self._known = set(entry["golden"]) if "golden" in entry else None
+
+    def since(self, gate: str, case_id: str) -> str | None:
+        if self._passed is None:
+            return None
+        if self._known is not None and case_id not in self._known:
+            return NEW_CASE
+        return PASSED_THEN if case_id in self._passed.get(gate, ()) else FAILED_THEN
 
 
 def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
@@ -87,22 +130,40 @@ def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
                               ignore_index=True)
 
 
-def failure_table(report: QAEvalReport, **filters: str) -> pd.DataFrame:
-    """The drill-down: id, question, gate, expected, actual, answer excerpt (+ tags to filter on).
+def failure_table(report: QAEvalReport, stored: dict[str, Any] | None = None,
+                  **filters: str | list[str]) -> pd.DataFrame:
+    """The drill-down, one row per failing case and gate: id, gate, "at baseline" (with a
+    stored entry: "passed" marks a regression, "failed" an old failure, "new case" a case added
+    since), the tags to filter on, the question, expected, actual and an answer excerpt.
 
-    Keyword filters keep rows whose column equals the value, e.g. `scope="ACME_HK"`.
+    Keyword filters keep rows whose column equals the value, or any of a list of values:
+    `scope="ACME_HK"`, `gate=["numeric_accuracy", "citation_validity"]`.
     """
     cases = {c.id: c for c in report.cases}
+    verdicts = _BaselineVerdicts(stored)
     frame = report.to_frame()
     failed = frame[~frame["passed"]].copy()
+    failed["at baseline"] = [verdicts.since(g, i) for g, i in zip(failed["gate"], failed["id"],
+                                                                  strict=True)]
     failed["question"] = failed["id"].map(lambda i: cases[i].question if i in cases else "")
     failed["answer excerpt"] = failed["id"].map(
         lambda i: _excerpt(cases[i].answer) if i in cases else "")
+    columns = ["id", "gate", "at baseline", *TAG_KEYS, "case_type", "question", "expected",
+               "actual", "answer excerpt"]
+    return _filtered(failed[columns], filters).sort_values(["gate", "id"], ignore_index=True)
+
+
+def _filtered(frame: pd.DataFrame, filters: dict[str, Any]) -> pd.DataFrame:
+    """Rows whose column equals the value (or is one of a list of values); an unknown column
+    raises a ValueError that lists the columns there are."""
     for column, value in filters.items():
-        failed = failed[failed[column] == value]
-    columns = ["id", "question", "gate", "expected", "actual", "answer excerpt", "case_type",
-               *TAG_KEYS]
-    return failed[columns].sort_values(["gate", "id"], ignore_index=True)
+        if column not in frame:
+            raise ValueError(f"no column {column!r} to filter on; the columns are "
+                             f"{', '.join(frame.columns)}")
+        keep = (frame[column].isin(list(value)) if isinstance(value, list | tuple | set)
+                else frame[column] == value)
+        frame = frame[keep]
+    return frame
 
 
 def mode_diff(a: QAEvalReport, b: QAEvalReport) -> ReportDiff:
@@ -119,6 +180,15 @@ def mode_diff_table(diff: ReportDiff, first: str = "tool", second: str = "agent"
         "new_passed": f"{second} passed", "new_total": f"{second} total",
         "pass_to_fail": f"pass in {first}, fail in {second}",
         "fail_to_pass": f"fail in {first}, pass in {second}", "p_value": "McNemar p"})
+
+
+def compared_runs(diff: ReportDiff, first: str = "tool", second: str = "agent") -> pd.DataFrame:
+    """Which two runs a diff pairs (mode, engine, commit, start time) and what else differs
+    between their inputs, as field/value rows: a report left over from an earlier run shows
+    its own commit and time rather than passing for this run's."""
+    rows = [(f"{first} run", diff.old_label), (f"{second} run", diff.new_label)]
+    rows += [("note", note) for note in diff.notes]
+    return pd.DataFrame(rows, columns=["field", "value"])
 
 
 def flips(diff: ReportDiff, *reports: QAEvalReport) -> pd.DataFrame:
@@ -245,13 +315,11 @@ def mismatches_by_sheet(run: ExtractionRun) -> pd.DataFrame:
                               ignore_index=True)
 
 
-def mismatch_table(run: ExtractionRun, **filters: str) -> pd.DataFrame:
+def mismatch_table(run: ExtractionRun, **filters: str | list[str]) -> pd.DataFrame:
     """Every mismatching cell: document set, locator, channel, expected, actual, the feature the
-    fixture exercises; keyword filters keep rows whose column equals the value."""
+    fixture exercises; keyword filters as failure_table's (a value, or a list of values)."""
     cells = run.to_frame()
-    wrong = cells[~cells["correct"].astype(bool)].copy()
-    for column, value in filters.items():
-        wrong = wrong[wrong[column] == value]
+    wrong = _filtered(cells[~cells["correct"].astype(bool)].copy(), filters)
     wrong["expected"] = wrong["expected"].map(repr)
     wrong["actual"] = wrong["actual"].map(repr)
     return wrong[["doc_set", "locator", "channel", "expected", "actual", "feature"]].sort_values(

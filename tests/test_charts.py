@@ -6,6 +6,7 @@ from __future__ import annotations
 import altair as alt
 
 from ragspine_eval import charts, frames
+from ragspine_eval.qa_eval import make_baseline_entry
 from test_frames import report
 
 
@@ -20,14 +21,24 @@ def encodings(s: dict) -> list[dict]:
 
 def test_heatmap_has_titles_percent_labels_and_the_fixed_scale():
     s = spec(charts.pass_rate_heatmap(frames.tag_rates(report(num2_right=False))))
-    assert s["title"] == "Pass rate per gate by tag value"
+    assert s["title"] == {"text": "Pass rate per gate by tag value",
+                          "subtitle": "no baseline to compare with"}
     enc = [e for e in encodings(s) if e]
     color = next(e["color"] for e in enc if "color" in e)
     assert color["scale"]["domain"] == [0, 1] and color["legend"]["format"] == ".0%"
     x = next(e["x"] for e in enc if "x" in e)
     y = next(e["y"] for e in enc if "y" in e)
     assert (x["title"], y["title"]) == ("gate", "tag value")
-    assert any(e.get("text", {}).get("format") == ".0%" for e in enc)
+    svg = charts.offline_bundle(s)["image/svg+xml"]
+    assert ">50%<" in svg and "▼" not in svg  # numeric_accuracy over all: 1 of 2
+
+
+def test_heatmap_frames_and_marks_the_cells_where_a_drop_sits():
+    rates = frames.tag_rates(report(num2_right=False), make_baseline_entry(report()))
+    s = spec(charts.pass_rate_heatmap(rates))
+    assert s["title"]["subtitle"] == "▼n, framed: n cases that passed at baseline time fail now"
+    svg = charts.offline_bundle(s)["image/svg+xml"]
+    assert ">0% ▼1<" in svg  # numeric_accuracy at qtype=relative_period (and scope=ACME_CN)
 
 
 def test_heatmap_rows_are_grouped_topic_scope_qtype():
@@ -51,6 +62,13 @@ def test_gate_bars_plot_rates_as_percent_on_the_fixed_scale():
     bars = s["layer"][0]["encoding"]
     assert bars["x"]["axis"]["format"] == ".0%" and bars["x"]["scale"]["domain"] == [0, 1]
     assert bars["color"]["scale"]["domain"] == [0, 1]
+    assert "regression" not in charts.offline_bundle(s)["image/svg+xml"]
+
+
+def test_a_regressed_gate_is_marked_beside_its_bar_however_high_its_rate():
+    head = frames.headline(report(num2_right=False), make_baseline_entry(report()))
+    svg = charts.offline_bundle(spec(charts.gate_bars(head)))["image/svg+xml"]
+    assert svg.count("▼ regression") == 1  # numeric_accuracy only
 
 
 def test_an_empty_frame_gives_a_titled_placeholder_not_an_error():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import HK_DOC, make_case, right_numeric_outcome
 from ragspine_eval import frames, paths
+from ragspine_eval.diff import diff_reports
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa_eval import evaluate, make_baseline_entry
 
@@ -65,10 +68,45 @@ def test_failures_by_counts_only_failures():
 
 def test_failure_table_has_the_drill_down_columns_and_filters():
     table = frames.failure_table(report(num2_right=False))
-    assert list(table.columns[:6]) == ["id", "question", "gate", "expected", "actual", "answer excerpt"]
-    assert set(table["id"]) == {"num-002"}
+    assert list(table.columns) == ["id", "gate", "at baseline", "topic", "scope", "qtype",
+                                   "case_type", "question", "expected", "actual", "answer excerpt"]
+    assert set(table["id"]) == {"num-002"} and table["at baseline"].isna().all()
     assert frames.failure_table(report(num2_right=False), scope="ACME_HK").empty
     assert len(frames.failure_table(report(num2_right=False), scope="ACME_CN")) == len(table)
+    either = frames.failure_table(report(num2_right=False), scope=["ACME_HK", "ACME_CN"])
+    assert len(either) == len(table)
+
+
+def test_a_misspelt_filter_names_the_columns_there_are():
+    with pytest.raises(ValueError, match=r"no column 'scop' to filter on; the columns are id, gate"):
+        frames.failure_table(report(num2_right=False), scop="ACME_CN")
+
+
+def test_the_failure_table_tells_a_regression_from_an_old_failure_and_a_new_case():
+    baseline_run = evaluate([make_case("num-001"), make_case("num-002")],
+                            [right_numeric_outcome(), right_numeric_outcome(found_value=9.0)],
+                            "tool", reference_texts={})
+    stored = make_baseline_entry(baseline_run)
+    cases = [make_case("num-001"), make_case("num-002"), make_case("num-003")]
+    wrong = right_numeric_outcome(found_value=9.0)
+    now = evaluate(cases, [wrong, wrong, wrong], "tool", reference_texts={})
+    table = frames.failure_table(now, stored, gate="numeric_accuracy")
+    assert dict(zip(table["id"], table["at baseline"], strict=True)) == {
+        "num-001": "passed", "num-002": "failed", "num-003": "new case"}
+
+
+def test_tag_rates_show_where_a_drop_sits_against_the_baseline():
+    stored = make_baseline_entry(report())
+    rates = frames.tag_rates(report(num2_right=False), stored).set_index(["gate", "bucket"])
+    dropped = rates.loc[("numeric_accuracy", "qtype=relative_period")]
+    assert (dropped["regressed"], dropped["baseline_rate"], dropped["pass_rate"]) == (1, 1.0, 0.0)
+    # num-002 regressed, and only on numeric_accuracy: each of its three tag buckets holds it
+    assert set(rates.index[rates["regressed"] > 0]) == {
+        ("numeric_accuracy", "topic=FIN"), ("numeric_accuracy", "scope=ACME_CN"),
+        ("numeric_accuracy", "qtype=relative_period")}
+    assert rates.loc[("numeric_accuracy", "topic=FIN"), "baseline_rate"] == 1.0
+    without = frames.tag_rates(report(num2_right=False))
+    assert without["regressed"].eq(0).all() and without["baseline_rate"].isna().all()
 
 
 def test_answer_excerpts_are_short_single_lines():
@@ -90,6 +128,19 @@ def test_mode_diff_puts_tool_first_and_names_each_flipped_case_with_its_question
     assert table.loc["numeric_accuracy", "agent rate"] == 0.5
     assert table.loc["numeric_accuracy", "pass in tool, fail in agent"] == 1
     assert frames.flips(frames.mode_diff(report(mode="tool"), report(mode="agent"))).empty
+
+
+def test_compared_runs_name_both_runs_and_what_differs_between_them():
+    tool, agent = report(mode="tool").to_dict(), report(mode="agent").to_dict()
+    tool["provenance"] = {"engine": "rag-spine", "engine_version": "0.17.2", "git_commit": "a" * 40,
+                          "times": {"started_at": "2026-11-02T08:00:00+00:00"}}
+    agent["provenance"] = {**tool["provenance"], "git_commit": "b" * 40,
+                           "times": {"started_at": "2026-12-03T08:00:00+00:00"}}
+    rows = frames.compared_runs(diff_reports(tool, agent)).values.tolist()
+    assert rows[0][0] == "tool run" and "commit aaaaaaaaaaaa" in rows[0][1]
+    assert "2026-11-02T08:00:00" in rows[0][1]  # an old report shows its own date
+    assert rows[1][0] == "agent run" and "commit bbbbbbbbbbbb" in rows[1][1]
+    assert rows[2:] == [["note", "mode differs: tool vs agent"]]
 
 
 def test_headline_and_tag_rates_carry_wilson_intervals_around_the_rate():
