@@ -2,7 +2,8 @@
 
 `plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)`
 runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
-into a self-contained HTML file, and `run_all` does both for every run.
+into a self-contained HTML file, and `run_all` does both for every run, after writing every QA
+run's JSON report first (so each QA notebook compares with this run's other mode).
 Invariants:
 - a notebook whose gate fails, or whose run breaks in any other way (a dead kernel, a notebook
   that is not there, a parameter papermill refuses), is recorded in `NotebookRun.error`, what
@@ -111,6 +112,29 @@ def render_html(run: NotebookRun) -> Path:
     return run.html
 
 
+def write_qa_reports_first(runs: list[NotebookRun]) -> None:
+    """Write the JSON report of every QA run before any QA notebook runs.
+
+    A QA notebook compares its mode with the other mode's report next to its own. Run in
+    order, the first would find no report of the second, or one an earlier run left there;
+    written first, each finds this run's. The notebook then runs the same inputs again and
+    writes the same report. A run that cannot be prepared is left to fail in its notebook,
+    where its error is shown.
+    """
+    from ragspine_eval import paths, workbench
+
+    for run in runs:
+        if run.notebook.name != "qa.ipynb" or "report_path" not in run.parameters:
+            continue
+        arguments = {"mode": None, "golden_path": paths.QA_GOLDEN_SET,
+                     "baseline_path": paths.QA_BASELINE, "kb_dir": paths.KB_DIR,
+                     "engine": "ragspine", **run.parameters}
+        try:
+            workbench.run_qa(**arguments)
+        except Exception:  # noqa: BLE001 - the notebook runs it again and shows the error
+            continue
+
+
 def run_all(out_dir: str | Path,
             progress: Callable[[int, int, NotebookRun], None] | None = None,
             runs: list[NotebookRun] | None = None) -> list[NotebookRun]:
@@ -120,6 +144,7 @@ def run_all(out_dir: str | Path,
     for folder in dict.fromkeys([Path(out_dir), *(run.out_dir for run in runs)]):
         check_output_folder(folder, "notebook and HTML report")
     ensure_kernel()
+    write_qa_reports_first(runs)
     for i, run in enumerate(runs, start=1):
         if progress:
             progress(i, len(runs), run)

@@ -42,17 +42,20 @@ LAYOUT = {"topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
 
 
 def interactive(frame: pd.DataFrame, *, page_length: int = 15,
-                max_rows: int = MAX_EMBEDDED_ROWS, rest: str = "") -> HTML:
+                max_rows: int = MAX_EMBEDDED_ROWS, rest: str = "", empty: str = "") -> HTML:
     """A sortable, searchable, paged table with a filter box per column (shown when it is a
     cell's last expression).
 
     Needs `enable_offline()` to have run in the notebook; cell text is escaped. Up to
     `max_rows` rows are embedded, all of them (maxBytes=0: itables never down-samples on its
     own); a longer frame shows its first `max_rows` rows under a note that says how many there
-    are, that the JSON report holds every one, and `rest`: the call that gives them all.
+    are, that the JSON report holds every one, and `rest`: the call that gives them all. An
+    empty frame shows the sentence `empty` instead of an empty table, when one is given.
     """
     from itables import to_html_datatable
 
+    if frame.empty and empty:
+        return HTML(f'<p class="ragspine-eval-note">{escape(empty)}</p>')
     shown = frame if len(frame) <= max_rows else frame.head(max_rows)
     table = to_html_datatable(shown, allow_html=False, connected=False, pageLength=page_length,
                               classes="display compact", maxBytes=0, layout=LAYOUT,

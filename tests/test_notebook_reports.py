@@ -57,6 +57,19 @@ def test_every_main_job_report_draws_its_charts_offline(main_job_reports, name):
     assert "golden set" in page.text and "git commit" in page.text  # the provenance header
 
 
+def test_each_qa_report_compares_with_this_runs_other_mode(main_job_reports):
+    """The tool notebook runs first, yet finds the agent report of this same run."""
+    _, _, out = main_job_reports
+    agent_started = json.loads((out / "qa_agent.json").read_text(encoding="utf-8"))
+    for name in ("qa_tool", "qa_agent"):
+        text = open_offline(out / f"{name}.html").text
+        assert "No report of the other mode" not in text
+        assert "tool run" in text and "agent run" in text
+        assert "No case has a different verdict in the two modes." in text
+    commit = (agent_started["provenance"]["git_commit"] or "")[:12]
+    assert commit in open_offline(out / "qa_tool.html").text
+
+
 def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
     raised = tmp_path / "raised.json"
     data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))

@@ -45,6 +45,12 @@ def test_a_long_table_embeds_its_first_rows_under_a_note_that_says_where_the_res
     assert "frames.failure_table(run.report, gate=&quot;faithfulness&quot;)" in html
 
 
+def test_an_empty_table_says_so_in_a_sentence_when_given_one():
+    html = tables.interactive(pd.DataFrame({"id": []}), empty="No case <differs>.").data
+    assert html == '<p class="ragspine-eval-note">No case &lt;differs&gt;.</p>'
+    assert "<table" in tables.interactive(pd.DataFrame({"id": []})).data
+
+
 def test_a_table_within_the_cap_embeds_every_row_and_no_note():
     frame = pd.DataFrame({"id": [f"case-{i}" for i in range(30)]})
     html = tables.interactive(frame, max_rows=30).data
