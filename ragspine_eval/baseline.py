@@ -389,7 +389,8 @@ def locked(path: Path) -> Iterator[None]:
     must exist: it is never created, so that a mistyped path cannot start a new baseline."""
     check_baseline_location(path)
     try:
-        lock = open(path.with_name(path.name + ".lock"), "a")  # noqa: SIM115 - closed below
+        real = Path(os.path.realpath(path))  # one lock for every link to the same baseline
+        lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise BaselineError(f"{path}: cannot create its lock file ({exc.strerror or exc}); the "
                             f"baseline was left as it is") from None
@@ -436,8 +437,9 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
     if baseline is not None:
         check_baseline_location(baseline)
         baseline = Path(baseline)
+        real = _resolved(baseline)
         for kind, own in (("baseline", baseline), ("baseline's history", history_path(baseline)),
-                          ("baseline's lock", baseline.with_name(baseline.name + ".lock"))):
+                          ("baseline's lock", real.with_name(real.name + ".lock"))):
             protected[_resolved(own)] = f"{kind} {own}"
     seen: dict[Path, str] = {}
     for label, path in outputs.items():
@@ -500,8 +502,19 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
     """`write_atomic` for binary files (the generated office-document fixtures); `data` may
-    come in pieces, written one after the other."""
-    path = Path(path)
+    come in pieces, written one after the other.
+
+    A symbolic link is written through: its target is replaced and the link stays. A path that
+    is there but is no regular file (/dev/null, /dev/stdout, a named pipe) is written into as it
+    is, since there is no file to replace; renaming over it would put an ordinary file in place
+    of the device.
+    """
+    given, path = Path(path), Path(os.path.realpath(path))
+    if given.exists() and not path.is_file() and not path.is_dir():
+        with open(given, "wb") as handle:  # the given path: /dev/stdout resolves to "pipe:[n]"
+            for piece in (data,) if isinstance(data, bytes) else data:
+                handle.write(piece)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -292,6 +292,46 @@ def test_unknown_keys_are_kept_on_rewrite(tmp_path):
     assert data["tool"]["metrics"]["g"] == 0.75
 
 
+def test_a_symbolic_link_is_written_through_and_stays_a_link(tmp_path):
+    target = tmp_path / "real" / "report.json"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "report.json"
+    link.symlink_to(target)
+    bl.write_atomic(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text(encoding="utf-8") == "new"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]  # no temporary
+
+
+def test_a_named_pipe_is_written_into_not_replaced_by_a_file(tmp_path):
+    """As /dev/null or /dev/stdout would be: renaming over them would leave an ordinary file."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "summary.md"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    bl.write_atomic(fifo, "gate passed\n")
+    reader.join(timeout=10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert received == [b"gate passed\n"]
+
+
+def test_a_baseline_behind_a_link_keeps_the_link_and_locks_its_target(tmp_path):
+    target = tmp_path / "shared" / "qa_baseline.json"
+    target.parent.mkdir()
+    link = tmp_path / "qa_baseline.json"
+    link.symlink_to(target)
+    with bl.locked(link):
+        bl.write_json_atomic(link, {"tool": {"metrics": {"g": 1.0}}})
+    assert link.is_symlink() and json.loads(target.read_text())["tool"]["metrics"] == {"g": 1.0}
+    assert (target.parent / "qa_baseline.json.lock").exists()
+    assert not (tmp_path / "qa_baseline.json.lock").exists()
+
+
 def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, monkeypatch):
     path = tmp_path / "b.json"
     bl.write_json_atomic(path, {"tool": entry()})
