@@ -209,6 +209,11 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
         if options.update or options.accept_golden_change:
             return _update(path, baselines, key, stored, current, cmp, options, lines)
         if not cmp.passed:
+            if cmp.golden_changes:
+                also = " --allow-regression" if cmp.regressions or cmp.case_regressions else ""
+                lines.append(f"if the golden change was reviewed, record it with: "
+                             f"{options.record_command} --accept-golden-change{also} "
+                             f"--reason \"...\"")
             if current.get("n_cases", 0) > stored.get("n_cases", 0) and cmp.regressions:
                 lines.append(f"note: the golden set grew from {stored.get('n_cases')} to "
                              f"{current.get('n_cases')} cases; if the drop comes from the new "

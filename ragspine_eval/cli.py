@@ -106,9 +106,7 @@ def run_qa(args: argparse.Namespace) -> int:
                           "summary": args.summary_md}, baseline=baseline_path)
         spec = parse_engine(args.engine, args.mode)
         key = spec.key
-        engine = "" if spec.kind == "ragspine" else f" --engine {spec.name}"
-        options = gate_options(args, f"ragspine-eval qa --mode {spec.mode}{engine} "
-                                     f"--update-baseline")
+        options = gate_options(args, _qa_record_command(args, spec))
         load_golden_set(golden)  # fail on a bad line before any engine call
         stored_all = bl.load_baselines(baseline_path)
         stored = stored_all.get(key)
@@ -145,6 +143,23 @@ def run_qa(args: argparse.Namespace) -> int:
     verdict = "PASS" if result.exit_code == 0 else "FAIL"
     print(f"{verdict}: qa {key} gate {result.status}")
     return result.exit_code
+
+
+def _qa_record_command(args: argparse.Namespace, spec: Any) -> str:
+    """The command that records this run in its baseline: the same mode, engine, golden set,
+    knowledge base and baseline file as this run (each given only where it is not the
+    default), so that running it changes the baseline this run was compared with."""
+    import shlex
+
+    parts = ["ragspine-eval qa", f"--mode {spec.mode}"]
+    if spec.kind != "ragspine":
+        parts.append(f"--engine {shlex.quote(spec.name)}")
+    for flag, given, default in (("--golden", args.golden, paths.QA_GOLDEN_SET),
+                                 ("--kb", args.kb, paths.KB_DIR),
+                                 ("--baseline", args.baseline, paths.QA_BASELINE)):
+        if Path(given).resolve() != Path(default).resolve():
+            parts.append(f"{flag} {shlex.quote(str(given))}")
+    return " ".join(parts + ["--update-baseline"])
 
 
 def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,

@@ -202,6 +202,45 @@ def test_a_swap_fails_even_though_every_rate_is_unchanged(capsys, tmp_path):
     assert not any(l.startswith("REGRESSION") for l in out.splitlines())  # no rate moved
 
 
+def printed_command(out: str, lead: str) -> list[str]:
+    """The command a gate printed after `lead`, as argv for main() (without the program)."""
+    import shlex
+
+    line = next(l for l in out.splitlines() if lead in l)
+    argv = shlex.split(line.split(lead, 1)[1])
+    assert argv[0] == "ragspine-eval"
+    return argv[1:]
+
+
+def test_the_printed_record_command_records_the_gain_in_the_baseline_this_run_used(capsys, tmp_path):
+    baseline = tmp_path / "my baseline.json"  # a space, so the command must quote it
+    data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    data["tool"]["metrics"]["numeric_accuracy"] = 0.5
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run(capsys, "qa", "--baseline", str(baseline))
+    assert code == 0 and "improved [tool] numeric_accuracy" in out
+    argv = printed_command(out, "record the gain with: ")
+    assert "--baseline" in argv and str(baseline) in argv
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and f"baseline 'tool' updated in {baseline}" in out
+    assert json.loads(baseline.read_text())["tool"]["metrics"]["numeric_accuracy"] > 0.9
+
+
+def test_a_golden_change_prints_the_command_that_records_it(capsys, tmp_path):
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"value": 1702.0', '"value": 1703.0')
+    shutil.copy(paths.QA_BASELINE, tmp_path / "qa_baseline.json")
+    code, out = gate_with(capsys, tmp_path, lines)
+    assert code == 1 and "GOLDEN CHANGE [tool] num-001 was changed" in out
+    argv = printed_command(out, "if the golden change was reviewed, record it with: ")
+    assert argv[-1] == "..." and "--accept-golden-change" in argv and "--allow-regression" in argv
+    argv[-1] = "num-001 now expects the restated figure"
+    code, out, _ = run(capsys, *argv)
+    assert code == 0, out
+    code, out = gate_with(capsys, tmp_path, lines)
+    assert code == 0, out
+
+
 def test_update_baseline_refuses_a_lower_run_and_leaves_the_file_byte_identical(capsys, tmp_path):
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
     lines[0] = lines[0].replace('"value": 1702.0', '"value": 1703.0')
