@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from ragspine_eval.qa_eval import QAEvalReport
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader left
 
 
 class BadInput(Exception):
@@ -437,6 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of the output went away (`| head`): stop quietly, as other command-line
+        # tools do, with the status of a process ended by SIGPIPE; files are written whole or
+        # not at all, so none is left half-written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -131,6 +131,16 @@ def test_golden_command_lists_invalid_lines_and_kb_mismatches_at_once(capsys, tm
     assert "2 problem(s)" in out
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly(tiny_golden):
+    """`ragspine-eval golden ... | head -1`: no traceback, and not the exit code of a regression."""
+    proc = subprocess.Popen([sys.executable, "-m", "ragspine_eval.cli", "golden", str(tiny_golden),
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command has printed anything
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err
+
+
 def test_script_wrapper_is_the_cli(tmp_path, tiny_golden):
     proc = subprocess.run([sys.executable, str(paths.PROJECT_ROOT / "scripts" / "run_qa_eval.py"),
                            "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"),
