@@ -138,25 +138,31 @@ def tag_intervals(rates: pd.DataFrame,
 def channel_bars(accuracy: pd.DataFrame,
                  title: str = "Extraction accuracy per channel and document set") -> alt.Chart:
     """accuracy: frames.channel_accuracy(). A panel per document set: a bar per scored channel
-    (coverage included) on the fixed scale, its 95% interval as a line, the baseline as a tick."""
-    data = accuracy.dropna(subset=["accuracy"])
-    if data.empty:
-        return _empty(title)
+    (coverage included) on the fixed scale, its 95% interval as a line, the baseline as a tick;
+    a channel the extractor cannot do for the set reads "not scored" instead of an empty row."""
+    if accuracy["accuracy"].isna().all():
+        return _empty(title, "nothing scored")
+    data = accuracy.assign(unscored=accuracy["status"] == "not scored")
     y = alt.Y("channel:N", title="channel", sort=list(dict.fromkeys(accuracy["channel"])))
     x = alt.X("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]),
               axis=alt.Axis(format=PERCENT))
-    bars = alt.Chart().mark_bar().encode(
+    scored = alt.Chart().transform_filter(~alt.datum.unscored)
+    bars = scored.mark_bar().encode(
         y=y, x=x, color=alt.Color("accuracy:Q", scale=PASS_RATE_SCALE, legend=None),
         tooltip=["doc_set", "channel", alt.Tooltip("accuracy:Q", format=".1%"), "correct/total",
                  alt.Tooltip("baseline:Q", format=".1%"), "status"])
-    errors = alt.Chart().mark_rule(color="#333333", strokeWidth=1.5).encode(
+    errors = scored.mark_rule(color="#333333", strokeWidth=1.5).encode(
         y=y, x="ci_lo:Q", x2="ci_hi:Q")
-    ticks = alt.Chart().mark_tick(color="black", thickness=2, size=16).encode(
+    ticks = scored.mark_tick(color="black", thickness=2, size=16).encode(
         y=y, x="baseline:Q")
-    return alt.layer(bars, errors, ticks, data=data).properties(width=220).facet(
+    unscored = alt.Chart().transform_filter(alt.datum.unscored).mark_text(
+        align="left", dx=4, color="#555555", fontStyle="italic").encode(
+        y=y, x=alt.value(0), text=alt.value("not scored"), tooltip=["doc_set", "channel",
+                                                                    "not_scored"])
+    return alt.layer(bars, errors, ticks, unscored, data=data).properties(width=220).facet(
         column=alt.Column("doc_set:N", title=None, sort=list(dict.fromkeys(accuracy["doc_set"]))),
-        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline · channels "
-                                        "the engine cannot do are listed in the table"))
+        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline · the "
+                                        "table says why a channel is not scored"))
 
 
 def feature_heatmap(features: pd.DataFrame,

@@ -74,11 +74,21 @@ def test_channel_bars_and_mismatch_bars_are_readable(runs):
     assert s["facet"]["column"]["field"] == "doc_set"
     bars = s["spec"]["layer"][0]["encoding"]
     assert bars["x"]["axis"]["format"] == ".0%" and bars["color"]["scale"]["domain"] == [0, 1]
-    assert [layer["mark"]["type"] for layer in s["spec"]["layer"]] == ["bar", "rule", "tick"]
+    assert [layer["mark"]["type"] for layer in s["spec"]["layer"]] == ["bar", "rule", "tick",
+                                                                       "text"]
     m = charts.mismatch_bars(frames.mismatches_by_sheet(broken)).to_dict()
     assert m["title"] == "Mismatching cells per sheet" and m["encoding"]["x"]["title"] == "mismatching cells"
     empty = charts.mismatch_bars(frames.mismatches_by_sheet(perfect))
     assert isinstance(empty, alt.Chart) and empty.to_dict()["mark"]["type"] == "text"
+
+
+def test_a_channel_the_engine_cannot_do_reads_not_scored_in_the_chart():
+    from ragspine_eval.extraction_run import score_engine
+
+    pdf = frames.channel_accuracy(score_engine(fixture_targets("pdf")))
+    assert (pdf["status"] == "not scored").sum() == 2  # colour and header: no fills, no spans
+    svg = charts.offline_bundle(charts.channel_bars(pdf).to_dict())["image/svg+xml"]
+    assert svg.count(">not scored<") == 2  # drawn text (each mark also has an aria-label)
 
 
 def test_the_run_report_carries_provenance_that_round_trips(runs):
