@@ -29,7 +29,10 @@ How a /v1/ask response becomes a CaseOutcome:
   a service over another KB fails faithfulness instead of being scored against the wrong text.
 
 Faults: connection errors and 5xx are retried with exponential backoff, 4xx never; the whole
-case, retries included, stays within `case_timeout`. After a case has used up its retries on
+case, retries included, stays within `case_timeout`. A retry whose backoff pause would end past
+that limit is not started: the case ends at once with the failure it last saw, the attempts
+made and why it stopped, not with a timeout that would hide the failure. A case times out only
+when an attempt itself gets no answer in the time left. After a case has used up its retries on
 connection errors, later cases try once until the service answers again, so a dead service ends
 a run in seconds, not in retries times cases. A non-JSON body or a body without the fields
 above is a malformed response. Every error message names the endpoint without credentials.
@@ -151,7 +154,11 @@ class HttpEngine:
                     return self._error(f"{exc} (after {attempts} attempts)")
                 pause = self.backoff * 2 ** (attempt - 1)
                 if time.monotonic() + pause >= deadline:
-                    return timeout_outcome(self.case_timeout)
+                    # The pause would use up the case's time: report what went wrong now,
+                    # not a timeout that would hide it (and not wait for nothing).
+                    tries = f"{attempt} attempt" + ("s" if attempt > 1 else "")
+                    return self._error(f"{exc} (after {tries}; a retry would end past the "
+                                       f"case timeout of {self.case_timeout:g} s)")
                 time.sleep(pause)
                 continue
             except _Fatal as exc:
