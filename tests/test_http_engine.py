@@ -318,6 +318,26 @@ def test_after_a_dead_service_later_cases_try_once_until_it_answers_again(stub, 
     assert engine.run_case(make_case("d")).error is None and len(stub.requests) == 4
 
 
+def test_a_case_that_gives_up_on_a_dead_service_for_lack_of_time_also_stops_later_retries(
+        clock, monkeypatch):
+    import httpx
+
+    attempts = []
+    engine = HttpEngine(f"http://127.0.0.1:{free_port()}", case_timeout=1.0, retries=3)
+
+    def post(*args, **kwargs):
+        attempts.append(1)
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(engine._client(), "post", post)
+    first = engine.run_case(make_case("a"))  # 0.5 s pause, then the 1 s one would not fit
+    assert first.error.startswith("EngineError: cannot reach ") and len(attempts) == 2
+    assert first.error.endswith("(after 2 attempts; a retry would end past the case timeout "
+                                "of 1 s)")
+    assert "cannot reach" in engine.run_case(make_case("b")).error
+    assert len(attempts) == 3 and clock.slept == 0.5  # one attempt, no pause
+
+
 # --- credentials -------------------------------------------------------------------------------
 
 
