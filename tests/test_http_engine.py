@@ -238,10 +238,47 @@ def test_a_slow_reply_times_out_within_the_case_timeout(stub):
     assert time.monotonic() - started < 2.5  # well before the reply would have come
 
 
+class FakeClock:
+    """Stands in for the engine's `time`: sleep() moves the clock on without waiting, so a
+    test can play out backoff pauses of whole seconds at once and see the time they cost."""
+
+    def __init__(self):
+        self.slept = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.slept
+
+    def sleep(self, seconds: float) -> None:
+        self.slept += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    import ragspine_eval.engines.http as http_engine
+
+    fake = FakeClock()
+    monkeypatch.setattr(http_engine, "time", fake)
+    return fake
+
+
 def test_retries_never_outlast_the_case_timeout(stub):
     stub.reply(503, {}, times=10)
+    started = time.monotonic()
     out = HttpEngine(stub.url, backoff=5.0, retries=5, case_timeout=0.5).run_case(make_case())
-    assert out.error.startswith("TimeoutError") and len(stub.requests) == 1
+    assert len(stub.requests) == 1 and time.monotonic() - started < 0.5
+    assert out.error.startswith("EngineError: HTTP 503 from ")
+    assert out.error.endswith("(after 1 attempt; a retry would end past the case timeout "
+                              "of 0.5 s)")
+
+
+def test_a_5xx_with_no_time_left_to_retry_is_reported_not_hidden_by_a_timeout(stub, clock):
+    # The reviewer's case: --case-timeout 1 and the default backoff (0.5 s, then 1 s). The
+    # second pause would end at 1.5 s, past the limit: the case stops there and says why.
+    stub.reply(500, "boom", times=3)
+    out = HttpEngine(stub.url, case_timeout=1.0).run_case(make_case())
+    assert len(stub.requests) == 2 and clock.slept == 0.5  # never waited past the limit
+    assert out.error == (f"EngineError: HTTP 500 from {stub.url}/v1/ask: boom (after 2 attempts;"
+                         f" a retry would end past the case timeout of 1 s)")
 
 
 def free_port() -> int:
@@ -279,6 +316,26 @@ def test_after_a_dead_service_later_cases_try_once_until_it_answers_again(stub, 
     stub.reply(503, {}, times=2)
     stub.reply()
     assert engine.run_case(make_case("d")).error is None and len(stub.requests) == 4
+
+
+def test_a_case_that_gives_up_on_a_dead_service_for_lack_of_time_also_stops_later_retries(
+        clock, monkeypatch):
+    import httpx
+
+    attempts = []
+    engine = HttpEngine(f"http://127.0.0.1:{free_port()}", case_timeout=1.0, retries=3)
+
+    def post(*args, **kwargs):
+        attempts.append(1)
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(engine._client(), "post", post)
+    first = engine.run_case(make_case("a"))  # 0.5 s pause, then the 1 s one would not fit
+    assert first.error.startswith("EngineError: cannot reach ") and len(attempts) == 2
+    assert first.error.endswith("(after 2 attempts; a retry would end past the case timeout "
+                                "of 1 s)")
+    assert "cannot reach" in engine.run_case(make_case("b")).error
+    assert len(attempts) == 3 and clock.slept == 0.5  # one attempt, no pause
 
 
 # --- credentials -------------------------------------------------------------------------------

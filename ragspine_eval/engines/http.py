@@ -29,10 +29,13 @@ How a /v1/ask response becomes a CaseOutcome:
   a service over another KB fails faithfulness instead of being scored against the wrong text.
 
 Faults: connection errors and 5xx are retried with exponential backoff, 4xx never; the whole
-case, retries included, stays within `case_timeout`. After a case has used up its retries on
-connection errors, later cases try once until the service answers again, so a dead service ends
-a run in seconds, not in retries times cases. A non-JSON body or a body without the fields
-above is a malformed response. Every error message names the endpoint without credentials.
+case, retries included, stays within `case_timeout`. A retry whose backoff pause would end past
+that limit is not started: the case ends at once with the failure it last saw, the attempts
+made and why it stopped, not with a timeout that would hide the failure. A case times out only
+when an attempt itself gets no answer in the time left. After a case has used up its retries on
+connection errors (or stopped retrying them for lack of time), later cases try once until the
+service answers again, so a dead service ends a run in seconds, not in retries times cases.
+A non-JSON body or a body without the fields above is a malformed response. Every error message names the endpoint without credentials.
 
 Credentials: user:password in the URL is sent as HTTP basic auth, and the environment variable
 RAGSPINE_EVAL_HTTP_TOKEN, when set, as `Authorization: Bearer …`. Neither appears in `name`,
@@ -143,17 +146,23 @@ class HttpEngine:
             except httpx.TimeoutException:
                 return timeout_outcome(self.case_timeout)
             except _Retryable as exc:
-                if attempt == attempts:
-                    if exc.connection:
-                        with self._lock:
-                            self._unreachable = True
-                        return self._error(str(exc))
-                    return self._error(f"{exc} (after {attempts} attempts)")
                 pause = self.backoff * 2 ** (attempt - 1)
-                if time.monotonic() + pause >= deadline:
-                    return timeout_outcome(self.case_timeout)
-                time.sleep(pause)
-                continue
+                out_of_time = attempt < attempts and time.monotonic() + pause >= deadline
+                if attempt < attempts and not out_of_time:
+                    time.sleep(pause)
+                    continue
+                if exc.connection:  # giving up on the service: later cases try once
+                    with self._lock:
+                        self._unreachable = True
+                if out_of_time:
+                    # The pause would use up the case's time: report what went wrong now,
+                    # not a timeout that would hide it (and not wait for nothing).
+                    tries = f"{attempt} attempt" + ("s" if attempt > 1 else "")
+                    return self._error(f"{exc} (after {tries}; a retry would end past the "
+                                       f"case timeout of {self.case_timeout:g} s)")
+                if exc.connection:
+                    return self._error(str(exc))
+                return self._error(f"{exc} (after {attempts} attempts)")
             except _Fatal as exc:
                 return self._error(str(exc))
             try:
