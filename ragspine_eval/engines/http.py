@@ -35,7 +35,8 @@ made and why it stopped, not with a timeout that would hide the failure. A case 
 when an attempt itself gets no answer in the time left. After a case has used up its retries on
 connection errors (or stopped retrying them for lack of time), later cases try once until the
 service answers again, so a dead service ends a run in seconds, not in retries times cases.
-A non-JSON body or a body without the fields above is a malformed response. Every error message names the endpoint without credentials.
+A non-JSON body or a body without the fields above is a malformed response. Every error
+message names the endpoint without credentials.
 
 Credentials: user:password in the URL is sent as HTTP basic auth, and the environment variable
 RAGSPINE_EVAL_HTTP_TOKEN, when set, as `Authorization: Bearer …`. Neither appears in `name`,
