@@ -245,7 +245,17 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     )
 
 
+EXPECTED_FIELDS = ("clarification", "refuse", "value", "unit", "source", "narrative_doc")
+SOURCE_FIELDS = ("doc", "locator")
+_VALUE_FIELDS = ("value", "unit", "source")
+
+
 def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> None:
+    # a misspelt key ("valeu") would otherwise be ignored and the case would assert less
+    unknown = sorted(set(expected) - set(EXPECTED_FIELDS))
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(repr(f'expected.{k}') for k in unknown)}; "
+                   f"allowed: {', '.join(EXPECTED_FIELDS)}")
     for name in ("clarification", "refuse"):
         if name not in expected:
             raise fail(f"missing field 'expected.{name}'")
@@ -257,10 +267,12 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         )
     _expect_type(fail, "expected.refuse", expected["refuse"], bool)
 
-    if case_type in _NEEDS_VALUE:
-        for name in ("value", "unit", "source"):
+    if case_type in _NEEDS_VALUE or any(name in expected for name in _VALUE_FIELDS):
+        why = (f"required for {case_type} cases" if case_type in _NEEDS_VALUE else
+               "a case that expects a value needs value, unit and source")
+        for name in _VALUE_FIELDS:
             if name not in expected:
-                raise fail(f"missing field 'expected.{name}' (required for {case_type} cases)")
+                raise fail(f"missing field 'expected.{name}' ({why})")
         value = expected["value"]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(f"wrong type for 'expected.value': expected a number, got {_type_name(value)}")
@@ -269,13 +281,18 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         _expect_type(fail, "expected.unit", expected["unit"], str)
         source = expected["source"]
         _expect_type(fail, "expected.source", source, dict)
-        for name in ("doc", "locator"):
+        for name in SOURCE_FIELDS:
             if name not in source:
                 raise fail(f"missing field 'expected.source.{name}'")
             _expect_type(fail, f"expected.source.{name}", source[name], str)
-    if case_type in _NEEDS_NARRATIVE:
-        if "narrative_doc" not in expected:
-            raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
+        unknown = sorted(set(source) - set(SOURCE_FIELDS))
+        if unknown:
+            raise fail(f"unknown field(s) "
+                       f"{', '.join(repr(f'expected.source.{k}') for k in unknown)}; allowed: "
+                       f"{', '.join(SOURCE_FIELDS)}")
+    if case_type in _NEEDS_NARRATIVE and "narrative_doc" not in expected:
+        raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
+    if "narrative_doc" in expected:
         _expect_type(fail, "expected.narrative_doc", expected["narrative_doc"], str)
     if case_type == "refusal" and expected["refuse"] is not True:
         raise fail("a refusal case must expect refuse: true")
