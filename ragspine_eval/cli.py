@@ -170,7 +170,7 @@ def _write_ci_files(args: argparse.Namespace, report: QAEvalReport,
     from ragspine_eval.junit import write_qa_junit
     from ragspine_eval.summary_md import write_qa_summary
 
-    write_outputs((args.junit, "junit", lambda p: write_qa_junit(p, report)),
+    write_outputs((args.junit, "junit", lambda p: write_qa_junit(p, report, result.comparison)),
                   (args.summary_md, "summary", lambda p: write_qa_summary(p, report, stored, result)))
 
 

@@ -132,7 +132,8 @@ def _write_ci_files(args: argparse.Namespace, result, gates: dict) -> None:  # n
     from ragspine_eval.junit import write_extraction_junit
     from ragspine_eval.summary_md import write_extraction_summary
 
-    write_outputs((args.junit, "junit", lambda p: write_extraction_junit(p, result)),
+    comparisons = {key: gate.comparison for key, gate in gates.items()}
+    write_outputs((args.junit, "junit", lambda p: write_extraction_junit(p, result, comparisons)),
                   (args.summary_md, "summary", lambda p: write_extraction_summary(p, result, gates)))
 
 

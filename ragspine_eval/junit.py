@@ -13,7 +13,9 @@ The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report 
 
 Invariants: a suite's `tests` and `failures` are its testcase and failure counts, and the root's
 are their sums; a failing verdict is a <failure> (an engine error too: it fails the gate like any
-wrong answer, and its text says so), so the file's counts equal the report's. The writer takes
+wrong answer, and its text says so), so the file's counts equal the report's. A failure whose
+case passed at baseline time has type "Regression" and a message that says so; any other has
+type "AssertionError": a CI reader tells what this change broke from what was failing before. The writer takes
 plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
 can use it; `qa_junit_cases` makes the rows of a QA report, `extraction_junit_cases` those of
 an extraction run (one per cell and channel, grouped per channel, and one per ground-truth cell
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING
 from ragspine_eval.baseline import write_atomic
 
 if TYPE_CHECKING:
+    from ragspine_eval.baseline import BaselineComparison
     from ragspine_eval.extraction_run import ExtractionRun
     from ragspine_eval.provenance import Provenance
     from ragspine_eval.qa_eval import QAEvalReport
@@ -52,6 +55,7 @@ class JUnitCase:
     passed: bool
     expected: str | None = None
     actual: str | None = None
+    regressed: bool = False  # failing now, passed at baseline time
 
 
 def _clean(text: str | None) -> str:
@@ -60,6 +64,8 @@ def _clean(text: str | None) -> str:
 
 def _message(case: JUnitCase) -> str:
     text = f"expected {_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"
+    if case.regressed:
+        text = f"regression (passed at baseline time): {text}"
     text = " ".join(text.split())
     return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
@@ -88,7 +94,7 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
             element = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname)
             if not case.passed:
                 failure = ET.SubElement(element, "failure", message=_message(case),
-                                        type="AssertionError")
+                                        type="Regression" if case.regressed else "AssertionError")
                 failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
         total, failed = total + len(members), failed + n_failed
     root.set("tests", str(total))
@@ -109,10 +115,19 @@ def write_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
 # --- the QA report as rows ----------------------------------------------------------------------
 
 
-def qa_junit_cases(report: QAEvalReport) -> list[JUnitCase]:
-    """One row per case and gate, fabrication included, in report order."""
-    return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual)
+def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None = None
+                   ) -> list[JUnitCase]:
+    """One row per case and gate, fabrication included, in report order; with the baseline
+    comparison, the case regressions it found are marked."""
+    regressed = _regressed(comparison)
+    return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
+                      (gate, r.id) in regressed)
             for gate, metric in report.gates().items() for r in metric.results]
+
+
+def _regressed(comparison: BaselineComparison | None) -> set[tuple[str, str]]:
+    """(gate or channel, case id or locator) of each case regression of a comparison."""
+    return {(c["metric"], c["id"]) for c in comparison.case_regressions} if comparison else set()
 
 
 def provenance_properties(provenance: Mapping[str, object] | None, prefix: str = "") -> dict[str, str]:
@@ -135,32 +150,41 @@ def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
                 timestamp=prov.times.started_at[:19] if prov and prov.times else None)
 
 
-def write_qa_junit(path: str | Path, report: QAEvalReport) -> None:
-    write_run_junit(path, qa_junit_cases(report), f"ragspine-eval qa {report.mode}",
+def write_qa_junit(path: str | Path, report: QAEvalReport,
+                   comparison: BaselineComparison | None = None) -> None:
+    write_run_junit(path, qa_junit_cases(report, comparison), f"ragspine-eval qa {report.mode}",
                     report.provenance)
 
 
 # --- the extraction report as rows ----------------------------------------------------------------
 
 
-def extraction_junit_cases(run: ExtractionRun) -> list[JUnitCase]:
+def extraction_junit_cases(run: ExtractionRun,
+                           comparisons: Mapping[str, BaselineComparison | None] | None = None
+                           ) -> list[JUnitCase]:
     """One row per scored cell and channel, grouped per channel across document sets, then one
-    per ground-truth cell for coverage (failing where no fact was extracted for it)."""
+    per ground-truth cell for coverage (failing where no fact was extracted for it). With a
+    baseline comparison per document set, the cells it found regressed are marked."""
     from ragspine_eval.extraction_eval import CHANNELS, COVERAGE
 
+    regressed = {key: _regressed((comparisons or {}).get(key)) for key in run.reports}
     rows = [JUnitCase(channel, f"{key} {cell.locator}", f"extraction.{key}.{channel}",
-                      cell.correct, repr(cell.expected), repr(cell.actual))
+                      cell.correct, repr(cell.expected), repr(cell.actual),
+                      (channel, cell.locator) in regressed[key])
             for channel in CHANNELS for key, report in run.reports.items()
             for cell in report.cells if cell.channel == channel]
     for key, report in run.reports.items():
         missing = set(report.coverage.missing)
         rows += [JUnitCase(COVERAGE, f"{key} {loc}", f"extraction.{key}.{COVERAGE}",
                            loc not in missing, "a fact for this ground-truth cell",
-                           "no fact" if loc in missing else "a fact")
+                           "no fact" if loc in missing else "a fact",
+                           (COVERAGE, loc) in regressed[key])
                  for loc in sorted(report.golden)]
     return rows
 
 
-def write_extraction_junit(path: str | Path, run: ExtractionRun) -> None:
-    write_run_junit(path, extraction_junit_cases(run),
+def write_extraction_junit(path: str | Path, run: ExtractionRun,
+                           comparisons: Mapping[str, BaselineComparison | None] | None = None
+                           ) -> None:
+    write_run_junit(path, extraction_junit_cases(run, comparisons),
                     f"ragspine-eval extraction {','.join(run.reports)}", run.provenance)

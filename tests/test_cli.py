@@ -212,6 +212,22 @@ def test_a_swap_fails_even_though_every_rate_is_unchanged(capsys, tmp_path):
     assert not any(l.startswith("REGRESSION") for l in out.splitlines())  # no rate moved
 
 
+def test_the_junit_file_marks_the_swapped_case_as_the_regression(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    baseline = tmp_path / "qa_baseline.json"
+    data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
+    data["tool"]["passed_ids"]["numeric_accuracy"].append("num-022")
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    junit = tmp_path / "qa.xml"
+    code, _, _ = run(capsys, "qa", "--baseline", str(baseline), "--junit", str(junit))
+    assert code == 1
+    kinds = {(c.get("classname"), c.get("name")): c.find("failure").get("type")
+             for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None}
+    assert kinds.pop(("qa.tool.numeric_accuracy", "num-022")) == "Regression"
+    assert set(kinds.values()) == {"AssertionError"}  # the failures the baseline already knew
+
+
 def printed_command(out: str, lead: str) -> list[str]:
     """The command a gate printed after `lead`, as argv for main() (without the program)."""
     import shlex

@@ -59,6 +59,24 @@ def test_a_failure_carries_expected_and_actual():
     assert root.find("testsuite/testcase[@name='num-001']/failure") is None
 
 
+def test_a_case_that_passed_at_baseline_time_fails_as_a_regression_not_a_known_failure():
+    from ragspine_eval.qa_eval import compare_to_baseline, make_baseline_entry
+
+    report = sample_report()  # num-002 fails numeric_accuracy
+    stored = make_baseline_entry(report)
+    stored["passed_ids"]["numeric_accuracy"].append("num-002")  # as if it passed then
+    root = ET.fromstring(junit_xml(qa_junit_cases(report, compare_to_baseline(report, stored)),
+                                   "qa"))
+    failures = {c.get("name") + " " + c.get("classname"): c.find("failure")
+                for c in root.iter("testcase") if c.find("failure") is not None}
+    regressed = failures.pop("num-002 qa.tool.numeric_accuracy")
+    assert regressed.get("type") == "Regression"
+    assert regressed.get("message").startswith("regression (passed at baseline time): expected")
+    assert failures and {f.get("type") for f in failures.values()} == {"AssertionError"}
+    assert check_junit_shape(root) == check_junit_shape(
+        ET.fromstring(junit_xml(qa_junit_cases(report), "qa")))  # the counts do not move
+
+
 def test_answers_with_markup_and_control_characters_stay_well_formed():
     nasty = 'a <b> & "c" \x00\x1b ' + "x" * 500
     rows = [JUnitCase("channel.value", "cell-1", "extraction.xlsx", False, "<1,702>", nasty),
