@@ -73,6 +73,13 @@ class ReportDiff:
     changed_cases: list[str] = field(default_factory=list)
     # what else differs between the two runs (mode, engine, golden set, knowledge base)
     notes: list[str] = field(default_factory=list)
+    # cases that ended in an engine error in the new run: their flips are no wrong answers
+    new_errors: list[str] = field(default_factory=list)
+
+    @property
+    def regressed_cases(self) -> list[str]:
+        """Each case that went from pass to fail under at least one gate, once."""
+        return sorted({i for g in self.gates for i in g.pass_to_fail})
 
     @property
     def regressed(self) -> bool:
@@ -85,6 +92,8 @@ class ReportDiff:
             "new": self.new_label,
             "regressed": self.regressed,
             "changed_cases": self.changed_cases,
+            "regressed_cases": self.regressed_cases,
+            "new_errors": self.new_errors,
             "notes": self.notes,
             "gates": [{**asdict(g), "rate_change": g.rate_change} for g in self.gates],
         }
@@ -157,8 +166,10 @@ def diff_reports(old: QAEvalReport | Mapping[str, Any] | str | Path,
     changed = sorted(i for i in set(old_fp) & set(new_fp) if old_fp[i] != new_fp[i])
     gates = diff_verdicts(qa_verdicts(old_data, old_name), qa_verdicts(new_data, new_name),
                           exclude=frozenset(changed))
+    errors = sorted({e["id"] for e in new_data.get("errors") or () if isinstance(e, Mapping)
+                     and "id" in e})
     return ReportDiff(_label(old_data, old_name), _label(new_data, new_name), gates, changed,
-                      _input_notes(old_data, new_data))
+                      _input_notes(old_data, new_data), errors)
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -278,17 +289,29 @@ def diff_table(diff: ReportDiff) -> list[str]:
     if diff.changed_cases:
         lines.append(f"not paired, golden case changed between the runs: "
                      f"{', '.join(diff.changed_cases)}")
-    only_old = {i for g in diff.gates for i in g.only_old}
-    only_new = {i for g in diff.gates for i in g.only_new}
-    if only_old or only_new:
-        lines.append(f"scored in one run only (not paired): old {len(only_old)}, new {len(only_new)}")
+    only_old = sorted({i for g in diff.gates for i in g.only_old})
+    only_new = sorted({i for g in diff.gates for i in g.only_new})
+    for which, ids in (("old", only_old), ("new", only_new)):
+        if ids:
+            lines.append(f"scored in the {which} run only (not paired): {_listed(ids)}")
+    errored = sorted(set(diff.new_errors) & set(diff.regressed_cases))
+    if errored:
+        lines.append(f"engine error in the new run, not a wrong answer: {_listed(errored)}")
     if any(g.p_value < NOISE_LEVEL for g in diff.gates):
         lines.append(f"* McNemar p < {NOISE_LEVEL}: this many one-way flips are unlikely to be "
                      f"noise")
     n = sum(len(g.pass_to_fail) for g in diff.gates)
-    lines.append(f"REGRESSED: {n} pass→fail flip(s)" if diff.regressed
-                 else "no case went from pass to fail")
+    lines.append(f"REGRESSED: {n} pass→fail flip(s) in {len(diff.regressed_cases)} case(s)"
+                 if diff.regressed else "no case went from pass to fail")
     return lines
+
+
+LISTED_IDS = 20  # ids listed in one of the lines above; beyond, a count
+
+
+def _listed(ids: list[str]) -> str:
+    shown = ", ".join(ids[:LISTED_IDS])
+    return shown if len(ids) <= LISTED_IDS else f"{shown} … and {len(ids) - LISTED_IDS:,} more"
 
 
 def _rate_text(rate: float | None) -> str:

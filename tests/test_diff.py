@@ -44,7 +44,7 @@ def test_flipped_cases_are_named_per_gate_between_a_tool_and_an_agent_report():
     lines = diff_table(diff)
     assert "pass→fail numeric_accuracy: num-001, num-002, num-003" in lines
     assert "fail→pass numeric_accuracy: num-007" in lines
-    assert lines[-1] == "REGRESSED: 3 pass→fail flip(s)"
+    assert lines[-1] == "REGRESSED: 3 pass→fail flip(s) in 3 case(s)"
 
 
 def test_only_gains_do_not_count_as_a_regression():
@@ -75,8 +75,24 @@ def test_a_case_edited_between_the_runs_is_never_paired():
 def test_cases_in_one_run_only_are_counted_not_paired():
     old = report("tool", set()).to_dict()
     new = evaluate(CASES[:5], [right_numeric_outcome()] * 5, "tool", reference_texts={}).to_dict()
-    numeric = next(g for g in diff_reports(old, new).gates if g.gate == "numeric_accuracy")
+    diff = diff_reports(old, new)
+    numeric = next(g for g in diff.gates if g.gate == "numeric_accuracy")
     assert numeric.paired == 5 and numeric.only_old == ["num-006", "num-007"]
+    assert "scored in the old run only (not paired): num-006, num-007, ref-001" in diff_table(diff)
+
+
+def test_flips_count_cases_once_and_name_those_that_ended_in_an_engine_error():
+    old = report("tool", set()).to_dict()
+    outcomes = [CaseOutcome(error="EngineError: cannot reach http://staging/v1/ask")] + [
+        right_numeric_outcome()] * 6 + [CaseOutcome(refused=True, answer="查不到")]
+    new = evaluate(CASES, outcomes, "tool", reference_texts={}).to_dict()
+    diff = diff_reports(old, new)
+    assert diff.regressed_cases == ["num-001"] and diff.new_errors == ["num-001"]
+    flips = sum(len(g.pass_to_fail) for g in diff.gates)
+    assert flips > 1  # one errored case fails every gate it reaches
+    lines = diff_table(diff)
+    assert "engine error in the new run, not a wrong answer: num-001" in lines
+    assert lines[-1] == f"REGRESSED: {flips} pass→fail flip(s) in 1 case(s)"
 
 
 def test_frames_for_a_notebook():
