@@ -202,9 +202,10 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     def fail(reason: str) -> GoldenSetError:
         return GoldenSetError(path, lineno, case_id, reason)
 
-    for name in FIELDS:
-        if name not in record:
-            raise fail(f"missing field {name!r}")
+    missing = [name for name in FIELDS if name not in record]
+    if missing:  # every one at once: an author fixes the line in one go
+        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
+                   f"{', '.join(map(repr, missing))}")
     unknown = sorted(set(record) - set(FIELDS)) if len(record) != len(FIELDS) else None
     if unknown:
         raise fail(f"unknown field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(FIELDS)}")
@@ -226,9 +227,12 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
 
     tags = record["tags"]
     _expect_type(fail, "tags", tags, dict)
+    missing = [f"tags.{key}" for key in TAG_KEYS if key not in tags]
+    if missing:
+        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
+                   f"{', '.join(map(repr, missing))} (every case is tagged with "
+                   f"{', '.join(TAG_KEYS)})")
     for key in TAG_KEYS:
-        if key not in tags:
-            raise fail(f"missing field 'tags.{key}'")
         _expect_type(fail, f"tags.{key}", tags[key], str)
 
     expected = record["expected"]

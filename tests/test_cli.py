@@ -6,6 +6,7 @@ The end-to-end tests run the real engine over the committed golden set in both m
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -407,7 +408,7 @@ def test_diff_names_the_flipped_cases_between_a_tool_and_an_agent_report(capsys,
     assert set(flipped["pass→fail refusal_appropriateness"]) >= set(cite_row)
     assert "note: mode differs: tool vs agent" in out
     assert "note: knowledge base differs" in out
-    assert out.rstrip().endswith("pass→fail flip(s)")
+    assert re.search(r"REGRESSED: \d+ pass→fail flip\(s\) in \d+ case\(s\)$", out.rstrip())
     code, out, _ = run(capsys, "diff", str(mode_reports["agent_short_kb"]), str(mode_reports["tool"]))
     assert code == 0 and f"fail→pass numeric_accuracy: {', '.join(cite_row)}" in out
 

@@ -69,6 +69,9 @@ def test_blank_lines_bom_and_crlf_are_accepted(tmp_path):
         (refusal(expected={"clarification": "maybe", "refuse": True}), "expected.clarification"),
         (refusal(expected={"clarification": "none", "refuse": "yes"}), "wrong type for 'expected.refuse'"),
         (refusal(tags={"topic": "FIN", "scope": "X"}), "missing field 'tags.qtype'"),
+        (refusal(tags={"topic": "FIN"}), "missing fields 'tags.scope', 'tags.qtype' (every case "
+                                         "is tagged with topic, scope, qtype)"),
+        (refusal(tags=None, reference_date=None), "missing fields 'tags', 'reference_date'"),
         (refusal(case_type="numeric"), "missing field 'expected.value'"),
         (refusal(case_type="narrative"), "missing field 'expected.narrative_doc'"),
         ("[1, 2]", "must be a JSON object"),
