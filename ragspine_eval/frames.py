@@ -99,8 +99,9 @@ def tag_rates(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.
                                        "baseline_rate"])
 
 
-# What a case's verdict on a gate was at baseline time (frames.failure_table's "at baseline")
-PASSED_THEN, FAILED_THEN, NEW_CASE = "passed", "failed", "new case"
+# What a case's verdict on a gate was at baseline time (frames.failure_table's "at baseline");
+# in a table of failures, a case that passed then is a regression, and says so
+PASSED_THEN, FAILED_THEN, NEW_CASE = "passed (regression)", "failed", "new case"
 
 
 class _BaselineVerdicts:
@@ -133,8 +134,8 @@ def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
 def failure_table(report: QAEvalReport, stored: dict[str, Any] | None = None,
                   **filters: str | list[str]) -> pd.DataFrame:
     """The drill-down, one row per failing case and gate: id, gate, "at baseline" (with a
-    stored entry: "passed" marks a regression, "failed" an old failure, "new case" a case added
-    since), the tags to filter on, the question, expected, actual and an answer excerpt.
+    stored entry: "passed (regression)", "failed" for an old failure, "new case" for a case
+    added since), the tags to filter on, the question, expected, actual and an answer excerpt.
 
     Keyword filters keep rows whose column equals the value, or any of a list of values:
     `scope="ACME_HK"`, `gate=["numeric_accuracy", "citation_validity"]`.

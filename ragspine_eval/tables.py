@@ -59,7 +59,8 @@ def interactive(frame: pd.DataFrame, *, page_length: int = 15,
     shown = frame if len(frame) <= max_rows else frame.head(max_rows)
     table = to_html_datatable(shown, allow_html=False, connected=False, pageLength=page_length,
                               classes="display compact", maxBytes=0, layout=LAYOUT,
-                              column_filters="header")
+                              column_filters="header",
+                              lengthMenu=[[page_length, 50, 200, -1], [page_length, 50, 200, "All"]])
     if len(shown) == len(frame):
         return HTML(table)
     note = (f"Showing the first {max_rows:,} of {len(frame):,} rows; the JSON report holds "

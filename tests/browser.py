@@ -25,6 +25,7 @@ class PageCheck:
     tables: int  # interactive tables that DataTables initialised
     searches: int  # their global search boxes
     column_filters: int  # filter boxes in their column headers
+    page_lengths: list[str]  # what each table's "entries per page" box shows
     network: list[str] = field(default_factory=list)  # requests that tried to leave the file
     errors: list[str] = field(default_factory=list)
 
@@ -66,7 +67,9 @@ def open_offline(html: Path) -> PageCheck:
             tables = page.evaluate(count, "table.dataTable")
             searches = page.evaluate(count, "div.dt-search input")
             filters = page.evaluate(count, "table.dataTable thead input")
+            lengths = page.evaluate("""() => Array.from(document.querySelectorAll(
+                'div.dt-length select')).map(s => s.options[s.selectedIndex]?.text ?? '')""")
             return PageCheck(page.title(), page.inner_text("body"), charts, tables, searches,
-                             filters, network, errors)
+                             filters, lengths, network, errors)
         finally:
             browser.close()

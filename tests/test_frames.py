@@ -92,7 +92,7 @@ def test_the_failure_table_tells_a_regression_from_an_old_failure_and_a_new_case
     now = evaluate(cases, [wrong, wrong, wrong], "tool", reference_texts={})
     table = frames.failure_table(now, stored, gate="numeric_accuracy")
     assert dict(zip(table["id"], table["at baseline"], strict=True)) == {
-        "num-001": "passed", "num-002": "failed", "num-003": "new case"}
+        "num-001": "passed (regression)", "num-002": "failed", "num-003": "new case"}
 
 
 def test_tag_rates_show_where_a_drop_sits_against_the_baseline():

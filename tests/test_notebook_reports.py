@@ -91,6 +91,7 @@ def test_html_report_draws_every_chart_offline(main_job_reports):
     # a nine-row table still has its search box and a filter box per column (scope=ACME_HK)
     assert page.searches == page.tables
     assert page.column_filters >= 9
+    assert page.page_lengths == ["15"] * page.tables  # the box shows the page length in use
     assert page.network == [] and page.errors == []
 
 
