@@ -3,7 +3,8 @@
 Facts come from the engine (extraction_adapter) or from a facts file written by any other
 extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
 The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
-truth form a set of their own, keyed by the document's file name.
+truth form a set of their own, keyed by the document's file name. A ground truth that names its
+document is only ever scored against that document: bad input is refused, not scored as zero.
 
 `ExtractionRun` is the report: one EvalReport per document set, plus the stored baseline
 metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
@@ -28,6 +29,7 @@ from ragspine_eval.extraction_records import (
     check_unique,
     load_facts,
     load_ground_truth,
+    stated_document,
 )
 from ragspine_eval.fixtures import DOCUMENT_SETS
 from ragspine_eval.provenance import (
@@ -142,6 +144,7 @@ def score_engine(targets: Sequence[Target],
         truth = load_ground_truth(target.ground_truth)
         if target.document is None:
             raise ExtractionInputError(f"{target.key}: no document to run the engine on")
+        check_truth_is_for(target.document, truth, target.ground_truth)
         extraction = extract(target.document, target.key)
         if on_facts:
             on_facts(target.key, extraction.facts)
@@ -205,6 +208,19 @@ def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: 
                          canonical_hash({d.name: file_fingerprint(d) for d in docs}), len(docs))
     return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
                    documents=documents, clock=clock)
+
+
+def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) -> None:
+    """A ground truth that names its document (load_ground_truth's "document") scores only a
+    document of that file name, compared in any case; one that names none scores any."""
+    stated = stated_document(truth)
+    if stated is None or stated.casefold() == document.name.casefold():
+        return
+    raise ExtractionInputError(
+        f"{truth_path}: this ground truth is for {stated!r} (its \"document\") but the document "
+        f"given is {document.name!r} ({document}); pass the ground truth written for "
+        f"{document.name}, or, if it is the same document renamed, set \"document\" to "
+        f"{document.name!r} in the ground truth")
 
 
 def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]

@@ -209,6 +209,14 @@ def test_a_document_that_will_not_open_exits_2(capsys, tmp_path, baseline):
     assert f"{doc}: the engine could not open this xlsx" in err
 
 
+def test_a_ground_truth_for_another_document_exits_2_naming_both(capsys, tmp_path, baseline):
+    doc, truth = DOCUMENT_SETS["pptx"].document_path(), DOCUMENT_SETS["xlsx"].ground_truth_path()
+    err = bad_run(capsys, tmp_path, baseline, "--doc", str(doc), "--ground-truth", str(truth),
+                  "--save-facts", str(tmp_path / "saved.jsonl"))
+    assert err.startswith(f"error: {truth}: this ground truth is for 'product_lines.xlsx'")
+    assert "the document given is 'product_review.pptx'" in err
+
+
 def test_a_corrupt_baseline_exits_2_and_is_left_as_it_is(capsys, tmp_path, baseline):
     baseline.write_text('{"xlsx": {"metrics": {"cell_value": 2}}}', encoding="utf-8")
     err = bad_run(capsys, tmp_path, baseline, "--update-baseline")

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from ragspine_eval.extraction_eval import CHANNELS, COVERAGE, run_eval
 from ragspine_eval.extraction_records import ExtractionInputError
-from ragspine_eval.extraction_run import ExtractionRun, Target, fixture_targets, score_facts_file
+from ragspine_eval.extraction_run import (
+    ExtractionRun,
+    Target,
+    fixture_targets,
+    score_engine,
+    score_facts_file,
+)
 from ragspine_eval.fixtures import DOCUMENT_SETS
 
 TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))
@@ -54,6 +60,30 @@ def test_a_locator_twice_in_a_facts_file_names_both_lines(tmp_path):
                                               fact_of(cells[0])])
     with pytest.raises(ExtractionInputError, match=rf"{path}:3: .* appears twice .* {path}:1"):
         score_facts_file(path, fixture_targets("pdf"))
+
+
+def test_a_ground_truth_for_another_document_is_refused_before_the_engine_runs(tmp_path,
+                                                                               monkeypatch):
+    import ragspine_eval.extraction_run as extraction_run
+
+    pptx, xlsx = DOCUMENT_SETS["pptx"], DOCUMENT_SETS["xlsx"]
+    monkeypatch.setattr(extraction_run, "extract", lambda *a: pytest.fail("the engine ran"))
+    target = Target("product_review.pptx", pptx.document_path(), xlsx.ground_truth_path())
+    with pytest.raises(ExtractionInputError) as info:
+        score_engine([target])
+    assert str(info.value).startswith(
+        f"{xlsx.ground_truth_path()}: this ground truth is for 'product_lines.xlsx' (its "
+        f"\"document\") but the document given is 'product_review.pptx'")
+
+
+@pytest.mark.parametrize("document", [None, "PRODUCT_REVIEW.PPTX", "decks/product_review.pptx"])
+def test_a_ground_truth_naming_this_document_or_none_is_scored(tmp_path, document):
+    truth = {**TRUTHS["pptx"], "document": document}
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps(truth, ensure_ascii=False), encoding="utf-8")
+    doc = DOCUMENT_SETS["pptx"].document_path()
+    report = score_engine([Target("deck", doc, gt)]).reports["deck"]
+    assert report.coverage.rate == 1.0
 
 
 def test_the_run_report_round_trips_and_gives_tidy_frames(tmp_path):
