@@ -9,9 +9,9 @@ A record is one cell, a JSON object addressed by `sheet` and `cell_ref` (its loc
     is_merged_origin               to merge_span being set)
 
 Any other field (feature, fill, number_format, resolved_rgb ...) is carried along, never scored.
-A facts record may name its document set in `doc` ("xlsx", "pptx", "pdf") or its document in
-`document`, so that one facts file can cover several documents. A ground truth may name its
-document (its file name) in `document`.
+A facts record may name its document set in `doc` ("xlsx", "pptx", "pdf", in any case) or its
+document in `document`, so that one facts file can cover several documents; a null `doc` or
+`document` names nothing. A ground truth may name its document (its file name) in `document`.
 
 Files:
 - facts: JSONL (one record a line; *.jsonl / *.ndjson) or JSON (an array of records, or an object

@@ -217,6 +217,25 @@ def test_a_ground_truth_for_another_document_exits_2_naming_both(capsys, tmp_pat
     assert "the document given is 'product_review.pptx'" in err
 
 
+@pytest.mark.parametrize("docs", [[], ["--docs", "xlsx"]])
+def test_an_unknown_set_name_exits_2_naming_the_line_the_names_and_the_known_sets(
+        capsys, tmp_path, baseline, engine_facts, docs):
+    lines = [line.replace('"doc": "xlsx"', '"doc": "xlxs"') for line in engine_facts]
+    facts = write_facts(tmp_path / "facts.jsonl", lines)
+    err = bad_run(capsys, tmp_path, baseline, "--facts", str(facts), *docs)
+    assert err.startswith(f"error: {facts}:1: \"doc\" names an unknown document set 'xlxs'; "
+                          f"the known sets are xlsx, pptx, pdf (in any case)")
+
+
+def test_set_names_in_another_case_are_accepted(capsys, tmp_path, baseline, engine_facts):
+    lines = [line.replace('"doc": "xlsx", "document": "product_lines.xlsx"', '"doc": "XLSX"')
+             for line in engine_facts]
+    assert sum('"doc": "XLSX"' in line for line in lines) == 120
+    facts = write_facts(tmp_path / "facts.jsonl", lines)
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts), "--baseline", str(baseline))
+    assert code == 0 and "PASS: extraction xlsx gate pass" in out
+
+
 def test_a_corrupt_baseline_exits_2_and_is_left_as_it_is(capsys, tmp_path, baseline):
     baseline.write_text('{"xlsx": {"metrics": {"cell_value": 2}}}', encoding="utf-8")
     err = bad_run(capsys, tmp_path, baseline, "--update-baseline")

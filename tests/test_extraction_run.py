@@ -62,6 +62,46 @@ def test_a_locator_twice_in_a_facts_file_names_both_lines(tmp_path):
         score_facts_file(path, fixture_targets("pdf"))
 
 
+def test_an_unknown_set_name_is_an_error_naming_the_first_line_and_every_unknown_name(tmp_path):
+    cells = TRUTHS["xlsx"]["cells"]
+    facts = [fact_of(c, doc="xlsx") for c in cells[:6]]
+    facts[2]["doc"], facts[4]["doc"], facts[5]["doc"] = "xlxs", "xls", "xlxs"
+    path = write_jsonl(tmp_path / "f.jsonl", facts)
+    for docs in ("all", "xlsx"):
+        with pytest.raises(ExtractionInputError) as info:
+            score_facts_file(path, fixture_targets(docs))
+        assert str(info.value) == (
+            f"{path}:3: \"doc\" names an unknown document set 'xlxs' (this file also names "
+            f"'xls'); the known sets are xlsx, pptx, pdf (in any case); correct \"doc\" in the "
+            f"facts file (or in the extractor that writes it)")
+
+
+def test_set_names_match_in_any_case(tmp_path):
+    path = write_jsonl(tmp_path / "f.jsonl",
+                       [fact_of(c, doc="XLSX") for c in TRUTHS["xlsx"]["cells"]]
+                       + [fact_of(c, doc="Pdf") for c in TRUTHS["pdf"]["cells"]])
+    run = score_facts_file(path, fixture_targets("all"))
+    assert run.reports["xlsx"].coverage.rate == 1.0 and run.reports["pdf"].coverage.rate == 1.0
+
+
+def test_a_null_doc_or_document_names_nothing(tmp_path):
+    facts = [fact_of(c, doc=None, document=None) for c in TRUTHS["pdf"]["cells"]]
+    path = write_jsonl(tmp_path / "f.jsonl", facts)
+    assert score_facts_file(path, fixture_targets("pdf")).reports["pdf"].coverage.rate == 1.0
+    with pytest.raises(ExtractionInputError, match=rf"{path}:1: the fact names no document"):
+        score_facts_file(path, fixture_targets("all"))
+
+
+def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
+                             ensure_ascii=False), encoding="utf-8")
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, doc="Q3.xlsx")
+                                              for c in TRUTHS["xlsx"]["cells"]])
+    run = score_facts_file(path, [Target("q3.xlsx", None, gt)])
+    assert run.reports["q3.xlsx"].coverage.rate == 1.0
+
+
 def test_a_ground_truth_for_another_document_is_refused_before_the_engine_runs(tmp_path,
                                                                                monkeypatch):
     import ragspine_eval.extraction_run as extraction_run
