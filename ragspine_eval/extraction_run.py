@@ -3,9 +3,9 @@
 Facts come from the engine (extraction_adapter) or from a facts file written by any other
 extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
 The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
-truth form a set of their own, keyed by the document's file name. A ground truth that names its
-document is only ever scored against that document, and a fact whose `doc` names no known set
-is an error, never dropped: bad input is refused, not scored as zero.
+truth form a set of their own, keyed by the document's file name (`Target.own`). A ground truth
+that names its document is only ever scored against that document, and a fact whose `doc`
+names no known set is an error, never dropped: bad input is refused, not scored as zero.
 
 `ExtractionRun` is the report: one EvalReport per document set, plus the stored baseline
 metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
@@ -58,6 +58,18 @@ class Target:
     def fixture(cls, key: str, root: Path = paths.FIXTURES_DIR) -> Target:
         doc_set = DOCUMENT_SETS[key]
         return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root))
+
+    @classmethod
+    def own(cls, document: Path | None, ground_truth: Path) -> Target:
+        """A user's own document (or, with `document` None, a facts file for one) and its
+        ground truth, keyed by the document's file name: the document's, else the one the
+        ground truth names, else the ground truth file's stem. So facts scored against a ground
+        truth share the key (and baseline entry) of the engine run over the same document.
+        Reads the ground truth when `document` is None (ExtractionInputError if it is bad)."""
+        if document is not None:
+            return cls(document.name, document, ground_truth)
+        stated = stated_document(load_ground_truth(ground_truth))
+        return cls(stated or ground_truth.stem, None, ground_truth)
 
 
 @dataclass

@@ -288,6 +288,30 @@ def test_facts_scored_against_own_ground_truth(capsys, tmp_path):
     assert "cell_value             0.5000       1/2" in out and "page1_table1!R1C2" in out
 
 
+def test_facts_share_the_baseline_key_of_the_document_their_ground_truth_names(
+        capsys, tmp_path, engine_facts):
+    xlsx = DOCUMENT_SETS["xlsx"]
+    own = tmp_path / "own.json"
+    code, _, _ = run(capsys, "extraction", "--doc", str(xlsx.document_path()),
+                     "--ground-truth", str(xlsx.ground_truth_path()), "--baseline", str(own))
+    assert code == 0 and list(json.loads(own.read_text(encoding="utf-8"))) == ["product_lines.xlsx"]
+    facts = write_facts(tmp_path / "facts.jsonl", engine_facts)
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts),
+                       "--ground-truth", str(xlsx.ground_truth_path()), "--baseline", str(own))
+    assert code == 0 and "PASS: extraction product_lines.xlsx gate pass" in out
+    assert list(json.loads(own.read_text(encoding="utf-8"))) == ["product_lines.xlsx"]
+
+
+def test_facts_against_a_ground_truth_naming_no_document_are_keyed_by_its_stem(capsys, tmp_path):
+    gt = tmp_path / "q3_truth.json"
+    gt.write_text(json.dumps([{"sheet": "S", "cell_ref": "A1", "value": 1}]), encoding="utf-8")
+    facts = write_facts(tmp_path / "facts.jsonl", ['{"sheet": "S", "cell_ref": "A1", "value": 1}'])
+    own = tmp_path / "own.json"
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts), "--ground-truth", str(gt),
+                       "--baseline", str(own))
+    assert code == 0 and list(json.loads(own.read_text(encoding="utf-8"))) == ["q3_truth"]
+
+
 # --- fixtures ------------------------------------------------------------------------------------
 
 

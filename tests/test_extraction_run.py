@@ -92,6 +92,15 @@ def test_a_null_doc_or_document_names_nothing(tmp_path):
         score_facts_file(path, fixture_targets("all"))
 
 
+def test_own_target_is_keyed_by_the_document_name_else_the_ground_truths(tmp_path):
+    named, unnamed = tmp_path / "truth_a.json", tmp_path / "truth_b.json"
+    named.write_text(json.dumps({"document": "reports/q3.xlsx", "cells": []}), encoding="utf-8")
+    unnamed.write_text(json.dumps({"cells": []}), encoding="utf-8")
+    assert Target.own(None, named) == Target("q3.xlsx", None, named)
+    assert Target.own(None, unnamed).key == "truth_b"
+    assert Target.own(tmp_path / "q3.xlsx", unnamed).key == "q3.xlsx"
+
+
 def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
     gt = tmp_path / "gt.json"
     gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
