@@ -138,7 +138,9 @@ def _write_ci_files(args: argparse.Namespace, result, gates: dict) -> None:  # n
 
 
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
-    """The document sets to score and the baseline file to gate on (None: no gate)."""
+    """The document sets to score and the baseline file to gate on (None: no gate). A document
+    of your own is keyed by its file name (Target.own), also when only its facts are scored."""
+    from ragspine_eval.extraction_records import ExtractionInputError
     from ragspine_eval.extraction_run import Target, fixture_targets
 
     if args.doc and args.facts:
@@ -157,8 +159,10 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
                        "give one of them")
     if args.docs:
         raise BadInput("--docs picks fixture sets; with --ground-truth the set is your own")
-    key = args.doc.name if args.doc else args.ground_truth.stem
-    return [Target(key, args.doc, args.ground_truth)], args.baseline
+    try:
+        return [Target.own(args.doc, args.ground_truth)], args.baseline
+    except ExtractionInputError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def _record_command(args: argparse.Namespace, key: str, baseline_path: Path) -> str:

@@ -9,8 +9,9 @@ A record is one cell, a JSON object addressed by `sheet` and `cell_ref` (its loc
     is_merged_origin               to merge_span being set)
 
 Any other field (feature, fill, number_format, resolved_rgb ...) is carried along, never scored.
-A facts record may name its document set in `doc` ("xlsx", "pptx", "pdf") or its document in
-`document`, so that one facts file can cover several documents.
+A facts record may name its document set in `doc` ("xlsx", "pptx", "pdf", in any case) or its
+document in `document`, so that one facts file can cover several documents; a null `doc` or
+`document` names nothing. A ground truth may name its document (its file name) in `document`.
 
 Files:
 - facts: JSONL (one record a line; *.jsonl / *.ndjson) or JSON (an array of records, or an object
@@ -144,12 +145,25 @@ def ground_truth_index(ground_truth: Any, source: str = "ground truth"
 
 
 def load_ground_truth(path: str | Path) -> dict[str, Any]:
-    """A ground-truth file as {"document": name or None, "cells": [...], ...}; validated."""
+    """A ground-truth file as {"document": name or None, "cells": [...], ...}; validated, and
+    "document", when given, is a non-empty string (the file name of the document it is for)."""
     path = Path(path)
     data = _read_json(path, "ground truth")
     cells = ground_truth_cells(data, str(path))
     meta = {k: v for k, v in data.items() if k != "cells"} if isinstance(data, dict) else {}
+    document = meta.get("document")
+    if document is not None and not (isinstance(document, str) and document.strip()):
+        raise ExtractionInputError(f"{path}: \"document\" must be the file name of the document "
+                                   f"this ground truth is for (e.g. \"q3.xlsx\"), or be left "
+                                   f"out; got {document!r}")
     return {"document": None, **meta, "cells": cells}
+
+
+def stated_document(truth: dict[str, Any]) -> str | None:
+    """The file name of the document a loaded ground truth says it is for (the last part of
+    its "document", which may be written as a path), or None when it names none."""
+    document = truth.get("document")
+    return Path(document).name if document else None
 
 
 # --- facts -------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 Facts come from the engine (extraction_adapter) or from a facts file written by any other
 extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
 The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
-truth form a set of their own, keyed by the document's file name.
+truth form a set of their own, keyed by the document's file name (`Target.own`). A ground truth
+that names its document is only ever scored against that document, and a fact whose `doc`
+names no known set is an error, never dropped: bad input is refused, not scored as zero.
 
 `ExtractionRun` is the report: one EvalReport per document set, plus the stored baseline
 metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
@@ -28,6 +30,7 @@ from ragspine_eval.extraction_records import (
     check_unique,
     load_facts,
     load_ground_truth,
+    stated_document,
 )
 from ragspine_eval.fixtures import DOCUMENT_SETS
 from ragspine_eval.provenance import (
@@ -55,6 +58,18 @@ class Target:
     def fixture(cls, key: str, root: Path = paths.FIXTURES_DIR) -> Target:
         doc_set = DOCUMENT_SETS[key]
         return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root))
+
+    @classmethod
+    def own(cls, document: Path | None, ground_truth: Path) -> Target:
+        """A user's own document (or, with `document` None, a facts file for one) and its
+        ground truth, keyed by the document's file name: the document's, else the one the
+        ground truth names, else the ground truth file's stem. So facts scored against a ground
+        truth share the key (and baseline entry) of the engine run over the same document.
+        Reads the ground truth when `document` is None (ExtractionInputError if it is bad)."""
+        if document is not None:
+            return cls(document.name, document, ground_truth)
+        stated = stated_document(load_ground_truth(ground_truth))
+        return cls(stated or ground_truth.stem, None, ground_truth)
 
 
 @dataclass
@@ -142,6 +157,7 @@ def score_engine(targets: Sequence[Target],
         truth = load_ground_truth(target.ground_truth)
         if target.document is None:
             raise ExtractionInputError(f"{target.key}: no document to run the engine on")
+        check_truth_is_for(target.document, truth, target.ground_truth)
         extraction = extract(target.document, target.key)
         if on_facts:
             on_facts(target.key, extraction.facts)
@@ -156,20 +172,24 @@ def score_engine(targets: Sequence[Target],
 def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionRun:
     """Score the facts of a file (any extractor's) against each target's ground truth.
 
-    A fact belongs to a target when its `doc` is the target's key or its `document` is the
-    target's document name; with a single target, facts that name no document belong to it.
+    A fact belongs to a target when its `doc` is the target's key (in any case) or its
+    `document` is the target's document name; with a single target, facts that name no
+    document belong to it. A `doc` that is neither a fixture set nor a target's key is an error
+    (check_set_names), so a misspelt set is never dropped unseen.
     """
     clock = Clock()
     records = load_facts(facts_path)
+    check_set_names(records, [*FIXTURE_SETS, *(t.key for t in targets if t.key not in
+                                               FIXTURE_SETS)])
     truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
     names = {t.key: t.document.name if t.document else truths[t.key].get("document")
              for t in targets}
     assigned: dict[str, list[tuple[str, dict[str, Any]]]] = {t.key: [] for t in targets}
     for where, fact in records:
         owner = _owner(fact, targets, names)
-        if owner is None and len(targets) == 1 and "doc" not in fact and "document" not in fact:
+        if owner is None and len(targets) == 1 and not _names_document(fact):
             owner = targets[0].key
-        if owner is None and "doc" not in fact and "document" not in fact:
+        if owner is None and not _names_document(fact):
             raise ExtractionInputError(
                 f"{where}: the fact names no document ('doc' or 'document') and several "
                 f"document sets are scored; add \"doc\": one of {', '.join(assigned)}, or pick "
@@ -207,10 +227,50 @@ def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: 
                    documents=documents, clock=clock)
 
 
+def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) -> None:
+    """A ground truth that names its document (load_ground_truth's "document") scores only a
+    document of that file name, compared in any case; one that names none scores any."""
+    stated = stated_document(truth)
+    if stated is None or stated.casefold() == document.name.casefold():
+        return
+    raise ExtractionInputError(
+        f"{truth_path}: this ground truth is for {stated!r} (its \"document\") but the document "
+        f"given is {document.name!r} ({document}); pass the ground truth written for "
+        f"{document.name}, or, if it is the same document renamed, set \"document\" to "
+        f"{document.name!r} in the ground truth")
+
+
+def check_set_names(records: Sequence[tuple[str, dict[str, Any]]], known: Sequence[str]) -> None:
+    """Every fact's `doc` that is not null is one of `known`, compared in any case; else
+    ExtractionInputError naming the first such fact's place, every unknown name in the file
+    (in order of first use) and the known ones."""
+    known_folded = {name.casefold() for name in known}
+    unknown: dict[str, str] = {}  # repr of an unknown name -> where it is first used
+    for where, fact in records:
+        doc = fact.get("doc")
+        if doc is not None and not (isinstance(doc, str) and doc.casefold() in known_folded):
+            unknown.setdefault(repr(doc), where)
+    if not unknown:
+        return
+    names = list(unknown)
+    others = f" (this file also names {', '.join(names[1:])})" if len(names) > 1 else ""
+    raise ExtractionInputError(
+        f"{unknown[names[0]]}: \"doc\" names an unknown document set {names[0]}{others}; the "
+        f"known sets are {', '.join(known)} (in any case); correct \"doc\" in the facts file "
+        f"(or in the extractor that writes it)")
+
+
+def _names_document(fact: dict[str, Any]) -> bool:
+    """Whether a fact says which document it is of (a null `doc` or `document` does not)."""
+    return fact.get("doc") is not None or fact.get("document") is not None
+
+
 def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]
            ) -> str | None:
+    doc = fact.get("doc")
+    doc = doc.casefold() if isinstance(doc, str) else None
     for target in targets:
-        if fact.get("doc") == target.key or (fact.get("document") is not None
-                                             and fact.get("document") == names[target.key]):
+        if doc == target.key.casefold() or (fact.get("document") is not None
+                                            and fact.get("document") == names[target.key]):
             return target.key
     return None

@@ -209,6 +209,33 @@ def test_a_document_that_will_not_open_exits_2(capsys, tmp_path, baseline):
     assert f"{doc}: the engine could not open this xlsx" in err
 
 
+def test_a_ground_truth_for_another_document_exits_2_naming_both(capsys, tmp_path, baseline):
+    doc, truth = DOCUMENT_SETS["pptx"].document_path(), DOCUMENT_SETS["xlsx"].ground_truth_path()
+    err = bad_run(capsys, tmp_path, baseline, "--doc", str(doc), "--ground-truth", str(truth),
+                  "--save-facts", str(tmp_path / "saved.jsonl"))
+    assert err.startswith(f"error: {truth}: this ground truth is for 'product_lines.xlsx'")
+    assert "the document given is 'product_review.pptx'" in err
+
+
+@pytest.mark.parametrize("docs", [[], ["--docs", "xlsx"]])
+def test_an_unknown_set_name_exits_2_naming_the_line_the_names_and_the_known_sets(
+        capsys, tmp_path, baseline, engine_facts, docs):
+    lines = [line.replace('"doc": "xlsx"', '"doc": "xlxs"') for line in engine_facts]
+    facts = write_facts(tmp_path / "facts.jsonl", lines)
+    err = bad_run(capsys, tmp_path, baseline, "--facts", str(facts), *docs)
+    assert err.startswith(f"error: {facts}:1: \"doc\" names an unknown document set 'xlxs'; "
+                          f"the known sets are xlsx, pptx, pdf (in any case)")
+
+
+def test_set_names_in_another_case_are_accepted(capsys, tmp_path, baseline, engine_facts):
+    lines = [line.replace('"doc": "xlsx", "document": "product_lines.xlsx"', '"doc": "XLSX"')
+             for line in engine_facts]
+    assert sum('"doc": "XLSX"' in line for line in lines) == 120
+    facts = write_facts(tmp_path / "facts.jsonl", lines)
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts), "--baseline", str(baseline))
+    assert code == 0 and "PASS: extraction xlsx gate pass" in out
+
+
 def test_a_corrupt_baseline_exits_2_and_is_left_as_it_is(capsys, tmp_path, baseline):
     baseline.write_text('{"xlsx": {"metrics": {"cell_value": 2}}}', encoding="utf-8")
     err = bad_run(capsys, tmp_path, baseline, "--update-baseline")
@@ -259,6 +286,30 @@ def test_facts_scored_against_own_ground_truth(capsys, tmp_path):
     code, out, _ = run(capsys, "extraction", "--facts", str(facts), "--ground-truth", str(gt))
     assert code == 0
     assert "cell_value             0.5000       1/2" in out and "page1_table1!R1C2" in out
+
+
+def test_facts_share_the_baseline_key_of_the_document_their_ground_truth_names(
+        capsys, tmp_path, engine_facts):
+    xlsx = DOCUMENT_SETS["xlsx"]
+    own = tmp_path / "own.json"
+    code, _, _ = run(capsys, "extraction", "--doc", str(xlsx.document_path()),
+                     "--ground-truth", str(xlsx.ground_truth_path()), "--baseline", str(own))
+    assert code == 0 and list(json.loads(own.read_text(encoding="utf-8"))) == ["product_lines.xlsx"]
+    facts = write_facts(tmp_path / "facts.jsonl", engine_facts)
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts),
+                       "--ground-truth", str(xlsx.ground_truth_path()), "--baseline", str(own))
+    assert code == 0 and "PASS: extraction product_lines.xlsx gate pass" in out
+    assert list(json.loads(own.read_text(encoding="utf-8"))) == ["product_lines.xlsx"]
+
+
+def test_facts_against_a_ground_truth_naming_no_document_are_keyed_by_its_stem(capsys, tmp_path):
+    gt = tmp_path / "q3_truth.json"
+    gt.write_text(json.dumps([{"sheet": "S", "cell_ref": "A1", "value": 1}]), encoding="utf-8")
+    facts = write_facts(tmp_path / "facts.jsonl", ['{"sheet": "S", "cell_ref": "A1", "value": 1}'])
+    own = tmp_path / "own.json"
+    code, out, _ = run(capsys, "extraction", "--facts", str(facts), "--ground-truth", str(gt),
+                       "--baseline", str(own))
+    assert code == 0 and list(json.loads(own.read_text(encoding="utf-8"))) == ["q3_truth"]
 
 
 # --- fixtures ------------------------------------------------------------------------------------

@@ -91,6 +91,25 @@ def test_ground_truth_loads_cells_and_keeps_its_metadata(tmp_path):
     assert load_ground_truth(path) == {"document": None, "cells": [A1]}
 
 
+@pytest.mark.parametrize("document", [5, "", "  ", ["q3.xlsx"]])
+def test_a_ground_truth_document_that_is_no_file_name_is_named(tmp_path, document):
+    path = tmp_path / "gt.json"
+    path.write_text(json.dumps({"document": document, "cells": [A1]}), encoding="utf-8")
+    with pytest.raises(ExtractionInputError,
+                       match=rf"^{path}: \"document\" must be the file name of the document"):
+        load_ground_truth(path)
+
+
+@pytest.mark.parametrize("document, name", [("q3.xlsx", "q3.xlsx"), ("reports/q3.xlsx", "q3.xlsx"),
+                                            (None, None)])
+def test_stated_document_is_the_file_name_the_ground_truth_names(tmp_path, document, name):
+    from ragspine_eval.extraction_records import stated_document
+
+    path = tmp_path / "gt.json"
+    path.write_text(json.dumps({"document": document, "cells": [A1]}), encoding="utf-8")
+    assert stated_document(load_ground_truth(path)) == name
+
+
 def test_a_ground_truth_cell_missing_cell_ref_is_named_by_its_index(tmp_path):
     path = tmp_path / "gt.json"
     path.write_text(json.dumps({"cells": [A1, {"sheet": "Performance", "value": 3}]}),

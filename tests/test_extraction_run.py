@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from ragspine_eval.extraction_eval import CHANNELS, COVERAGE, run_eval
 from ragspine_eval.extraction_records import ExtractionInputError
-from ragspine_eval.extraction_run import ExtractionRun, Target, fixture_targets, score_facts_file
+from ragspine_eval.extraction_run import (
+    ExtractionRun,
+    Target,
+    fixture_targets,
+    score_engine,
+    score_facts_file,
+)
 from ragspine_eval.fixtures import DOCUMENT_SETS
 
 TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))
@@ -54,6 +60,79 @@ def test_a_locator_twice_in_a_facts_file_names_both_lines(tmp_path):
                                               fact_of(cells[0])])
     with pytest.raises(ExtractionInputError, match=rf"{path}:3: .* appears twice .* {path}:1"):
         score_facts_file(path, fixture_targets("pdf"))
+
+
+def test_an_unknown_set_name_is_an_error_naming_the_first_line_and_every_unknown_name(tmp_path):
+    cells = TRUTHS["xlsx"]["cells"]
+    facts = [fact_of(c, doc="xlsx") for c in cells[:6]]
+    facts[2]["doc"], facts[4]["doc"], facts[5]["doc"] = "xlxs", "xls", "xlxs"
+    path = write_jsonl(tmp_path / "f.jsonl", facts)
+    for docs in ("all", "xlsx"):
+        with pytest.raises(ExtractionInputError) as info:
+            score_facts_file(path, fixture_targets(docs))
+        assert str(info.value) == (
+            f"{path}:3: \"doc\" names an unknown document set 'xlxs' (this file also names "
+            f"'xls'); the known sets are xlsx, pptx, pdf (in any case); correct \"doc\" in the "
+            f"facts file (or in the extractor that writes it)")
+
+
+def test_set_names_match_in_any_case(tmp_path):
+    path = write_jsonl(tmp_path / "f.jsonl",
+                       [fact_of(c, doc="XLSX") for c in TRUTHS["xlsx"]["cells"]]
+                       + [fact_of(c, doc="Pdf") for c in TRUTHS["pdf"]["cells"]])
+    run = score_facts_file(path, fixture_targets("all"))
+    assert run.reports["xlsx"].coverage.rate == 1.0 and run.reports["pdf"].coverage.rate == 1.0
+
+
+def test_a_null_doc_or_document_names_nothing(tmp_path):
+    facts = [fact_of(c, doc=None, document=None) for c in TRUTHS["pdf"]["cells"]]
+    path = write_jsonl(tmp_path / "f.jsonl", facts)
+    assert score_facts_file(path, fixture_targets("pdf")).reports["pdf"].coverage.rate == 1.0
+    with pytest.raises(ExtractionInputError, match=rf"{path}:1: the fact names no document"):
+        score_facts_file(path, fixture_targets("all"))
+
+
+def test_own_target_is_keyed_by_the_document_name_else_the_ground_truths(tmp_path):
+    named, unnamed = tmp_path / "truth_a.json", tmp_path / "truth_b.json"
+    named.write_text(json.dumps({"document": "reports/q3.xlsx", "cells": []}), encoding="utf-8")
+    unnamed.write_text(json.dumps({"cells": []}), encoding="utf-8")
+    assert Target.own(None, named) == Target("q3.xlsx", None, named)
+    assert Target.own(None, unnamed).key == "truth_b"
+    assert Target.own(tmp_path / "q3.xlsx", unnamed).key == "q3.xlsx"
+
+
+def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
+                             ensure_ascii=False), encoding="utf-8")
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, doc="Q3.xlsx")
+                                              for c in TRUTHS["xlsx"]["cells"]])
+    run = score_facts_file(path, [Target("q3.xlsx", None, gt)])
+    assert run.reports["q3.xlsx"].coverage.rate == 1.0
+
+
+def test_a_ground_truth_for_another_document_is_refused_before_the_engine_runs(tmp_path,
+                                                                               monkeypatch):
+    import ragspine_eval.extraction_run as extraction_run
+
+    pptx, xlsx = DOCUMENT_SETS["pptx"], DOCUMENT_SETS["xlsx"]
+    monkeypatch.setattr(extraction_run, "extract", lambda *a: pytest.fail("the engine ran"))
+    target = Target("product_review.pptx", pptx.document_path(), xlsx.ground_truth_path())
+    with pytest.raises(ExtractionInputError) as info:
+        score_engine([target])
+    assert str(info.value).startswith(
+        f"{xlsx.ground_truth_path()}: this ground truth is for 'product_lines.xlsx' (its "
+        f"\"document\") but the document given is 'product_review.pptx'")
+
+
+@pytest.mark.parametrize("document", [None, "PRODUCT_REVIEW.PPTX", "decks/product_review.pptx"])
+def test_a_ground_truth_naming_this_document_or_none_is_scored(tmp_path, document):
+    truth = {**TRUTHS["pptx"], "document": document}
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps(truth, ensure_ascii=False), encoding="utf-8")
+    doc = DOCUMENT_SETS["pptx"].document_path()
+    report = score_engine([Target("deck", doc, gt)]).reports["deck"]
+    assert report.coverage.rate == 1.0
 
 
 def test_the_run_report_round_trips_and_gives_tidy_frames(tmp_path):
