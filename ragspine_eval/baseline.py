@@ -36,9 +36,11 @@ Invariants, all enforced here and nowhere else:
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -113,6 +115,37 @@ class GateResult:
 # --- comparing ---------------------------------------------------------------------------------
 
 
+# What a stored entry says of one case on one gate (BaselineVerdicts.at)
+PASSED_THEN, FAILED_THEN, NEW_CASE, CHANGED_CASE = "passed", "failed", "new case", "changed"
+
+
+class BaselineVerdicts:
+    """A stored entry's verdict per gate and case, the one reading of it that the gate's case
+    check and the notebooks' "at baseline" both use.
+
+    `at(gate, case_id, fingerprint)` is PASSED_THEN or FAILED_THEN; NEW_CASE for a case the
+    baseline did not know; CHANGED_CASE when the case's golden fingerprint differs from the
+    stored one (not the same case, so never a regression); None when the entry cannot say (it
+    predates per-case ids, or never recorded the gate)."""
+
+    def __init__(self, stored: dict[str, Any] | None):
+        entry = stored or {}
+        self._passed = ({gate: set(ids) for gate, ids in entry["passed_ids"].items()}
+                        if "passed_ids" in entry else {})
+        self._golden: dict[str, str] | None = entry.get("golden")
+
+    def at(self, gate: str, case_id: str, fingerprint: str | None = None) -> str | None:
+        passed = self._passed.get(gate)
+        if passed is None:
+            return None
+        if self._golden is not None:
+            if case_id not in self._golden:
+                return NEW_CASE
+            if fingerprint is not None and self._golden[case_id] != fingerprint:
+                return CHANGED_CASE
+        return PASSED_THEN if case_id in passed else FAILED_THEN
+
+
 def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparison:
     """Compare a freshly made entry with a stored one (both in the shape of the module docstring)."""
     regressions, improvements, notes = [], [], []
@@ -143,12 +176,13 @@ def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparis
 
     case_regressions: list[dict[str, str]] = []
     if "passed_ids" in stored:
-        touched = {g["id"] for g in golden_changes}
+        then = BaselineVerdicts(stored)
         now_passed = current.get("passed_ids", {})
         for name, ids in sorted(stored["passed_ids"].items()):
             passing = set(now_passed.get(name, ()))
             for case_id in sorted(ids):
-                if case_id in now_golden and case_id not in touched and case_id not in passing:
+                if (case_id in now_golden and case_id not in passing
+                        and then.at(name, case_id, now_golden[case_id]) == PASSED_THEN):
                     case_regressions.append({"metric": name, "id": case_id})
     else:
         notes.append("baseline predates per-case ids: case-level regression checks skipped")
@@ -381,7 +415,7 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
 
 def _restore_hint(path: Path) -> str:
     """How to get a broken baseline back: git for a file inside the project's checkout."""
-    inside = Path(path).expanduser().resolve().is_relative_to(paths.PROJECT_ROOT)
+    inside = _resolved(Path(path)).is_relative_to(paths.PROJECT_ROOT)
     if inside and git_state()[0] is not None:
         return (f"restore it with `git checkout -- {display_path(path)}` (from the project root) "
                 f"or fix it by hand")
@@ -417,10 +451,13 @@ def check_baseline_location(path: str | Path) -> None:
     if path.is_dir():
         raise BaselineError(f"{path}: is a folder; --baseline takes the baseline JSON file, e.g. "
                             f"{path / 'qa_baseline.json'}")
-    folder = path.parent
+    _check_no_link_loop(path, "--baseline", BaselineError)
+    real = _resolved(path)  # a link is written through: its target's folder is the one
+    folder = real.parent
     if not folder.is_dir():
-        raise BaselineError(f"{path}: the baseline's folder {folder} does not exist; check the "
-                            f"--baseline path (a new baseline is only started in an existing "
+        link = f" (it links to {real})" if real != path.absolute() else ""
+        raise BaselineError(f"{path}: the baseline's folder {folder} does not exist{link}; check "
+                            f"the --baseline path (a new baseline is only started in an existing "
                             f"folder: create it first if that is what you meant)")
     problem = _cannot_write_in(folder, may_create=False)
     if problem:
@@ -462,10 +499,14 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
         if path.is_dir():
             raise OutputError(f"{path}: the {label} path is a folder; give the path of a file "
                               f"(in that folder, say)")
-        problem = _cannot_write_in(path.parent, may_create=True)
+        _check_no_link_loop(path, f"the {label} path", OutputError)
+        if _stream_fd(path) is not None or (path.exists() and not resolved.is_file()):
+            continue  # /dev/stdout, /dev/null, a pipe: written into as they are
+        problem = _cannot_write_in(resolved.parent, may_create=True)
         if problem:
-            raise OutputError(f"{path}: cannot write the {label} file: {problem}; choose a "
-                              f"writable path")
+            link = f" (it links to {resolved})" if resolved != path.absolute() else ""
+            raise OutputError(f"{path}: cannot write the {label} file{link}: {problem}; choose "
+                              f"a writable path")
 
 
 def check_output_folder(folder: str | Path, label: str = "output") -> None:
@@ -477,8 +518,18 @@ def check_output_folder(folder: str | Path, label: str = "output") -> None:
                           f"a writable folder")
 
 
+def _check_no_link_loop(path: Path, what: str, error: type[Exception]) -> None:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(f"{path}: {what} is a loop of symbolic links; point it at a file") from None
+
+
 def _resolved(path: Path) -> Path:
-    return path.expanduser().resolve()
+    # os.path.realpath, unlike Path.resolve, does not raise on a symbolic link loop; writing
+    # there then fails with the reason, as for any path that cannot be written
+    return Path(os.path.realpath(path.expanduser()))
 
 
 def _cannot_write_in(folder: Path, *, may_create: bool) -> str | None:
@@ -509,14 +560,20 @@ def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
     """`write_atomic` for binary files (the generated office-document fixtures); `data` may
     come in pieces, written one after the other.
 
-    A symbolic link is written through: its target is replaced and the link stays. A path that
-    is there but is no regular file (/dev/null, /dev/stdout, a named pipe) is written into as it
-    is, since there is no file to replace; renaming over it would put an ordinary file in place
-    of the device.
+    A symbolic link is written through: its target is replaced and the link stays. A stream
+    (/dev/stdout, /dev/stderr, /dev/fd/N) or a path that is there but is no regular file
+    (/dev/null, a named pipe) is written into as it is, since there is no file to replace:
+    renaming over it would put an ordinary file in place of the device, or replace the file
+    the shell redirected stdout to, output printed so far included.
     """
     given, path = Path(path), Path(os.path.realpath(path))
-    if given.exists() and not path.is_file() and not path.is_dir():
-        with open(given, "wb") as handle:  # the given path: /dev/stdout resolves to "pipe:[n]"
+    fd = _stream_fd(given)
+    if fd is not None or (given.exists() and not path.is_file() and not path.is_dir()):
+        sys.stdout.flush()  # what was printed before comes first
+        sys.stderr.flush()
+        # a stream is written through its own descriptor (a dup shares its offset, so the
+        # lines printed after it follow it rather than overwrite it)
+        with (os.fdopen(os.dup(fd), "wb") if fd is not None else open(given, "wb")) as handle:
             for piece in (data,) if isinstance(data, bytes) else data:
                 handle.write(piece)
         return
@@ -539,6 +596,21 @@ def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+_STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
+_FD_FOLDERS = ("/dev/fd/", "/proc/self/fd/")
+
+
+def _stream_fd(path: Path) -> int | None:
+    """The descriptor a name for one of this process's open files stands for, else None."""
+    text = str(path)
+    if text in _STREAMS:
+        return _STREAMS[text]
+    for folder in _FD_FOLDERS:
+        if text.startswith(folder) and text[len(folder):].isdigit():
+            return int(text[len(folder):])
+    return None
 
 
 def _mode_of(path: Path) -> int:

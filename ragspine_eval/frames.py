@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from ragspine_eval.baseline import (CHANGED_CASE, FAILED_THEN, NEW_CASE, PASSED_THEN,
+                                    BaselineVerdicts)
 from ragspine_eval.diff import ReportDiff, diff_reports
 from ragspine_eval.extraction_eval import compare_to_baseline as extraction_compare
 from ragspine_eval.extraction_run import ExtractionRun
@@ -67,21 +69,22 @@ def tag_rates(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.
     pass_rate, ci_lo, ci_hi, and, against the stored baseline entry, `regressed` (cases that
     passed the gate at baseline time and fail now: where a drop sits) and `baseline_rate` (the
     bucket's rate at baseline time over its cases the baseline knew; NaN without a baseline)."""
-    verdicts = _BaselineVerdicts(stored)
-    tags = {c.id: c.tags for c in report.cases}
+    then = BaselineVerdicts(stored)
+    cases = {c.id: c for c in report.cases}
     rows = []
     for gate, m in report.gates().items():
         regressed: dict[tuple[str, str], int] = {}
         known: dict[tuple[str, str], list[int]] = {}  # bucket -> [cases known, passed then]
         for r in m.results:
-            for tag, value in tags.get(r.id, {}).items():
-                then = verdicts.since(gate, r.id)
-                if then is None or then == NEW_CASE:
-                    continue
+            case = cases.get(r.id)
+            verdict = then.at(gate, r.id, case.fingerprint) if case else None
+            if verdict not in (PASSED_THEN, FAILED_THEN):  # no verdict, or not the same case
+                continue
+            for tag, value in case.tags.items():
                 counts = known.setdefault((tag, value), [0, 0])
                 counts[0] += 1
-                counts[1] += then == PASSED_THEN
-                if then == PASSED_THEN and not r.passed:
+                counts[1] += verdict == PASSED_THEN
+                if verdict == PASSED_THEN and not r.passed:
                     regressed[(tag, value)] = regressed.get((tag, value), 0) + 1
         for tag in TAG_KEYS:
             for value, counts in sorted(m.by_tag.get(tag, {}).items()):
@@ -99,27 +102,9 @@ def tag_rates(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.
                                        "baseline_rate"])
 
 
-# What a case's verdict on a gate was at baseline time (frames.failure_table's "at baseline");
-# in a table of failures, a case that passed then is a regression, and says so
-PASSED_THEN, FAILED_THEN, NEW_CASE = "passed (regression)", "failed", "new case"
-
-
-class _BaselineVerdicts:
-    """A stored baseline entry's verdicts per gate and case, from its passed ids and golden
-    fingerprints. An entry written before passed ids were stored has no verdicts (None)."""
-
-    def __init__(self, stored: dict[str, Any] | None):
-        entry = stored or {}
-        self._passed = ({gate: set(ids) for gate, ids in entry["passed_ids"].items()}
-                        if "passed_ids" in entry else None)
-        self._known = set(entry["golden"]) if "golden" in entry else None
-
-    def since(self, gate: str, case_id: str) -> str | None:
-        if self._passed is None:
-            return None
-        if self._known is not None and case_id not in self._known:
-            return NEW_CASE
-        return PASSED_THEN if case_id in self._passed.get(gate, ()) else FAILED_THEN
+# How failure_table shows what the baseline said of a failing case (baseline.BaselineVerdicts)
+AT_BASELINE = {PASSED_THEN: "passed (regression)", FAILED_THEN: "failed", NEW_CASE: "new case",
+               CHANGED_CASE: "golden case changed", None: "not recorded"}
 
 
 def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
@@ -133,19 +118,22 @@ def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
 
 def failure_table(report: QAEvalReport, stored: dict[str, Any] | None = None,
                   **filters: str | list[str]) -> pd.DataFrame:
-    """The drill-down, one row per failing case and gate: id, gate, "at baseline" (with a
-    stored entry: "passed (regression)", "failed" for an old failure, "new case" for a case
-    added since), the tags to filter on, the question, expected, actual and an answer excerpt.
+    """The drill-down, one row per failing case and gate: id, gate, "at baseline" (what the
+    stored entry says of the case, as the gate reads it: "passed (regression)", "failed" for an
+    old failure, "new case", "golden case changed", "not recorded", or "no baseline"), the
+    tags to filter on, the question, expected, actual and an answer excerpt.
 
     Keyword filters keep rows whose column equals the value, or any of a list of values:
     `scope="ACME_HK"`, `gate=["numeric_accuracy", "citation_validity"]`.
     """
     cases = {c.id: c for c in report.cases}
-    verdicts = _BaselineVerdicts(stored)
+    then = BaselineVerdicts(stored)
     frame = report.to_frame()
     failed = frame[~frame["passed"]].copy()
-    failed["at baseline"] = [verdicts.since(g, i) for g, i in zip(failed["gate"], failed["id"],
-                                                                  strict=True)]
+    failed["at baseline"] = [
+        "no baseline" if stored is None else
+        AT_BASELINE[then.at(g, i, cases[i].fingerprint if i in cases else None)]
+        for g, i in zip(failed["gate"], failed["id"], strict=True)]
     failed["question"] = failed["id"].map(lambda i: cases[i].question if i in cases else "")
     failed["answer excerpt"] = failed["id"].map(
         lambda i: _excerpt(cases[i].answer) if i in cases else "")

@@ -70,7 +70,7 @@ def test_failure_table_has_the_drill_down_columns_and_filters():
     table = frames.failure_table(report(num2_right=False))
     assert list(table.columns) == ["id", "gate", "at baseline", "topic", "scope", "qtype",
                                    "case_type", "question", "expected", "actual", "answer excerpt"]
-    assert set(table["id"]) == {"num-002"} and table["at baseline"].isna().all()
+    assert set(table["id"]) == {"num-002"} and set(table["at baseline"]) == {"no baseline"}
     assert frames.failure_table(report(num2_right=False), scope="ACME_HK").empty
     assert len(frames.failure_table(report(num2_right=False), scope="ACME_CN")) == len(table)
     either = frames.failure_table(report(num2_right=False), scope=["ACME_HK", "ACME_CN"])
@@ -93,6 +93,30 @@ def test_the_failure_table_tells_a_regression_from_an_old_failure_and_a_new_case
     table = frames.failure_table(now, stored, gate="numeric_accuracy")
     assert dict(zip(table["id"], table["at baseline"], strict=True)) == {
         "num-001": "passed (regression)", "num-002": "failed", "num-003": "new case"}
+
+
+def test_an_edited_case_is_no_regression_in_the_tables_as_in_the_gate():
+    """The gate calls an edited golden case a golden change, not a case regression; so do the
+    failure table and the heatmap, which read the baseline through the same BaselineVerdicts."""
+    from ragspine_eval.qa_eval import compare_to_baseline
+
+    stored = make_baseline_entry(report())
+    edited = report(num2_right=False)
+    stored["golden"]["num-002"] = "0" * 16  # as if num-002 was edited since the baseline
+    cmp = compare_to_baseline(edited, stored)
+    assert cmp.case_regressions == [] and [g["id"] for g in cmp.golden_changes] == ["num-002"]
+    table = frames.failure_table(edited, stored)
+    assert set(table.loc[table["id"] == "num-002", "at baseline"]) == {"golden case changed"}
+    assert frames.tag_rates(edited, stored)["regressed"].eq(0).all()
+
+
+def test_a_gate_the_baseline_never_recorded_reads_not_recorded():
+    stored = make_baseline_entry(report())
+    del stored["passed_ids"]["numeric_accuracy"]
+    table = frames.failure_table(report(num2_right=False), stored)
+    assert set(table["at baseline"]) == {"not recorded"}
+    rates = frames.tag_rates(report(num2_right=False), stored)
+    assert rates.loc[rates["gate"] == "numeric_accuracy", "baseline_rate"].isna().all()
 
 
 def test_tag_rates_show_where_a_drop_sits_against_the_baseline():
