@@ -159,7 +159,7 @@ def _qa_record_command(args: argparse.Namespace, spec: Any) -> str:
     for flag, given, default in (("--golden", args.golden, paths.QA_GOLDEN_SET),
                                  ("--kb", args.kb, paths.KB_DIR),
                                  ("--baseline", args.baseline, paths.QA_BASELINE)):
-        if Path(given).resolve() != Path(default).resolve():
+        if os.path.realpath(given) != os.path.realpath(default):
             parts.append(f"{flag} {shlex.quote(str(given))}")
     return " ".join(parts + ["--update-baseline"])
 
@@ -185,6 +185,8 @@ def write_outputs(*outputs: tuple[Path | None, str, Callable[[Path], str | None]
             continue
         try:
             note = write(path)
+        except BrokenPipeError:
+            raise  # the reader of /dev/stdout went away: main() ends quietly
         except OSError as exc:
             raise BadInput(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
                            f"choose a writable path") from None

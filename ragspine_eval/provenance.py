@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import subprocess
 import time
@@ -164,7 +165,7 @@ def entry_fingerprint(entry: Mapping[str, Any]) -> str:
 
 def display_path(path: str | Path) -> str:
     """Relative to the project root when inside it, else absolute; always posix."""
-    resolved = Path(path).expanduser().resolve()
+    resolved = Path(os.path.realpath(Path(path).expanduser()))  # never raises on a link loop
     try:
         return resolved.relative_to(paths.PROJECT_ROOT).as_posix()
     except ValueError:

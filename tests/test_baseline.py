@@ -332,6 +332,31 @@ def test_a_baseline_behind_a_link_keeps_the_link_and_locks_its_target(tmp_path):
     assert not (tmp_path / "qa_baseline.json.lock").exists()
 
 
+def test_a_link_into_a_missing_folder_is_refused_before_the_run_naming_its_target(tmp_path):
+    baseline = tmp_path / "qa_baseline.json"
+    baseline.symlink_to(tmp_path / "gone" / "qa_baseline.json")
+    with pytest.raises(BaselineError, match=r"folder .*gone does not exist \(it links to "):
+        bl.check_outputs({}, baseline=baseline)
+    report = tmp_path / "report.json"
+    report.symlink_to("/proc/no-such-process/report.json")
+    with pytest.raises(bl.OutputError, match=r"report.json: cannot write the report file \(it "
+                                             r"links to /proc/no-such-process/report.json\)"):
+        bl.check_outputs({"report": report})
+
+
+def test_a_loop_of_links_is_refused_before_the_run_not_a_traceback(tmp_path):
+    (tmp_path / "a.json").symlink_to("b.json")
+    (tmp_path / "b.json").symlink_to("a.json")
+    with pytest.raises(bl.OutputError, match="a loop of symbolic links"):
+        bl.check_outputs({"report": tmp_path / "a.json"})
+    with pytest.raises(BaselineError, match="a loop of symbolic links"):
+        bl.check_outputs({}, baseline=tmp_path / "a.json")
+
+
+def test_dev_stdout_and_dev_null_pass_the_output_check():
+    bl.check_outputs({"report": Path("/dev/stdout"), "summary": Path("/dev/null")})
+
+
 def test_a_crash_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path, monkeypatch):
     path = tmp_path / "b.json"
     bl.write_json_atomic(path, {"tool": entry()})

@@ -142,6 +142,35 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tiny_golden):
     assert b"Traceback" not in err and b"BrokenPipeError" not in err
 
 
+@pytest.mark.parametrize("append", [False, True])
+def test_a_report_to_dev_stdout_lands_in_the_redirected_file_between_the_lines(tmp_path, tiny_golden,
+                                                                               append):
+    """`qa --report /dev/stdout > out.txt` (or >>): the file keeps what was there, the gate
+    table, then the report, then the verdict; it is not replaced by the report alone."""
+    out = tmp_path / "out.txt"
+    out.write_text("earlier line\n" if append else "", encoding="utf-8")
+    with out.open("a" if append else "w", encoding="utf-8") as stdout:
+        code = subprocess.run([sys.executable, "-m", "ragspine_eval.cli", "qa", "--golden",
+                               str(tiny_golden), "--baseline", str(tmp_path / "b.json"),
+                               "--report", "/dev/stdout"], stdout=stdout, timeout=120).returncode
+    assert code == 0 and out.is_file() and not out.is_symlink()
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("earlier line\nQA eval" if append else "QA eval")
+    report = text[text.index("\n{\n") + 1: text.index("\n}\n") + 2]
+    assert json.loads(report)["n_cases"] == 5
+    assert text.rstrip().endswith("PASS: qa tool gate bootstrap")
+
+
+def test_a_broken_pipe_while_writing_an_output_is_no_bad_output_path(tmp_path):
+    from ragspine_eval.cli import write_outputs
+
+    def gone(_path):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(BrokenPipeError):  # main() turns it into a quiet exit 141, not exit 2
+        write_outputs((tmp_path / "r.json", "report", gone))
+
+
 def test_script_wrapper_is_the_cli(tmp_path, tiny_golden):
     proc = subprocess.run([sys.executable, str(paths.PROJECT_ROOT / "scripts" / "run_qa_eval.py"),
                            "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"),
