@@ -182,7 +182,7 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
     check_set_names(records, [*FIXTURE_SETS, *(t.key for t in targets if t.key not in
                                                FIXTURE_SETS)])
     truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
-    names = {t.key: t.document.name if t.document else truths[t.key].get("document")
+    names = {t.key: t.document.name if t.document else stated_document(truths[t.key])
              for t in targets}
     assigned: dict[str, list[tuple[str, dict[str, Any]]]] = {t.key: [] for t in targets}
     for where, fact in records:
@@ -196,6 +196,13 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
                 f"one set with --docs")
         if owner is not None:
             assigned[owner].append((where, fact))
+    if not any(assigned.values()):
+        named = sorted({_document_name(f) or str(f.get("doc")) for _, f in records})
+        raise ExtractionInputError(
+            f"{facts_path}: no fact in the file is of the document set(s) scored "
+            f"({', '.join(f'{k} ({n})' if n else k for k, n in names.items())}); its facts "
+            f"name {', '.join(named[:5])}{' …' if len(named) > 5 else ''}; pick the set with "
+            f"--docs or the ground truth of that document")
     for records_of_set in assigned.values():
         check_unique(records_of_set, "facts file")
     reports = {t.key: run_eval([f for _, f in assigned[t.key]], truths[t.key],
@@ -267,10 +274,19 @@ def _names_document(fact: dict[str, Any]) -> bool:
 
 def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]
            ) -> str | None:
+    """The target a fact names by its `doc` (a set's key) or its `document` (a file name;
+    a folder part and case are ignored, as for a ground truth's "document")."""
     doc = fact.get("doc")
     doc = doc.casefold() if isinstance(doc, str) else None
+    document = _document_name(fact)
     for target in targets:
-        if doc == target.key.casefold() or (fact.get("document") is not None
-                                            and fact.get("document") == names[target.key]):
+        name = names[target.key]
+        if doc == target.key.casefold() or (document is not None and name is not None
+                                            and document.casefold() == name.casefold()):
             return target.key
     return None
+
+
+def _document_name(fact: dict[str, Any]) -> str | None:
+    document = fact.get("document")
+    return Path(document).name if isinstance(document, str) and document else None

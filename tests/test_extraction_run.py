@@ -111,6 +111,27 @@ def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
     assert run.reports["q3.xlsx"].coverage.rate == 1.0
 
 
+def test_a_fact_names_its_document_by_file_name_whatever_the_folder_and_case(tmp_path):
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps({"document": "some/dir/Q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
+                             ensure_ascii=False), encoding="utf-8")
+    target = Target.own(None, gt)
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, document="exports/q3.XLSX")
+                                              for c in TRUTHS["xlsx"]["cells"]])
+    assert score_facts_file(path, [target]).reports[target.key].coverage.rate == 1.0
+
+
+def test_a_facts_file_none_of_whose_facts_is_scored_is_refused_not_scored_zero(tmp_path):
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
+                             ensure_ascii=False), encoding="utf-8")
+    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, document="q4.xlsx")
+                                              for c in TRUTHS["xlsx"]["cells"]])
+    with pytest.raises(ExtractionInputError, match=r"f.jsonl: no fact in the file is of the "
+                                                   r"document set\(s\) scored \(q3.xlsx"):
+        score_facts_file(path, [Target.own(None, gt)])
+
+
 def test_a_ground_truth_for_another_document_is_refused_before_the_engine_runs(tmp_path,
                                                                                monkeypatch):
     import ragspine_eval.extraction_run as extraction_run
