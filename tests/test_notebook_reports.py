@@ -14,6 +14,7 @@ from ragspine_eval.notebook_reports import NOTEBOOKS_DIR, NotebookRun, execute, 
 
 GOLDEN = paths.QA_GOLDEN_SET
 XSS = "<script>document.title='pwned'</script>"
+STALE_START = "2000-01-01T00:00:00+00:00"
 
 
 def qa_run(tmp_path, name: str, **parameters) -> NotebookRun:
@@ -29,6 +30,12 @@ def main_job_reports(tmp_path_factory):
     import io
 
     out = tmp_path_factory.mktemp("main-job")
+    # an agent report an earlier run left behind: the tool notebook must not compare with it
+    from ragspine_eval.qa_eval import run_qa_eval
+
+    stale = run_qa_eval(GOLDEN, "agent").to_dict()
+    stale["provenance"]["times"]["started_at"] = STALE_START
+    (out / "qa_agent.json").write_text(json.dumps(stale), encoding="utf-8")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         code = main(["notebooks", "--out", str(out)])
@@ -60,14 +67,12 @@ def test_every_main_job_report_draws_its_charts_offline(main_job_reports, name):
 def test_each_qa_report_compares_with_this_runs_other_mode(main_job_reports):
     """The tool notebook runs first, yet finds the agent report of this same run."""
     _, _, out = main_job_reports
-    agent_started = json.loads((out / "qa_agent.json").read_text(encoding="utf-8"))
     for name in ("qa_tool", "qa_agent"):
         text = open_offline(out / f"{name}.html").text
         assert "No report of the other mode" not in text
         assert "tool run" in text and "agent run" in text
         assert "No case has a different verdict in the two modes." in text
-    commit = (agent_started["provenance"]["git_commit"] or "")[:12]
-    assert commit in open_offline(out / "qa_tool.html").text
+        assert STALE_START[:10] not in text  # not the report an earlier run left in out/
 
 
 def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
