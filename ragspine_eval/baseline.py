@@ -348,7 +348,8 @@ def _num(x: float) -> str:
 
 
 def history_path(path: str | Path) -> Path:
-    path = Path(path)
+    """Next to the baseline file itself (its target, when `path` is a link), like its lock."""
+    path = _resolved(Path(path))
     return path.with_name(f"{path.stem}_history.jsonl")
 
 

@@ -149,8 +149,8 @@ def run_qa(args: argparse.Namespace) -> int:
 
 def _qa_record_command(args: argparse.Namespace, spec: Any) -> str:
     """The command that records this run in its baseline: the same mode, engine, golden set,
-    knowledge base and baseline file as this run (each given only where it is not the
-    default), so that running it changes the baseline this run was compared with."""
+    knowledge base, baseline file and engine limits as this run (each given only where it is
+    not the default), so that running it changes the baseline this run was compared with."""
     import shlex
 
     parts = ["ragspine-eval qa", f"--mode {spec.mode}"]
@@ -161,6 +161,11 @@ def _qa_record_command(args: argparse.Namespace, spec: Any) -> str:
                                  ("--baseline", args.baseline, paths.QA_BASELINE)):
         if os.path.realpath(given) != os.path.realpath(default):
             parts.append(f"{flag} {shlex.quote(str(given))}")
+    # how the engine is called: a slow service needs the same limits to answer again
+    defaults = build_parser().parse_args(["qa"])
+    for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries")):
+        if getattr(args, name) != getattr(defaults, name):
+            parts.append(f"{flag} {getattr(args, name):g}")
     return " ".join(parts + ["--update-baseline"])
 
 
@@ -318,7 +323,9 @@ def run_golden(args: argparse.Namespace) -> int:
     try:
         check = check_golden_set(golden)
         if not check.cases and not check.errors:
-            raise GoldenSetError(golden, None, None, "the golden set holds no case")
+            raise GoldenSetError(golden, None, None, "the golden set holds no case; write one "
+                                                     "JSON object a line (see README, Writing "
+                                                     "cases)")
         problems = check_against_kb(golden, args.kb, check.cases)
     except (GoldenSetError, KnowledgeBaseError) as exc:
         raise BadInput(str(exc)) from None
@@ -338,8 +345,8 @@ def run_golden(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"KB MISMATCH {problem}")
         if invalid or problems:
-            print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again (any "
-                  f"invalid line stops every run that loads this file)")
+            stops = " (an invalid line stops every run that loads this file)" if invalid else ""
+            print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again{stops}")
     return EXIT_BAD_INPUT if invalid or problems else EXIT_OK
 
 

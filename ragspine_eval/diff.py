@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from ragspine_eval.qa_eval import QAEvalReport
 
 NOISE_LEVEL = 0.05  # only for the marker in the table; nothing is decided on it
+# ids listed in a line of the terminal table for cases in one run only or engine errors (every
+# flipped id is always listed); beyond, a count
+LISTED_IDS = 20
 
 Verdicts = Mapping[str, Mapping[str, bool]]  # gate -> case id -> passed
 
@@ -305,8 +308,6 @@ def diff_table(diff: ReportDiff) -> list[str]:
                  if diff.regressed else "no case went from pass to fail")
     return lines
 
-
-LISTED_IDS = 20  # ids listed in one of the lines above; beyond, a count
 
 
 def _listed(ids: list[str]) -> str:

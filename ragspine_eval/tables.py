@@ -59,14 +59,19 @@ def interactive(frame: pd.DataFrame, *, page_length: int = 15,
     shown = frame if len(frame) <= max_rows else frame.head(max_rows)
     table = to_html_datatable(shown, allow_html=False, connected=False, pageLength=page_length,
                               classes="display compact", maxBytes=0, layout=LAYOUT,
-                              column_filters="header",
-                              lengthMenu=[[page_length, 50, 200, -1], [page_length, 50, 200, "All"]])
+                              column_filters="header", lengthMenu=_length_menu(page_length))
     if len(shown) == len(frame):
         return HTML(table)
     note = (f"Showing the first {max_rows:,} of {len(frame):,} rows; the JSON report holds "
             f"every one." + (f" All of them, to filter or sort, in a notebook: {rest}" if rest
                               else ""))
     return HTML(f'<p class="ragspine-eval-note"><strong>{escape(note)}</strong></p>\n{table}')
+
+
+def _length_menu(page_length: int) -> list[list[int | str]]:
+    """The "entries per page" choices: the page length in use first, then more, then all."""
+    sizes = sorted({page_length, 50, 200})
+    return [[*sizes, -1], [*sizes, "All"]]
 
 
 def static(frame: pd.DataFrame, *, percent: Iterable[str] = (), signed: Iterable[str] = (),

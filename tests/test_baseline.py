@@ -330,6 +330,7 @@ def test_a_baseline_behind_a_link_keeps_the_link_and_locks_its_target(tmp_path):
     assert link.is_symlink() and json.loads(target.read_text())["tool"]["metrics"] == {"g": 1.0}
     assert (target.parent / "qa_baseline.json.lock").exists()
     assert not (tmp_path / "qa_baseline.json.lock").exists()
+    assert bl.history_path(link) == target.parent / "qa_baseline_history.jsonl"  # with the lock
 
 
 def test_a_link_into_a_missing_folder_is_refused_before_the_run_naming_its_target(tmp_path):

@@ -273,10 +273,11 @@ def test_the_printed_record_command_records_the_gain_in_the_baseline_this_run_us
     data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
     data["tool"]["metrics"]["numeric_accuracy"] = 0.5
     baseline.write_text(json.dumps(data), encoding="utf-8")
-    code, out, _ = run(capsys, "qa", "--baseline", str(baseline))
+    code, out, _ = run(capsys, "qa", "--baseline", str(baseline), "--case-timeout", "30")
     assert code == 0 and "improved [tool] numeric_accuracy" in out
     argv = printed_command(out, "record the gain with: ")
     assert "--baseline" in argv and str(baseline) in argv
+    assert argv[argv.index("--case-timeout") + 1] == "30" and "--golden" not in argv
     code, out, _ = run(capsys, *argv)
     assert code == 0 and f"baseline 'tool' updated in {baseline}" in out
     assert json.loads(baseline.read_text())["tool"]["metrics"]["numeric_accuracy"] > 0.9

@@ -125,3 +125,23 @@ def test_extraction_junit_has_a_testcase_per_cell_and_channel_grouped_per_channe
                       if report.channels[c].total] + ["coverage"]
     failed = root.find("testsuite[@name='cell_value']/testcase/failure")
     assert "'WRONG'" in failed.get("message")
+
+
+def test_an_extraction_cell_that_was_right_at_baseline_time_fails_as_a_regression(tmp_path):
+    from ragspine_eval.extraction_eval import compare_to_baseline, make_baseline_entry
+    from ragspine_eval.extraction_run import fixture_targets, score_facts_file
+    from ragspine_eval.junit import extraction_junit_cases
+    from test_extraction_run import TRUTHS, fact_of, write_jsonl
+
+    cells = TRUTHS["pptx"]["cells"]
+    right = score_facts_file(write_jsonl(tmp_path / "ok.jsonl", [fact_of(c) for c in cells]),
+                             fixture_targets("pptx"))
+    facts = [fact_of(c) for c in cells]
+    facts[0]["value"] = "WRONG"
+    wrong = score_facts_file(write_jsonl(tmp_path / "bad.jsonl", facts), fixture_targets("pptx"))
+    cmp = compare_to_baseline(wrong.reports["pptx"], make_baseline_entry(right.reports["pptx"]))
+    root = ET.fromstring(junit_xml(extraction_junit_cases(wrong, {"pptx": cmp}), "extraction"))
+    failures = [c.find("failure") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [f.get("type") for f in failures] == ["Regression"]
+    assert "'WRONG'" in failures[0].get("message")
+
