@@ -101,32 +101,35 @@ def test_own_target_is_keyed_by_the_document_name_else_the_ground_truths(tmp_pat
     assert Target.own(tmp_path / "q3.xlsx", unnamed).key == "q3.xlsx"
 
 
-def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
+def xlsx_truth_named(tmp_path, document: str):
+    """The xlsx fixture's ground truth, saying it is for `document`."""
     gt = tmp_path / "gt.json"
-    gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
+    gt.write_text(json.dumps({"document": document, "cells": TRUTHS["xlsx"]["cells"]},
                              ensure_ascii=False), encoding="utf-8")
-    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, doc="Q3.xlsx")
-                                              for c in TRUTHS["xlsx"]["cells"]])
+    return gt
+
+
+def xlsx_facts(tmp_path, **naming):
+    """Right facts for every xlsx fixture cell, each naming its document as given."""
+    return write_jsonl(tmp_path / "f.jsonl", [fact_of(c, **naming) for c in TRUTHS["xlsx"]["cells"]])
+
+
+def test_facts_of_own_document_go_to_it_by_its_set_name_in_any_case(tmp_path):
+    gt = xlsx_truth_named(tmp_path, "q3.xlsx")
+    path = xlsx_facts(tmp_path, doc="Q3.xlsx")
     run = score_facts_file(path, [Target("q3.xlsx", None, gt)])
     assert run.reports["q3.xlsx"].coverage.rate == 1.0
 
 
 def test_a_fact_names_its_document_by_file_name_whatever_the_folder_and_case(tmp_path):
-    gt = tmp_path / "gt.json"
-    gt.write_text(json.dumps({"document": "some/dir/Q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
-                             ensure_ascii=False), encoding="utf-8")
-    target = Target.own(None, gt)
-    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, document="exports/q3.XLSX")
-                                              for c in TRUTHS["xlsx"]["cells"]])
+    target = Target.own(None, xlsx_truth_named(tmp_path, "some/dir/Q3.xlsx"))
+    path = xlsx_facts(tmp_path, document="exports/q3.XLSX")
     assert score_facts_file(path, [target]).reports[target.key].coverage.rate == 1.0
 
 
 def test_a_facts_file_none_of_whose_facts_is_scored_is_refused_not_scored_zero(tmp_path):
-    gt = tmp_path / "gt.json"
-    gt.write_text(json.dumps({"document": "q3.xlsx", "cells": TRUTHS["xlsx"]["cells"]},
-                             ensure_ascii=False), encoding="utf-8")
-    path = write_jsonl(tmp_path / "f.jsonl", [fact_of(c, document="q4.xlsx")
-                                              for c in TRUTHS["xlsx"]["cells"]])
+    gt = xlsx_truth_named(tmp_path, "q3.xlsx")
+    path = xlsx_facts(tmp_path, document="q4.xlsx")
     with pytest.raises(ExtractionInputError, match=r"f.jsonl: no fact in the file is of the "
                                                    r"document set\(s\) scored \(q3.xlsx"):
         score_facts_file(path, [Target.own(None, gt)])
