@@ -202,13 +202,9 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     def fail(reason: str) -> GoldenSetError:
         return GoldenSetError(path, lineno, case_id, reason)
 
-    missing = [name for name in FIELDS if name not in record]
-    if missing:  # every one at once: an author fixes the line in one go
-        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
-                   f"{', '.join(map(repr, missing))}")
-    unknown = sorted(set(record) - set(FIELDS)) if len(record) != len(FIELDS) else None
-    if unknown:
-        raise fail(f"unknown field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(FIELDS)}")
+    _check_missing(fail, [name for name in FIELDS if name not in record])
+    if len(record) != len(FIELDS):  # every field is there: only then can one be extra
+        _check_unknown(fail, record, FIELDS)
 
     _expect_type(fail, "id", record["id"], str)
     if not record["id"].strip():
@@ -227,11 +223,8 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
 
     tags = record["tags"]
     _expect_type(fail, "tags", tags, dict)
-    missing = [f"tags.{key}" for key in TAG_KEYS if key not in tags]
-    if missing:
-        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
-                   f"{', '.join(map(repr, missing))} (every case is tagged with "
-                   f"{', '.join(TAG_KEYS)})")
+    _check_missing(fail, [f"tags.{key}" for key in TAG_KEYS if key not in tags],
+                   f" (every case is tagged with {', '.join(TAG_KEYS)})")
     for key in TAG_KEYS:
         _expect_type(fail, f"tags.{key}", tags[key], str)
 
@@ -256,10 +249,7 @@ _VALUE_FIELDS = ("value", "unit", "source")
 
 def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> None:
     # a misspelt key ("valeu") would otherwise be ignored and the case would assert less
-    unknown = sorted(set(expected) - set(EXPECTED_FIELDS))
-    if unknown:
-        raise fail(f"unknown field(s) {', '.join(repr(f'expected.{k}') for k in unknown)}; "
-                   f"allowed: {', '.join(EXPECTED_FIELDS)}")
+    _check_unknown(fail, expected, EXPECTED_FIELDS, "expected.")
     for name in ("clarification", "refuse"):
         if name not in expected:
             raise fail(f"missing field 'expected.{name}'")
@@ -289,11 +279,7 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
             if name not in source:
                 raise fail(f"missing field 'expected.source.{name}'")
             _expect_type(fail, f"expected.source.{name}", source[name], str)
-        unknown = sorted(set(source) - set(SOURCE_FIELDS))
-        if unknown:
-            raise fail(f"unknown field(s) "
-                       f"{', '.join(repr(f'expected.source.{k}') for k in unknown)}; allowed: "
-                       f"{', '.join(SOURCE_FIELDS)}")
+        _check_unknown(fail, source, SOURCE_FIELDS, "expected.source.")
     if case_type in _NEEDS_NARRATIVE and "narrative_doc" not in expected:
         raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
     if "narrative_doc" in expected:
@@ -302,6 +288,21 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         raise fail("a refusal case must expect refuse: true")
     if case_type == "clarification" and expected["clarification"] == "none":
         raise fail("a clarification case cannot expect clarification 'none'")
+
+
+def _check_missing(fail: Any, missing: list[str], note: str = "") -> None:
+    """Every missing field of a line at once: an author fixes the line in one go."""
+    if missing:
+        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
+                   f"{', '.join(map(repr, missing))}{note}")
+
+
+def _check_unknown(fail: Any, record: dict[str, Any], allowed: tuple[str, ...],
+                   prefix: str = "") -> None:
+    unknown = sorted(set(record) - set(allowed))
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(repr(prefix + k) for k in unknown)}; allowed: "
+                   f"{', '.join(allowed)}")
 
 
 def _iso_date(text: str) -> date | None:
