@@ -159,11 +159,11 @@ def load_ground_truth(path: str | Path) -> dict[str, Any]:
     return {"document": None, **meta, "cells": cells}
 
 
-def stated_document(truth: dict[str, Any]) -> str | None:
-    """The file name of the document a loaded ground truth says it is for (the last part of
-    its "document", which may be written as a path), or None when it names none."""
-    document = truth.get("document")
-    return Path(document).name if document else None
+def stated_document(record: dict[str, Any]) -> str | None:
+    """The file name of the document a loaded ground truth (or a fact) says it is for: the
+    last part of its "document", which may be written as a path; None when it names none."""
+    document = record.get("document")
+    return Path(document).name if isinstance(document, str) and document else None
 
 
 # --- facts -------------------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
         if owner is not None:
             assigned[owner].append((where, fact))
     if not any(assigned.values()):
-        named = sorted({_document_name(f) or str(f.get("doc")) for _, f in records})
+        named = sorted({stated_document(f) or str(f.get("doc")) for _, f in records})
         raise ExtractionInputError(
             f"{facts_path}: no fact in the file is of the document set(s) scored "
             f"({', '.join(f'{k} ({n})' if n else k for k, n in names.items())}); its facts "
@@ -278,7 +278,7 @@ def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str
     a folder part and case are ignored, as for a ground truth's "document")."""
     doc = fact.get("doc")
     doc = doc.casefold() if isinstance(doc, str) else None
-    document = _document_name(fact)
+    document = stated_document(fact)
     for target in targets:
         name = names[target.key]
         if doc == target.key.casefold() or (document is not None and name is not None
@@ -286,7 +286,3 @@ def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str
             return target.key
     return None
 
-
-def _document_name(fact: dict[str, Any]) -> str | None:
-    document = fact.get("document")
-    return Path(document).name if isinstance(document, str) and document else None
