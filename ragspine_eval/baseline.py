@@ -353,6 +353,12 @@ def history_path(path: str | Path) -> Path:
     return path.with_name(f"{path.stem}_history.jsonl")
 
 
+def lock_path(path: str | Path) -> Path:
+    """Next to the baseline file itself: one lock for every link to the same baseline."""
+    path = _resolved(Path(path))
+    return path.with_name(path.name + ".lock")
+
+
 def load_baselines(path: str | Path) -> dict[str, Any]:
     """The whole baseline file ({} when it does not exist yet)."""
     path = Path(path)
@@ -429,8 +435,7 @@ def locked(path: Path) -> Iterator[None]:
     must exist: it is never created, so that a mistyped path cannot start a new baseline."""
     check_baseline_location(path)
     try:
-        real = Path(os.path.realpath(path))  # one lock for every link to the same baseline
-        lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115 - closed below
+        lock = open(lock_path(path), "a")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise BaselineError(f"{path}: cannot create its lock file ({exc.strerror or exc}); the "
                             f"baseline was left as it is") from None
@@ -480,9 +485,8 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
     if baseline is not None:
         check_baseline_location(baseline)
         baseline = Path(baseline)
-        real = _resolved(baseline)
         for kind, own in (("baseline", baseline), ("baseline's history", history_path(baseline)),
-                          ("baseline's lock", real.with_name(real.name + ".lock"))):
+                          ("baseline's lock", lock_path(baseline))):
             protected[_resolved(own)] = f"{kind} {own}"
     seen: dict[Path, str] = {}
     for label, path in outputs.items():
@@ -501,8 +505,8 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
             raise OutputError(f"{path}: the {label} path is a folder; give the path of a file "
                               f"(in that folder, say)")
         _check_no_link_loop(path, f"the {label} path", OutputError)
-        if _stream_fd(path) is not None or (path.exists() and not resolved.is_file()):
-            continue  # /dev/stdout, /dev/null, a pipe: written into as they are
+        if _written_in_place(path):
+            continue  # /dev/stdout, /dev/null, a pipe: nothing to create
         problem = _cannot_write_in(resolved.parent, may_create=True)
         if problem:
             link = f" (it links to {resolved})" if resolved != path.absolute() else ""
@@ -567,9 +571,9 @@ def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
     renaming over it would put an ordinary file in place of the device, or replace the file
     the shell redirected stdout to, output printed so far included.
     """
-    given, path = Path(path), Path(os.path.realpath(path))
-    fd = _stream_fd(given)
-    if fd is not None or (given.exists() and not path.is_file() and not path.is_dir()):
+    given, path = Path(path), _resolved(Path(path))
+    if _written_in_place(given):
+        fd = _stream_fd(given)
         sys.stdout.flush()  # what was printed before comes first
         sys.stderr.flush()
         # a stream is written through its own descriptor (a dup shares its offset, so the
@@ -601,6 +605,15 @@ def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
 
 _STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
 _FD_FOLDERS = ("/dev/fd/", "/proc/self/fd/")
+
+
+def _written_in_place(path: Path) -> bool:
+    """A stream, or a path that is there but is no regular file or folder: written into as it
+    is (write_bytes_atomic), never replaced."""
+    if _stream_fd(path) is not None:
+        return True
+    real = _resolved(path)
+    return path.exists() and not real.is_file() and not real.is_dir()
 
 
 def _stream_fd(path: Path) -> int | None:
