@@ -148,14 +148,13 @@ class HttpEngine:
                 return timeout_outcome(self.case_timeout)
             except _Retryable as exc:
                 pause = self.backoff * 2 ** (attempt - 1)
-                out_of_time = attempt < attempts and time.monotonic() + pause >= deadline
-                if attempt < attempts and not out_of_time:
+                if attempt < attempts and time.monotonic() + pause < deadline:
                     time.sleep(pause)
                     continue
                 if exc.connection:  # giving up on the service: later cases try once
                     with self._lock:
                         self._unreachable = True
-                if out_of_time:
+                if attempt < attempts:
                     # The pause would use up the case's time: report what went wrong now,
                     # not a timeout that would hide it (and not wait for nothing).
                     tries = f"{attempt} attempt" + ("s" if attempt > 1 else "")
