@@ -25,7 +25,7 @@ from typing import Any
 from benchmarks import child
 from benchmarks.goldens import cycled_golden_set
 from benchmarks.targets import BY_NAME, fmt, verdicts
-from ragspine_eval.baseline import write_json_atomic
+from ragspine_eval.files import write_json_atomic
 from ragspine_eval.paths import OUT_DIR
 
 

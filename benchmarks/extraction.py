@@ -55,7 +55,7 @@ def synthetic(n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def score(n: int) -> dict[str, Any]:
-    from ragspine_eval.extraction_eval import run_eval
+    from ragspine_eval.extraction.scoring import run_eval
 
     started = time.perf_counter()
     facts, truth = synthetic(n)

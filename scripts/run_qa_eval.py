@@ -21,7 +21,7 @@ if Path(sys.prefix).resolve() != VENV_PYTHON.parents[1].resolve():
 
 sys.path.insert(0, str(ROOT))
 
-from ragspine_eval.cli import main  # noqa: E402
+from ragspine_eval.cli.app import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(["qa", *sys.argv[1:]]))

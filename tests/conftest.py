@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from ragspine_eval.engines.base import CaseOutcome
-from ragspine_eval.golden import GoldenCase
+from ragspine_eval import paths
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.golden import GoldenCase
 
 HK_SOURCE = {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}
 HK_DOC = "HK_QBR_2025Q4.pptx"
@@ -55,7 +56,7 @@ def numeric_outcome():
 
 @pytest.fixture(scope="session")
 def built_kb(tmp_path_factory):
-    from ragspine_eval.kb import build_eval_kb
+    from ragspine_eval.qa.kb import build_eval_kb
 
     return build_eval_kb(db_dir=tmp_path_factory.mktemp("kb"))
 
@@ -69,3 +70,14 @@ def same_run(report: dict, *, gated: bool = False) -> dict:
     if gated:
         prov["baseline"] = None
     return data
+
+
+@pytest.fixture
+def tiny_golden(tmp_path):
+    """The first six cases of the committed set: enough to reach every gate, fast to run."""
+    path = tmp_path / "golden.jsonl"
+    lines = paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()
+    picked = [lines[0]] + [l for l in lines if '"narrative"' in l][:1] + \
+             [l for l in lines if '"refusal"' in l][:2] + [l for l in lines if '"composite"' in l][:1]
+    path.write_text("\n".join(picked) + "\n", encoding="utf-8")
+    return path

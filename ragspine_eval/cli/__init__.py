@@ -1,0 +1,15 @@
+"""The command line, `ragspine-eval`: one module per subcommand, each thin over the library.
+
+app (the parser and the exit codes), common (what every subcommand shares), then one module
+per subcommand: qa, extraction, golden, diff, notebooks, serve, fixtures. A new subcommand is a
+module with HELP, add_arguments(parser) and run(args), listed in app.SUBCOMMANDS.
+"""
+
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `ragspine-eval` entry point (see main.py)."""
+    from ragspine_eval.cli.app import main as run
+
+    return run(argv)

@@ -1,0 +1,5 @@
+import sys
+
+from ragspine_eval.cli import main
+
+sys.exit(main())

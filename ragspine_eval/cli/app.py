@@ -1,0 +1,138 @@
+"""`ragspine-eval`: the parser, one subcommand per module of this package, and the exit codes.
+
+Each subcommand module has `HELP`, `add_arguments(parser)` and `run(args) -> exit code`; a new
+subcommand is a new module listed in `SUBCOMMANDS`. `main` turns what escapes a subcommand into
+an exit code once (see common.py): a `RagspineEvalError` is bad input (exit 2, one line); any
+other exception is a bug of ragspine-eval (exit 3, the traceback kept in a file), never exit 1,
+which means a regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from importlib import import_module
+from typing import NoReturn
+
+from ragspine_eval.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_BUG,
+    EXIT_INTERRUPTED,
+)
+from ragspine_eval.errors import RagspineEvalError
+
+SUBCOMMANDS = ("qa", "extraction", "golden", "diff", "notebooks", "serve", "fixtures")
+
+DESCRIPTION = """\
+Score the RAGSpine engine against version-controlled golden sets and fail on any regression.
+
+  ragspine-eval qa --mode agent             QA: answers, citations, refusals, groundedness
+  ragspine-eval extraction --docs all       extraction: values, colours, merged headers
+  ragspine-eval golden FILE                 check a golden set before you commit it
+  ragspine-eval diff OLD.json NEW.json      what changed between two runs
+  ragspine-eval notebooks --out out/        the HTML reports
+
+Exit codes: 0 pass, 1 a regression, 2 bad input (nothing changed), 3 a bug of ragspine-eval.
+Run `ragspine-eval COMMAND --help` for a command's flags."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with long options matched whole (`--mod` is not `--mode`) and a mistyped flag
+    answered with this subcommand's usage and the closest flag it has."""
+
+    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def unknown(self, extras: list[str]) -> NoReturn:
+        flags = [s for a in self._actions for s in a.option_strings if s.startswith("--")]
+        hints = []
+        for arg in extras:
+            if arg.startswith("--"):
+                close = difflib.get_close_matches(arg.split("=", 1)[0], flags, n=1, cutoff=0.6)
+                if close:
+                    hints.append(f"did you mean {close[0]}?")
+        self.error(f"unrecognized arguments: {' '.join(extras)}"
+                   + (f"; {' '.join(hints)}" if hints else ""))
+
+
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ragspine_eval import __version__
+
+    try:
+        engine = version("rag-spine")
+    except PackageNotFoundError:
+        engine = "not installed"
+    return f"ragspine-eval {__version__} (engine rag-spine {engine})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ragspine-eval", description=DESCRIPTION,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=_versions(),
+                        help="print the versions of ragspine-eval and of the engine, and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
+    for name in SUBCOMMANDS:
+        module = import_module(f"ragspine_eval.cli.{name}")
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(run=module.run, parser=p)
+    return parser
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        getattr(args, "parser", parser).unknown(extras)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    try:
+        return args.run(args)
+    except RagspineEvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader of the output went away (`| head`): stop quietly, as other command-line
+        # tools do, with the status of a process ended by SIGPIPE; files are written whole or
+        # not at all, so none is left half-written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes exit 3
+        return _bug(exc)
+
+
+def _bug(exc: BaseException) -> int:
+    """A bug of ragspine-eval: one line saying so and where the traceback is, exit 3."""
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, path = tempfile.mkstemp(prefix="ragspine-eval-crash-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        where = f"the traceback is in {path}"
+    except OSError:
+        where = "the traceback follows"
+        print(text, file=sys.stderr)
+    print(f"error: this is a bug in ragspine-eval, not a verdict on the engine "
+          f"({type(exc).__name__}: {str(exc)[:200]}); {where}; please report it",
+          file=sys.stderr)
+    return EXIT_BUG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""`ragspine-eval extraction`: flags onto `extraction.gated_run.run_gated_extraction`.
+
+Exit codes as every subcommand: 0 pass (or a baseline bootstrapped or recorded), 1 a
+regression or a refused update, 2 bad input (one line, nothing written: flags, output paths and
+every input are checked before anything is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ragspine_eval import paths
+from ragspine_eval.cli.common import BadInput, add_gate_arguments, gate_options
+
+HELP = "score office-document extraction per channel and gate on the baseline"
+# the keys of fixtures.DOCUMENT_SETS, spelled out so that building the parser does not import
+# the document writers (tests/test_cli_extraction.py keeps the two equal)
+FIXTURE_SETS = ("xlsx", "pptx", "pdf")
+DOC_CHOICES = (*FIXTURE_SETS, "all")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--docs", choices=DOC_CHOICES, default=None,
+                        help="which fixture document set to score (default: all)")
+    parser.add_argument("--facts", type=Path, metavar="FILE",
+                        help="score the facts in FILE (JSON or JSONL, from any extractor) "
+                             "instead of running the engine")
+    parser.add_argument("--doc", type=Path, metavar="FILE",
+                        help="run the engine over your own .xlsx, .pptx or .pdf "
+                             "(with --ground-truth)")
+    parser.add_argument("--ground-truth", type=Path, metavar="FILE",
+                        help="ground truth for --doc or --facts, in the fixtures' format; gated "
+                             "only when --baseline is given")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="write the JSON report here (default: not written)")
+    parser.add_argument("--save-facts", type=Path, metavar="FILE",
+                        help="write the engine's facts as JSONL (what --facts reads)")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="write JUnit XML here: one testcase per cell and channel, grouped "
+                             "per channel, plus one per ground-truth cell for coverage")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here (for a CI step summary)")
+    add_gate_arguments(parser, paths.EXTRACTION_BASELINE)
+    # None = "not given": the fixtures' baseline by default, no gate for a document of your own
+    parser.set_defaults(baseline=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.extraction.gated_run import (
+        ExtractionOutputs,
+        run_gated_extraction,
+    )
+
+    targets, baseline_path = _targets(args)
+    gated = run_gated_extraction(
+        targets, facts_path=args.facts, baseline_path=baseline_path,
+        outputs=ExtractionOutputs(args.report, args.save_facts, args.junit, args.summary_md),
+        options=gate_options(args),
+        record_command=lambda key: _record_command(args, key, baseline_path), echo=print)
+    return gated.exit_code
+
+
+def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
+    """The document sets to score and the baseline file to gate on (None: no gate). A document
+    of your own is keyed by its file name (Target.own), also when only its facts are scored."""
+    from ragspine_eval.extraction.run import Target, fixture_targets
+
+    if args.doc and args.facts:
+        raise BadInput("--doc runs the engine over a document and --facts scores a facts file: "
+                       "give one of them")
+    if args.save_facts and args.facts:
+        raise BadInput("--save-facts writes the engine's facts; with --facts the engine does "
+                       "not run")
+    if args.doc and not args.ground_truth:
+        raise BadInput(f"--doc {args.doc} needs --ground-truth FILE (the fixtures' format: "
+                       f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
+    if args.ground_truth is None:
+        return fixture_targets(args.docs or "all"), args.baseline or paths.EXTRACTION_BASELINE
+    if not (args.doc or args.facts):
+        raise BadInput("--ground-truth scores --doc FILE (through the engine) or --facts FILE; "
+                       "give one of them")
+    if args.docs:
+        raise BadInput("--docs picks fixture sets; with --ground-truth the set is your own")
+    return [Target.own(args.doc, args.ground_truth)], args.baseline
+
+
+def _record_command(args: argparse.Namespace, key: str, baseline_path: Path) -> str:
+    parts = ["ragspine-eval extraction"]
+    if args.ground_truth:
+        parts += [f"--doc {args.doc}" if args.doc else f"--facts {args.facts}",
+                  f"--ground-truth {args.ground_truth}", f"--baseline {baseline_path}"]
+    else:
+        parts.append(f"--docs {key}")
+        if args.facts:
+            parts.append(f"--facts {args.facts}")
+        if args.baseline:
+            parts.append(f"--baseline {baseline_path}")
+    return " ".join(parts + ["--update-baseline"])
+
+

@@ -1,0 +1,124 @@
+"""`ragspine-eval qa`: flags onto `qa.gated_run.run_gated_qa`, its lines printed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths
+from ragspine_eval.cli.common import (
+    add_gate_arguments,
+    gate_options,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    shown,
+)
+
+HELP = "score the engine against the QA golden set and gate on the baseline"
+DEFAULT_RETRIES = 2  # the HTTP engine's (engines.http.DEFAULT_RETRIES; a test keeps them equal)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragspine_eval.qa.engines import DEFAULT_ENGINE, EVAL_MODES
+    from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT
+
+    parser.add_argument("--mode", choices=EVAL_MODES, default=None,
+                        help="tool: the pipeline without an LLM; agent: answer_question with the "
+                             "engine's MockProvider (default: tool; agent for an http engine)")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE,
+                        help="ragspine (in process), http://HOST:PORT (a running RAGSpine "
+                             "service) or module:callable (any importable callable) "
+                             f"(default: {DEFAULT_ENGINE})")
+    parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
+                        help=f"golden set JSONL (default: {shown(paths.QA_GOLDEN_SET)})")
+    parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
+                        help="knowledge base folder with facts.csv and narratives.jsonl "
+                             f"(default: {shown(paths.KB_DIR)})")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="write the JSON report here (default: not written)")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="write JUnit XML here: one testcase per case and gate")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here (for a CI step summary)")
+    parser.add_argument("--jobs", type=positive_int, default=1,
+                        help="cases run at once: threads, or worker processes for the in-process "
+                             "engine; the report is the same whatever N is (default: 1)")
+    parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"time limit of one case, retries included; a case past it is "
+                             f"recorded as an error (default: {DEFAULT_CASE_TIMEOUT:g})")
+    parser.add_argument("--retries", type=non_negative_int, default=None,
+                        help="http engine: retries of a case after a connection error or a 5xx "
+                             f"(never after a 4xx), with exponential backoff (default: "
+                             f"{DEFAULT_RETRIES})")
+    parser.add_argument("--fail-fast", action="store_true",
+                        help="stop at the first engine error; later cases are recorded as not run")
+    add_gate_arguments(parser, paths.QA_BASELINE)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
+
+    progress = _progress(args)
+    echo = _Echo(progress)
+    try:
+        gated = run_gated_qa(
+            args.golden, args.mode, engine=args.engine, kb_dir=args.kb,
+            baseline_path=args.baseline,
+            outputs=QAOutputs(args.report, args.junit, args.summary_md),
+            options=gate_options(args), record_command=lambda spec: record_command(args, spec),
+            echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
+            retries=args.retries, fail_fast=args.fail_fast, progress=progress)
+    finally:
+        echo.end_progress()
+    return gated.exit_code
+
+
+def _progress(args: argparse.Namespace):  # noqa: ANN202 - a callback or None
+    from ragspine_eval.cli import common
+
+    return common.progress_bar(f"qa {args.mode}" if args.mode else "qa")
+
+
+class _Echo:
+    """print, after ending the progress bar's line once (so the table starts on a line of its
+    own)."""
+
+    def __init__(self, progress: Any) -> None:
+        self._pending = progress is not None
+
+    def end_progress(self) -> None:
+        if self._pending:
+            print(file=sys.stderr)
+            self._pending = False
+
+    def __call__(self, line: str) -> None:
+        self.end_progress()
+        print(line)
+
+
+def record_command(args: argparse.Namespace, spec: Any) -> str:
+    """The command that records this run in its baseline: the same mode, engine, golden set,
+    knowledge base, baseline file and engine limits as this run (each given only where it is
+    not the default), so that running it changes the baseline this run was compared with."""
+    from ragspine_eval.cli.app import build_parser
+
+    parts = ["ragspine-eval qa", f"--mode {spec.mode}"]
+    if spec.kind != "ragspine":
+        parts.append(f"--engine {shlex.quote(spec.name)}")
+    for flag, given, default in (("--golden", args.golden, paths.QA_GOLDEN_SET),
+                                 ("--kb", args.kb, paths.KB_DIR),
+                                 ("--baseline", args.baseline, paths.QA_BASELINE)):
+        if os.path.realpath(given) != os.path.realpath(default):
+            parts.append(f"{flag} {shlex.quote(str(given))}")
+    # how the engine is called: a slow service needs the same limits to answer again
+    defaults = build_parser().parse_args(["qa"])
+    for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries")):
+        if getattr(args, name) != getattr(defaults, name):
+            parts.append(f"{flag} {getattr(args, name):g}")
+    return " ".join(parts + ["--update-baseline"])

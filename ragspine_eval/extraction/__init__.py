@@ -1,0 +1,32 @@
+"""The extraction harness: documents in, per-channel scores out.
+
+records (fact and ground-truth records: formats and validation), adapter (the engine's
+extractors turned into facts), scoring (align facts with a ground truth, score each channel and
+coverage), report (ChannelMetric, Coverage, EvalReport and the baseline entry), run (one run
+over document sets or a facts file, and its JSON report), gated_run (the whole gated run the
+CLI and the notebooks share), fixtures/ (the generated office documents and their ground
+truth; a new document type starts there and in adapter).
+
+The names below are imported on first use, so that importing one part does not import all.
+"""
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "ExtractionInputError": "records", "load_facts": "records", "load_ground_truth": "records",
+    "run_eval": "scoring", "CHANNELS": "scoring", "COVERAGE": "scoring",
+    "ChannelMetric": "report", "Coverage": "report", "EvalReport": "report",
+    "make_baseline_entry": "report", "compare_to_baseline": "report",
+    "ExtractionRun": "run", "Target": "run", "fixture_targets": "run", "score_engine": "run",
+    "score_facts_file": "run",
+    "ExtractionGatedRun": "gated_run", "run_gated_extraction": "gated_run",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

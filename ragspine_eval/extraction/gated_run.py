@@ -1,0 +1,158 @@
+"""The gated extraction run: one call that the CLI and the notebooks share.
+
+`run_gated_extraction(targets, ...)` checks, runs, gates and writes, and returns an
+`ExtractionGatedRun`:
+1. every output path, the stored entry of each target and the gate options are checked before
+   anything runs (a `RagspineEvalError`, exit 2, never follows a write);
+2. facts come from the engine's extractors, or from a facts file, and are scored per target;
+3. with `options` (the CLI) each target with a baseline file is gated and recorded where asked;
+   without them (a notebook) each is only compared; `baseline_path=None` (a document of your own
+   without --baseline) gates nothing;
+4. the JSON report, the facts, the JUnit and Markdown files are written.
+
+`echo` receives each line a person should read, in order (the CLI passes `print`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import ratchet
+from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
+from ragspine_eval.extraction.run import ExtractionRun, Target
+from ragspine_eval.files import write_atomic, write_json_atomic
+from ragspine_eval.files.outputs import write_output
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class ExtractionOutputs:
+    """The files a gated run writes (None: not asked for)."""
+
+    report: Path | None = None
+    save_facts: Path | None = None
+    junit: Path | None = None
+    summary_md: Path | None = None
+
+
+@dataclass
+class ExtractionGatedRun:
+    """A gated extraction run: the run, the stored entries, a comparison per target (None where
+    it has no baseline yet) and, when gated with options, the ratchet's verdict per target."""
+
+    run: ExtractionRun
+    targets: list[Target]
+    baseline_path: Path | None
+    stored: dict[str, Any]
+    comparisons: dict[str, ratchet.BaselineComparison | None]
+    gates: dict[str, ratchet.GateResult] = field(default_factory=dict)
+    verdicts: list[str] = field(default_factory=list)
+    written: list[tuple[str, Path]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if self.gates:
+            return max(g.exit_code for g in self.gates.values())
+        return 0 if all(c is None or c.passed for c in self.comparisons.values()) else 1
+
+
+def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | None = None,
+                         baseline_path: str | Path | None,
+                         outputs: ExtractionOutputs | None = None,
+                         options: ratchet.GateOptions | None = None,
+                         record_command: Callable[[str], str] | None = None,
+                         echo: Echo | None = None) -> ExtractionGatedRun:
+    """Check, run, gate, write (see the module docstring). `record_command(key)` builds the
+    command that records one target's run. Raises RagspineEvalError for input it cannot use."""
+    from ragspine_eval.extraction.run import score_engine, score_facts_file
+    from ragspine_eval.outputs.console import extraction_table, mismatch_details
+
+    say = echo or (lambda line: None)
+    outputs = outputs or ExtractionOutputs()
+    targets = list(targets)
+    baseline_path = Path(baseline_path) if baseline_path is not None else None
+    ratchet.check_outputs({"report": outputs.report, "facts": outputs.save_facts,
+                           "junit": outputs.junit, "summary": outputs.summary_md},
+                          baseline=baseline_path)
+    gate_options: dict[str, ratchet.GateOptions] = {}
+    if options is not None and baseline_path is not None:
+        for t in targets:
+            gate_options[t.key] = (replace(options, record_command=record_command(t.key))
+                                   if record_command else options)
+            gate_options[t.key].check()
+    stored_all = ratchet.load_baselines(baseline_path) if baseline_path else {}
+    stored = {t.key: ratchet.validate_entry(baseline_path, t.key, stored_all[t.key])
+              for t in targets if t.key in stored_all}
+
+    saved: dict[str, list] = {}
+    run = (score_facts_file(Path(facts_path), targets) if facts_path
+           else score_engine(targets, on_facts=saved.__setitem__))
+    for t in targets:
+        for line in extraction_table(t.key, run.reports[t.key], stored.get(t.key), run.engine):
+            say(line)
+    run.baselines = {t.key: (stored.get(t.key) or {}).get("metrics") for t in targets}
+    if baseline_path is not None:
+        run.with_baseline(baseline_path, stored_all)
+    for line in run.provenance.lines():
+        say(line)
+    gated = ExtractionGatedRun(run, targets, baseline_path, stored, {
+        k: (compare_to_baseline(r, stored[k]) if k in stored else None)
+        for k, r in run.reports.items()})
+
+    for t in targets:
+        if baseline_path is None:
+            gated.verdicts.append(f"no baseline gate for {t.key} (a document of your own): pass "
+                                  f"--baseline FILE to keep one")
+            continue
+        if options is None:
+            continue
+        gate = ratchet.run_gate(baseline_path, t.key, make_baseline_entry(run.reports[t.key]),
+                                gate_options[t.key])
+        for line in gate.lines:
+            say(line)
+        if gate.comparison is not None:
+            for line in mismatch_details(run.reports[t.key], gate.comparison.case_regressions):
+                say(line)
+        run.gate[t.key] = {"status": gate.status, "exit_code": gate.exit_code,
+                           "lines": gate.lines}
+        gated.gates[t.key] = gate
+        gated.verdicts.append(f"{'PASS' if gate.exit_code == 0 else 'FAIL'}: extraction "
+                              f"{t.key} gate {gate.status}")
+
+    def save_facts(path: Path) -> str:
+        lines = [json.dumps(f, ensure_ascii=False) for t in targets for f in saved.get(t.key, [])]
+        write_atomic(path, "".join(line + "\n" for line in lines))
+        return f"{len(lines)} facts"
+
+    _write(gated, "report", outputs.report, lambda p: write_json_atomic(p, run.to_dict()), say)
+    _write(gated, "facts", outputs.save_facts, save_facts, say)
+    _write_ci_files(gated, outputs, say)
+    if options is not None:
+        for line in gated.verdicts:
+            say(line)
+    return gated
+
+
+def _write_ci_files(gated: ExtractionGatedRun, outputs: ExtractionOutputs, say: Echo) -> None:
+    from ragspine_eval.outputs.junit import write_extraction_junit
+    from ragspine_eval.outputs.summary_md import write_extraction_summary
+
+    comparisons = {key: gate.comparison for key, gate in gated.gates.items()}
+    _write(gated, "junit", outputs.junit,
+           lambda p: write_extraction_junit(p, gated.run, comparisons), say)
+    _write(gated, "summary", outputs.summary_md,
+           lambda p: write_extraction_summary(p, gated.run, gated.gates), say)
+
+
+def _write(run: ExtractionGatedRun, label: str, path: Path | None,
+           write: Callable[[Path], Any], say: Echo) -> None:
+    if path is None:
+        return
+    note = write_output(path, label, write)
+    run.written.append((label, Path(path)))
+    say(f"{label}: {path}" + (f" ({note})" if isinstance(note, str) else ""))

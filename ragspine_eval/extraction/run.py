@@ -1,0 +1,289 @@
+"""One run of the extraction harness over document sets, and the JSON report it writes.
+
+Facts come from the engine (extraction_adapter) or from a facts file written by any other
+extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
+The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
+truth form a set of their own, keyed by the document's file name (`Target.own`). A ground truth
+that names its document is only ever scored against that document, and a fact whose `doc`
+names no known set is an error, never dropped: bad input is refused, not scored as zero.
+
+`ExtractionRun` is the report: one EvalReport per document set, plus the stored baseline
+metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
+tidy frames the notebooks use. Everything that can be wrong with the inputs is found before
+anything is written: loading raises ExtractionInputError, and the caller writes afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import paths
+from ragspine_eval.extraction.adapter import engine_version, extract
+from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
+from ragspine_eval.extraction.records import (
+    ExtractionInputError,
+    check_unique,
+    load_facts,
+    load_ground_truth,
+    stated_document,
+)
+from ragspine_eval.extraction.report import COVERAGE, FRAME_COLUMNS
+from ragspine_eval.extraction.scoring import CHANNELS, EvalReport, run_eval
+from ragspine_eval.outputs.provenance import (
+    Clock,
+    InputRef,
+    Provenance,
+    canonical_hash,
+    collect,
+    display_path,
+    file_fingerprint,
+)
+
+FIXTURE_SETS = tuple(DOCUMENT_SETS)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A document set to score: its baseline key, its document and its ground truth."""
+
+    key: str
+    document: Path | None  # None when only facts are scored
+    ground_truth: Path
+
+    @classmethod
+    def fixture(cls, key: str, root: Path = paths.FIXTURES_DIR) -> Target:
+        doc_set = DOCUMENT_SETS[key]
+        return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root))
+
+    @classmethod
+    def own(cls, document: Path | None, ground_truth: Path) -> Target:
+        """A user's own document (or, with `document` None, a facts file for one) and its
+        ground truth, keyed by the document's file name: the document's, else the one the
+        ground truth names, else the ground truth file's stem. So facts scored against a ground
+        truth share the key (and baseline entry) of the engine run over the same document.
+        Reads the ground truth when `document` is None (ExtractionInputError if it is bad)."""
+        if document is not None:
+            return cls(document.name, document, ground_truth)
+        stated = stated_document(load_ground_truth(ground_truth))
+        return cls(stated or ground_truth.stem, None, ground_truth)
+
+
+@dataclass
+class ExtractionRun:
+    """The report of a run: EvalReport per document set, with baseline and gate per set."""
+
+    reports: dict[str, EvalReport]
+    engine: str = field(default_factory=engine_version)
+    source: str = "engine"
+    baselines: dict[str, dict[str, float] | None] = field(default_factory=dict)
+    gate: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provenance: Provenance | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provenance": self.provenance.to_dict() if self.provenance else None,
+            "harness": "extraction",
+            "engine": self.engine,
+            "source": self.source,
+            "channels": list(CHANNELS),
+            "documents": {k: r.to_dict() for k, r in self.reports.items()},
+            "baselines": self.baselines,
+            "gate": self.gate,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExtractionRun:
+        prov = data.get("provenance")
+        return cls({k: EvalReport.from_dict(r) for k, r in data["documents"].items()},
+                   data.get("engine", "rag-spine"), data.get("source", "engine"),
+                   data.get("baselines", {}), data.get("gate", {}),
+                   Provenance.from_dict(prov) if prov else None)
+
+    def with_baseline(self, path: str | Path, stored: dict[str, Any]) -> ExtractionRun:
+        """Name, in the provenance, the baseline entries this run is gated on."""
+        if self.provenance is not None:
+            keys = list(self.reports)
+            entries = {k: stored[k] for k in keys if k in stored}
+            self.provenance = self.provenance.with_baseline(path, ",".join(keys), entries or None)
+        return self
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every scored cell of every document set (EvalReport.to_frame plus `doc_set`)."""
+        frames = [r.to_frame().assign(doc_set=k) for k, r in self.reports.items()]
+        if not frames:
+            return pd.DataFrame(columns=["doc_set", *FRAME_COLUMNS])
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[["doc_set", *FRAME_COLUMNS]]
+
+    def summary_frame(self) -> pd.DataFrame:
+        """One row per document set and channel (coverage included): accuracy, counts, the
+        stored baseline, and why a channel was not scored."""
+        rows = []
+        for key, report in self.reports.items():
+            stored = self.baselines.get(key) or {}
+            for name, metric in report.channels.items():
+                lo, hi = metric.interval
+                rows.append({"doc_set": key, "channel": name, "accuracy": metric.accuracy,
+                             "correct": metric.correct, "total": metric.total,
+                             "baseline": stored.get(name), "not_scored": metric.not_scored,
+                             "ci_lo": lo, "ci_hi": hi})
+            cov = report.coverage
+            lo, hi = cov.interval
+            rows.append({"doc_set": key, "channel": COVERAGE, "accuracy": cov.rate,
+                         "correct": cov.matched, "total": cov.ground_truth_cells,
+                         "baseline": stored.get(COVERAGE), "not_scored": None,
+                         "ci_lo": lo, "ci_hi": hi})
+        return pd.DataFrame(rows, columns=["doc_set", "channel", "accuracy", "correct", "total",
+                                           "baseline", "not_scored", "ci_lo", "ci_hi"])
+
+
+def fixture_targets(docs: str = "all", root: Path = paths.FIXTURES_DIR) -> list[Target]:
+    keys = FIXTURE_SETS if docs == "all" else (docs,)
+    return [Target.fixture(k, root) for k in keys]
+
+
+def score_engine(targets: Sequence[Target],
+                 on_facts: Callable[[str, list[dict[str, Any]]], None] | None = None
+                 ) -> ExtractionRun:
+    """Run the engine over each target's document and score it. `on_facts(key, facts)` sees
+    the facts of each set (to save them)."""
+    clock = Clock()
+    reports = {}
+    for target in targets:
+        truth = load_ground_truth(target.ground_truth)
+        if target.document is None:
+            raise ExtractionInputError(f"{target.key}: no document to run the engine on")
+        check_truth_is_for(target.document, truth, target.ground_truth)
+        extraction = extract(target.document, target.key)
+        if on_facts:
+            on_facts(target.key, extraction.facts)
+        reports[target.key] = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
+                                       document=extraction.document, source="engine",
+                                       extraction=extraction.describe())
+    run = ExtractionRun(reports, source="engine")
+    run.provenance = extraction_provenance(run, targets, clock)
+    return run
+
+
+def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionRun:
+    """Score the facts of a file (any extractor's) against each target's ground truth.
+
+    A fact belongs to a target when its `doc` is the target's key (in any case) or its
+    `document` is the target's document name; with a single target, facts that name no
+    document belong to it. A `doc` that is neither a fixture set nor a target's key is an error
+    (check_set_names), so a misspelt set is never dropped unseen.
+    """
+    clock = Clock()
+    records = load_facts(facts_path)
+    check_set_names(records, [*FIXTURE_SETS, *(t.key for t in targets if t.key not in
+                                               FIXTURE_SETS)])
+    truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
+    names = {t.key: t.document.name if t.document else stated_document(truths[t.key])
+             for t in targets}
+    assigned: dict[str, list[tuple[str, dict[str, Any]]]] = {t.key: [] for t in targets}
+    for where, fact in records:
+        owner = _owner(fact, targets, names)
+        if owner is None and len(targets) == 1 and not _names_document(fact):
+            owner = targets[0].key
+        if owner is None and not _names_document(fact):
+            raise ExtractionInputError(
+                f"{where}: the fact names no document ('doc' or 'document') and several "
+                f"document sets are scored; add \"doc\": one of {', '.join(assigned)}, or pick "
+                f"one set with --docs")
+        if owner is not None:
+            assigned[owner].append((where, fact))
+    if not any(assigned.values()):
+        named = sorted({stated_document(f) or str(f.get("doc")) for _, f in records})
+        raise ExtractionInputError(
+            f"{facts_path}: no fact in the file is of the document set(s) scored "
+            f"({', '.join(f'{k} ({n})' if n else k for k, n in names.items())}); its facts "
+            f"name {', '.join(named[:5])}{' …' if len(named) > 5 else ''}; pick the set with "
+            f"--docs or the ground truth of that document")
+    for records_of_set in assigned.values():
+        check_unique(records_of_set, "facts file")
+    reports = {t.key: run_eval([f for _, f in assigned[t.key]], truths[t.key],
+                               document=names[t.key],
+                               source=str(facts_path),
+                               extraction={"facts_file": str(facts_path)})
+               for t in targets}
+    run = ExtractionRun(reports, source=f"facts file {facts_path}")
+    run.provenance = extraction_provenance(run, targets, clock, facts_path)
+    return run
+
+
+def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: Clock,
+                          facts_path: Path | None = None) -> Provenance:
+    """What produced `run`: the engine and the documents it read (or the facts file), each
+    fingerprinted, and every ground truth with the fingerprint of all its cells; the baseline
+    is named by the caller that gates."""
+    golden = InputRef(",".join(display_path(t.ground_truth) for t in targets),
+                      canonical_hash({k: r.golden for k, r in run.reports.items()}),
+                      sum(r.coverage.ground_truth_cells for r in run.reports.values()))
+    if facts_path is not None:
+        facts = InputRef(display_path(facts_path), file_fingerprint(facts_path))
+        return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
+                       facts=facts, clock=clock, engine="facts file", engine_version=None)
+    docs = [t.document for t in targets if t.document is not None]
+    documents = InputRef(",".join(display_path(d) for d in docs),
+                         canonical_hash({d.name: file_fingerprint(d) for d in docs}), len(docs))
+    return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
+                   documents=documents, clock=clock)
+
+
+def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) -> None:
+    """A ground truth that names its document (load_ground_truth's "document") scores only a
+    document of that file name, compared in any case; one that names none scores any."""
+    stated = stated_document(truth)
+    if stated is None or stated.casefold() == document.name.casefold():
+        return
+    raise ExtractionInputError(
+        f"{truth_path}: this ground truth is for {stated!r} (its \"document\") but the document "
+        f"given is {document.name!r} ({document}); pass the ground truth written for "
+        f"{document.name}, or, if it is the same document renamed, set \"document\" to "
+        f"{document.name!r} in the ground truth")
+
+
+def check_set_names(records: Sequence[tuple[str, dict[str, Any]]], known: Sequence[str]) -> None:
+    """Every fact's `doc` that is not null is one of `known`, compared in any case; else
+    ExtractionInputError naming the first such fact's place, every unknown name in the file
+    (in order of first use) and the known ones."""
+    known_folded = {name.casefold() for name in known}
+    unknown: dict[str, str] = {}  # repr of an unknown name -> where it is first used
+    for where, fact in records:
+        doc = fact.get("doc")
+        if doc is not None and not (isinstance(doc, str) and doc.casefold() in known_folded):
+            unknown.setdefault(repr(doc), where)
+    if not unknown:
+        return
+    names = list(unknown)
+    others = f" (this file also names {', '.join(names[1:])})" if len(names) > 1 else ""
+    raise ExtractionInputError(
+        f"{unknown[names[0]]}: \"doc\" names an unknown document set {names[0]}{others}; the "
+        f"known sets are {', '.join(known)} (in any case); correct \"doc\" in the facts file "
+        f"(or in the extractor that writes it)")
+
+
+def _names_document(fact: dict[str, Any]) -> bool:
+    """Whether a fact says which document it is of (a null `doc` or `document` does not)."""
+    return fact.get("doc") is not None or fact.get("document") is not None
+
+
+def _owner(fact: dict[str, Any], targets: Sequence[Target], names: dict[str, str | None]
+           ) -> str | None:
+    """The target a fact names by its `doc` (a set's key) or its `document` (a file name;
+    a folder part and case are ignored, as for a ground truth's "document")."""
+    doc = fact.get("doc")
+    doc = doc.casefold() if isinstance(doc, str) else None
+    document = stated_document(fact)
+    for target in targets:
+        name = names[target.key]
+        if doc == target.key.casefold() or (document is not None and name is not None
+                                            and document.casefold() == name.casefold()):
+            return target.key
+    return None
+

@@ -1,0 +1,325 @@
+"""The extraction harness's scoring: facts aligned with a ground truth, per channel and coverage.
+
+`run_eval(facts, ground_truth)` aligns facts with ground-truth cells by locator
+("sheet!cell_ref") and scores only the cells present on both sides, on three channels that are
+never merged into one number:
+
+- cell_value: the value;
+- color_mapping: the semantic tags the cell's fill maps to through the legend;
+- header_attribution: the merged-header span the cell carries (is_merged_origin, merge_span).
+
+A channel scores a cell when the ground truth states that channel for it (the field is present;
+see extraction_records) and the extractor provides the channel. An extractor that cannot do a
+channel for a document (declared by the caller through `unsupported`, or a facts file in which
+no fact carries the channel's field) gets total 0 and the reason in `not_scored`; it is never
+scored as if it had claimed "no tags" or "not merged".
+
+Comparison is exact after type normalization only: an int equals the same float, a tuple
+equals the same list (`VALUE_NORMALIZATION`, named in every report); True is not 1.
+
+Coverage keeps dropped cells visible: ground-truth cells with no fact (`missing`) and facts with
+no ground truth (`unexpected`). The baseline entry gates on the coverage rate as well as on
+each channel, with the matched locators as its case ids, so dropping a cell can never raise a
+channel's accuracy unseen.
+
+Invariants: accuracy is 1.0 when total == 0; a report round-trips through JSON
+(`EvalReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r`); no threshold lives here:
+the thresholds are the stored baselines (ragspine_eval.ratchet). The result records
+(CellScore, ChannelMetric, Coverage, EvalReport) and the baseline entry are in report.py.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from json.encoder import (
+    encode_basestring,  # json's own (C) string escaping, as it writes
+)
+from typing import Any
+
+from ragspine_eval.extraction.records import (
+    CHANNEL_FIELDS,
+    ground_truth_index,
+    index_records,
+    locator,
+)
+from ragspine_eval.extraction.report import (
+    CHANNELS,
+    VALUE_NORMALIZATION,
+    CellScore,
+    ChannelMetric,
+    Coverage,
+    EvalReport,
+)
+
+# --- comparing values --------------------------------------------------------------------------
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Exact equality after type normalization only (see the module docstring)."""
+    if type(a) is type(b) and type(a) in _SCALARS:  # the usual case, decided at once
+        return a == b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _jsonable(value: Any) -> Any:
+    """Tuples as lists, so a report equals itself after a JSON round trip."""
+    if type(value) in _SCALARS:
+        return value
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _claim(channel: str, record: Mapping[str, Any]) -> Any:
+    """What a record says on a channel, in the form expected and actual are shown and compared."""
+    return _CLAIMS[channel](record)
+
+
+def _value_claim(record: Mapping[str, Any]) -> Any:
+    return _jsonable(record.get("value"))
+
+
+def _color_claim(record: Mapping[str, Any]) -> dict[str, str]:
+    tags = record.get("tags")
+    return dict(sorted(tags.items())) if tags else {}
+
+
+def _header_claim(record: Mapping[str, Any]) -> dict[str, Any]:
+    span = record.get("merge_span")
+    origin = record.get("is_merged_origin")
+    return {"is_merged_origin": span is not None if origin is None else origin,
+            "merge_span": _jsonable(span) if span is not None else None}
+
+
+_CLAIMS = {"cell_value": _value_claim, "color_mapping": _color_claim,
+           "header_attribution": _header_claim}
+
+
+def states(channel: str, record: Mapping[str, Any]) -> bool:
+    return any(f in record for f in CHANNEL_FIELDS[channel])
+
+
+def fingerprint(cell: Mapping[str, Any]) -> str:
+    """Stable 16-hex hash of what a ground-truth cell asserts on the channels it states.
+
+    Ints are hashed as floats, so rewriting 1234 as 1234.0 is not a change; fields that are
+    never scored (feature, fill, number_format ...) are not part of it.
+    """
+    claims = {ch: _claim(ch, cell) for ch in CHANNELS if states(ch, cell)}
+    return _fingerprint(locator(cell), claims)
+
+
+# The fingerprint hashes canonical JSON of {"locator", and each stated channel's claim with
+# numbers as floats}, sorted keys, no spaces: `_canonical_by_json` says so. A million-cell
+# ground truth spends most of its scoring time there, so `_canonical` writes the same text
+# directly for the usual claims (a property test holds the two equal) and leaves anything
+# else to json.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_INFINITY = float("inf")
+_ABSENT = object()
+
+
+def _fingerprint(loc: str, claims: Mapping[str, Any]) -> str:
+    text = _canonical(loc, claims)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _canonical_by_json(loc: str, claims: Mapping[str, Any]) -> str:
+    def canon(x: Any) -> Any:
+        if isinstance(x, bool) or not isinstance(x, int | float | list | tuple | dict):
+            return x
+        if isinstance(x, int | float):
+            return float(x)
+        if isinstance(x, dict):
+            return {k: canon(v) for k, v in x.items()}
+        return [canon(v) for v in x]
+
+    return _CANONICAL_JSON.encode({"locator": loc, **{ch: canon(c) for ch, c in claims.items()}})
+
+
+def _number_text(x: Any) -> str | None:
+    """A number as the canonical JSON writes it (as a float), None for anything else."""
+    if type(x) is float or type(x) is int:
+        x = float(x)
+        if x != x:
+            return "NaN"
+        if x == _INFINITY or x == -_INFINITY:
+            return "Infinity" if x > 0 else "-Infinity"
+        return float.__repr__(x)
+    return None
+
+
+def _canonical(loc: str, claims: Mapping[str, Any]) -> str:
+    parts = []
+    value = claims.get("cell_value", _ABSENT)
+    if value is not _ABSENT:
+        if type(value) is str:
+            text = encode_basestring(value)
+        elif value is None or type(value) is bool:
+            text = "null" if value is None else ("true" if value else "false")
+        elif (text := _number_text(value)) is None:
+            return _canonical_by_json(loc, claims)
+        parts.append('"cell_value":' + text)
+    tags = claims.get("color_mapping")
+    if tags is not None:
+        if not tags:
+            parts.append('"color_mapping":{}')
+        elif all(type(k) is str and type(v) is str for k, v in tags.items()):
+            parts.append('"color_mapping":{' + ",".join(
+                encode_basestring(k) + ":" + encode_basestring(v)
+                for k, v in sorted(tags.items())) + "}")
+        else:
+            return _canonical_by_json(loc, claims)
+    header = claims.get("header_attribution")
+    if header is not None:
+        origin, span = header["is_merged_origin"], header["merge_span"]
+        if type(origin) is not bool:
+            return _canonical_by_json(loc, claims)
+        if span is None:
+            span_text = "null"
+        elif type(span) is list and len(span) == 2 and None not in (
+                numbers := [_number_text(n) for n in span]):
+            span_text = "[" + ",".join(numbers) + "]"  # type: ignore[arg-type]
+        else:
+            return _canonical_by_json(loc, claims)
+        parts.append('"header_attribution":{"is_merged_origin":' + ("true" if origin else "false")
+                     + ',"merge_span":' + span_text + "}")
+    parts.append('"locator":' + encode_basestring(loc))
+    return "{" + ",".join(parts) + "}"
+
+
+# --- scoring -----------------------------------------------------------------------------------
+
+
+def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
+             unsupported: Mapping[str, str] | None = None, document: str | None = None,
+             source: str = "facts", extraction: dict[str, Any] | None = None) -> EvalReport:
+    """Score `facts` against `ground_truth` (a dict with "cells", or a list of cell dicts).
+
+    `unsupported` maps a channel the extractor cannot do for this document to the reason.
+    Raises ExtractionInputError for a record without sheet or cell_ref, a malformed field, or
+    a locator given twice.
+
+    One pass over the ground truth scores each cell on its channels, counts each channel and
+    fingerprints the cell, from claims read once (a million cells take seconds, not a minute).
+    """
+    truth = ground_truth_index(ground_truth)
+    facts = list(facts)
+    by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
+
+    not_scored = dict(unsupported or {})
+    if facts:
+        for channel, names in CHANNEL_FIELDS.items():
+            if channel not in not_scored and not any(states(channel, f) for f in facts):
+                not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
+                                       f"extractor does not provide this channel")
+
+    tallies = {ch: _Tally() for ch in CHANNELS}
+    scoring = [(ch, _CLAIMS[ch], _SAME[ch], tallies[ch]) for ch in CHANNELS
+               if ch not in not_scored]
+    scores: list[CellScore] = []
+    missing: list[str] = []
+    golden: dict[str, str] = {}
+    with _collector_paused():
+        for loc, cell in truth.items():
+            claims = _stated_claims(cell)
+            golden[loc] = _fingerprint(loc, claims)
+            fact = by_locator.get(loc)
+            if fact is None:
+                missing.append(loc)
+                continue
+            for channel, claim, same, tally in scoring:
+                expected = claims.get(channel, _ABSENT)
+                if expected is _ABSENT:
+                    continue
+                actual = claim(fact)
+                if same(expected, actual):
+                    if channel != "cell_value":
+                        actual = expected  # equal dicts, the same JSON: one object serves both
+                    tally.total += 1
+                    tally.correct += 1
+                    correct = True
+                else:
+                    tally.total += 1
+                    tally.mismatches.append({"locator": loc, "expected": expected,
+                                             "actual": actual})
+                    correct = False
+                scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected,
+                                        actual, correct, cell.get("feature")))
+
+    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in CHANNELS}
+    coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
+                        [loc for loc in by_locator if loc not in truth])
+    if document is None and isinstance(ground_truth, dict):
+        document = ground_truth.get("document")
+    return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
+                      list(VALUE_NORMALIZATION), dict(extraction or {}))
+
+
+def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:
+    """The claims of a ground-truth cell on the channels it states (see CHANNEL_FIELDS)."""
+    claims = {}
+    if "value" in cell:
+        claims["cell_value"] = _value_claim(cell)
+    if "tags" in cell:
+        claims["color_mapping"] = _color_claim(cell)
+    if "merge_span" in cell or "is_merged_origin" in cell:
+        claims["header_attribution"] = _header_claim(cell)
+    return claims
+
+
+def _same_tags(expected: dict[str, str], actual: dict[str, str]) -> bool:
+    return (not expected and not actual) or same_value(expected, actual)
+
+
+def _same_header(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
+    # both sides validated (extraction_records.check_record): a bool and None or a list of two
+    # ints, for which == is same_value
+    return expected == actual
+
+
+_SAME = {"cell_value": same_value, "color_mapping": _same_tags,
+         "header_attribution": _same_header}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while run_eval builds its report: millions of new
+    objects that all outlive the loop and form no cycle, which the collector would otherwise
+    walk again and again (a quarter of the time at a million cells) and never free."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class _Tally:
+    """A channel's counts while run_eval goes through the cells."""
+
+    def __init__(self) -> None:
+        self.total = self.correct = 0
+        self.mismatches: list[dict[str, Any]] = []
+
+    def metric(self, name: str, not_scored: str | None) -> ChannelMetric:
+        accuracy = self.correct / self.total if self.total else 1.0
+        return ChannelMetric(name, self.total, self.correct, accuracy, self.mismatches, not_scored)

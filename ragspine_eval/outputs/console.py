@@ -1,0 +1,111 @@
+"""What the CLI prints: the per-gate table of a QA report and the per-channel table of an
+extraction report, bounded whatever the set's size, and the progress line a terminal shows
+while cases run.
+
+Pure functions from a report (and the stored baseline entry, when there is one) to lines of
+text, so the table a CI log shows is the one a test checks. The "95% CI" column is each gate's
+Wilson interval; it is shown to inform and takes no part in the verdict. The fabrication row
+counts: the refusal cases whose answer held a number out of all refusal cases, the interval of
+that share, and the stored count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragspine_eval.extraction.report import COVERAGE
+from ragspine_eval.extraction.scoring import EvalReport
+from ragspine_eval.outputs.stats import format_interval, wilson_interval
+from ragspine_eval.qa.gates import FABRICATION
+from ragspine_eval.qa.report import QAEvalReport
+
+MAX_IDS_SHOWN = 8
+
+
+def short_ids(ids: list[str], limit: int = MAX_IDS_SHOWN) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", … +{len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> list[str]:
+    """One line per gate: rate, passed/total, the baseline's rate and the failing case ids."""
+    base_metrics = (stored or {}).get("metrics", {})
+    header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
+              + (f" · {len(report.errors)} engine errors" if report.errors else ""))
+    lines = [header, f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
+                     f"failing cases"]
+    for name, metric in report.metrics.items():
+        base = base_metrics.get(name)
+        base_text = f"{base:.4f}" if isinstance(base, int | float) else "-"
+        failing = short_ids([f.id for f in metric.failures]) or "-"
+        lines.append(f"{name:<31} {metric.pass_rate:>7.4f} {format_interval(metric.interval):>12} "
+                     f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {failing}")
+    fab = report.fabrication
+    base_fab = (stored or {}).get("fabrication_count")
+    fabricated = report.fabrication_count
+    lines.append(f"{FABRICATION + ' (count)':<31} {fabricated:>7} "
+                 f"{format_interval(wilson_interval(fabricated, fab.total)):>12} "
+                 f"{fabricated:>4}/{fab.total:<4} {'-' if base_fab is None else base_fab:>9}  "
+                 f"{short_ids([f.id for f in fab.failures]) or '-'}")
+    for case in report.errors[:MAX_IDS_SHOWN]:
+        lines.append(f"error {case.id}: {case.error}")
+    if len(report.errors) > MAX_IDS_SHOWN:
+        lines.append(f"… and {len(report.errors) - MAX_IDS_SHOWN} more engine errors (see the report)")
+    return lines
+
+
+def extraction_table(key: str, report: EvalReport, stored: dict[str, Any] | None = None,
+                     engine: str | None = None) -> list[str]:
+    """One line per channel and one for coverage: accuracy, correct/total, the baseline's
+    value and the mismatching locators; then the legend the harness confirmed."""
+    base = (stored or {}).get("metrics", {})
+    cov = report.coverage
+    source = f"{engine} (engine)" if report.source == "engine" and engine else report.source
+    lines = [f"extraction · {key} · {report.document or '?'} · {source} · "
+             f"{cov.ground_truth_cells} ground-truth cells · {report.n_facts} facts",
+             f"{'channel':<20} {'accuracy':>8} {'correct':>9} {'baseline':>9}  mismatches"]
+
+    def base_text(name: str) -> str:
+        value = base.get(name)
+        return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+    for name, m in report.channels.items():
+        if m.not_scored:
+            lines.append(f"{name:<20} {'-':>8} {'0/0':>9} {base_text(name):>9}  "
+                         f"not scored: {m.not_scored}")
+            continue
+        wrong = short_ids([x["locator"] for x in m.mismatches]) or "-"
+        lines.append(f"{name:<20} {m.accuracy:>8.4f} {f'{m.correct}/{m.total}':>9} "
+                     f"{base_text(name):>9}  {wrong}")
+    lines.append(f"{COVERAGE:<20} {cov.rate:>8.4f} {f'{cov.matched}/{cov.ground_truth_cells}':>9} "
+                 f"{base_text(COVERAGE):>9}  missing: {short_ids(cov.missing) or '-'}; "
+                 f"facts with no ground truth: {short_ids(cov.unexpected) or '-'}")
+    legend = report.extraction.get("legend")
+    if legend:
+        lines.append(f"legend: {legend['statement']}")
+    return lines
+
+
+def mismatch_details(report: EvalReport, case_regressions: list[dict[str, str]],
+                     limit: int = MAX_IDS_SHOWN) -> list[str]:
+    """Expected and actual of the cells that regressed, so a CI log shows what changed."""
+    wrong = {(m, x["locator"]): x for m, metric in report.channels.items()
+             for x in metric.mismatches}
+    lines = []
+    for case in case_regressions[:limit]:
+        hit = wrong.get((case["metric"], case["id"]))
+        if hit is not None:
+            lines.append(f"  {case['id']} {case['metric']}: expected {hit['expected']!r}, "
+                         f"got {hit['actual']!r}")
+        elif case["metric"] == COVERAGE:
+            lines.append(f"  {case['id']}: no fact for this ground-truth cell any more")
+    if len(case_regressions) > limit:
+        lines.append(f"  … and {len(case_regressions) - limit} more (see the report)")
+    return lines
+
+
+def progress_line(label: str, done: int, total: int, errors: int = 0, width: int = 24) -> str:
+    """One terminal line: `label [#####-----] done/total`, and the errors so far when any."""
+    filled = width * done // total if total else width
+    bar = "#" * filled + "-" * (width - filled)
+    return f"{label} [{bar}] {done}/{total}" + (f" · {errors} errors" if errors else "")

@@ -1,0 +1,191 @@
+"""JUnit XML for CI test reporters: one testcase per case and gate.
+
+The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report actions):
+
+    <testsuites name tests failures errors [time]>
+      <testsuite name tests failures errors skipped [timestamp]>
+        <properties><property name value/>...</properties>      (the run's provenance)
+        <testcase name classname>
+          <failure message type>expected: ...&#10;actual: ...</failure>
+        </testcase>
+      </testsuite>
+    </testsuites>
+
+Invariants: a suite's `tests` and `failures` are its testcase and failure counts, and the root's
+are their sums; a failing verdict is a <failure> (an engine error too: it fails the gate like any
+wrong answer, and its text says so), so the file's counts equal the report's. A failure whose
+case passed at baseline time has type "Regression" and a message that says so; any other has
+type "AssertionError": a CI reader tells what this change broke from what was failing before. The writer takes
+plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
+can use it; `qa_junit_cases` makes the rows of a QA report, `extraction_junit_cases` those of
+an extraction run (one per cell and channel, grouped per channel, and one per ground-truth cell
+for coverage).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragspine_eval.files import write_atomic
+
+if TYPE_CHECKING:
+    from ragspine_eval.extraction.run import ExtractionRun
+    from ragspine_eval.outputs.provenance import Provenance
+    from ragspine_eval.qa.report import QAEvalReport
+    from ragspine_eval.ratchet import BaselineComparison
+
+# XML 1.0 cannot carry most control characters, even escaped; an engine answer might.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+MESSAGE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    """One verdict: `suite` groups it (a gate, a channel), `name` is the case, `classname` the
+    dotted path a reader shows it under."""
+
+    suite: str
+    name: str
+    classname: str
+    passed: bool
+    expected: str | None = None
+    actual: str | None = None
+    regressed: bool = False  # failing now, passed at baseline time
+
+
+def _clean(text: str | None) -> str:
+    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text or "")
+
+
+def _message(case: JUnitCase) -> str:
+    text = f"expected {_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"
+    if case.regressed:
+        text = f"regression (passed at baseline time): {text}"
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
+def junit_xml(cases: Iterable[JUnitCase], name: str,
+              properties: Mapping[str, str] | None = None,
+              time_s: float | None = None, timestamp: str | None = None) -> str:
+    """The XML text; suites appear in the order their first case does."""
+    suites: dict[str, list[JUnitCase]] = {}
+    for case in cases:
+        suites.setdefault(case.suite, []).append(case)
+
+    root = ET.Element("testsuites", name=name)
+    total = failed = 0
+    for suite_name, members in suites.items():
+        n_failed = sum(1 for c in members if not c.passed)
+        suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(members)),
+                              failures=str(n_failed), errors="0", skipped="0")
+        if timestamp:
+            suite.set("timestamp", timestamp)
+        if properties:
+            props = ET.SubElement(suite, "properties")
+            for key, value in properties.items():
+                ET.SubElement(props, "property", name=key, value=_clean(value))
+        for case in members:
+            element = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname)
+            if not case.passed:
+                failure = ET.SubElement(element, "failure", message=_message(case),
+                                        type="Regression" if case.regressed else "AssertionError")
+                failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
+        total, failed = total + len(members), failed + n_failed
+    root.set("tests", str(total))
+    root.set("failures", str(failed))
+    root.set("errors", "0")
+    if time_s is not None:
+        root.set("time", f"{time_s:.3f}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
+                properties: Mapping[str, str] | None = None,
+                time_s: float | None = None, timestamp: str | None = None) -> None:
+    write_atomic(path, junit_xml(cases, name, properties, time_s, timestamp))
+
+
+# --- the QA report as rows ----------------------------------------------------------------------
+
+
+def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None = None
+                   ) -> list[JUnitCase]:
+    """One row per case and gate, fabrication included, in report order; with the baseline
+    comparison, the case regressions it found are marked."""
+    regressed = _regressed(comparison)
+    return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
+                      (gate, r.id) in regressed)
+            for gate, metric in report.gates().items() for r in metric.results]
+
+
+def _regressed(comparison: BaselineComparison | None) -> set[tuple[str, str]]:
+    """(gate or channel, case id or locator) of each case regression of a comparison."""
+    return {(c["metric"], c["id"]) for c in comparison.case_regressions} if comparison else set()
+
+
+def provenance_properties(provenance: Mapping[str, object] | None, prefix: str = "") -> dict[str, str]:
+    """A provenance dict flattened to JUnit properties: golden.fingerprint -> "727c…"."""
+    flat: dict[str, str] = {}
+    for key, value in (provenance or {}).items():
+        if isinstance(value, Mapping):
+            flat.update(provenance_properties(value, f"{prefix}{key}."))
+        elif value is not None:
+            flat[f"{prefix}{key}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return flat
+
+
+def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
+                    prov: Provenance | None) -> None:
+    """The file of one run: its provenance as properties, its duration and start time."""
+    write_junit(path, cases, name, provenance_properties(prov.to_dict() if prov else None),
+                time_s=prov.times.duration_s if prov and prov.times else None,
+                # readers expect a local ISO time without an offset; started_at is UTC
+                timestamp=prov.times.started_at[:19] if prov and prov.times else None)
+
+
+def write_qa_junit(path: str | Path, report: QAEvalReport,
+                   comparison: BaselineComparison | None = None) -> None:
+    write_run_junit(path, qa_junit_cases(report, comparison), f"ragspine-eval qa {report.mode}",
+                    report.provenance)
+
+
+# --- the extraction report as rows ----------------------------------------------------------------
+
+
+def extraction_junit_cases(run: ExtractionRun,
+                           comparisons: Mapping[str, BaselineComparison | None] | None = None
+                           ) -> list[JUnitCase]:
+    """One row per scored cell and channel, grouped per channel across document sets, then one
+    per ground-truth cell for coverage (failing where no fact was extracted for it). With a
+    baseline comparison per document set, the cells it found regressed are marked."""
+    from ragspine_eval.extraction.report import COVERAGE
+    from ragspine_eval.extraction.scoring import CHANNELS
+
+    regressed = {key: _regressed((comparisons or {}).get(key)) for key in run.reports}
+    rows = [JUnitCase(channel, f"{key} {cell.locator}", f"extraction.{key}.{channel}",
+                      cell.correct, repr(cell.expected), repr(cell.actual),
+                      (channel, cell.locator) in regressed[key])
+            for channel in CHANNELS for key, report in run.reports.items()
+            for cell in report.cells if cell.channel == channel]
+    for key, report in run.reports.items():
+        missing = set(report.coverage.missing)
+        rows += [JUnitCase(COVERAGE, f"{key} {loc}", f"extraction.{key}.{COVERAGE}",
+                           loc not in missing, "a fact for this ground-truth cell",
+                           "no fact" if loc in missing else "a fact",
+                           (COVERAGE, loc) in regressed[key])
+                 for loc in sorted(report.golden)]
+    return rows
+
+
+def write_extraction_junit(path: str | Path, run: ExtractionRun,
+                           comparisons: Mapping[str, BaselineComparison | None] | None = None
+                           ) -> None:
+    write_run_junit(path, extraction_junit_cases(run, comparisons),
+                    f"ragspine-eval extraction {','.join(run.reports)}", run.provenance)

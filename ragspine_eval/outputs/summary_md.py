@@ -1,0 +1,162 @@
+"""A short Markdown summary of a run for a CI step summary: verdict, provenance, the gate table
+with intervals, the regressions, and the tags where most cases fail.
+
+The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
+`qa_summary_markdown` makes them from a QA report and its gate result, and
+`extraction_summary_markdown` from an extraction run (a row per document set and channel, the
+sheets where most cells fail as its "tags"). Invariants: short by
+construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
+regression lines with a count of the rest), and pipes in ids or tag values never break a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragspine_eval.files import write_atomic
+from ragspine_eval.outputs.stats import format_interval, wilson_interval
+from ragspine_eval.ratchet import BaselineComparison, GateResult, describe
+
+if TYPE_CHECKING:
+    from ragspine_eval.extraction.run import ExtractionRun
+    from ragspine_eval.qa.report import QAEvalReport
+
+TOP_TAGS = 5
+MAX_REGRESSIONS = 20
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One gate: `value` is what the table shows as the result (a rate, or a count)."""
+
+    gate: str
+    passed: int
+    total: int
+    value: str
+    baseline: str = "-"
+
+
+@dataclass(frozen=True)
+class TagRow:
+    gate: str
+    tag: str
+    value: str
+    passed: int
+    total: int
+
+    @property
+    def failed(self) -> int:
+        return self.total - self.passed
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
+                     gates: Iterable[GateRow], regressions: Sequence[str],
+                     tags: Iterable[TagRow], top_tags: int = TOP_TAGS) -> str:
+    lines = [f"## {_cell(title)}: {verdict}", ""]
+    lines += [f"{_cell(line)}  " for line in provenance_lines]
+    lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
+    for g in gates:
+        interval = format_interval(wilson_interval(g.passed, g.total)) if g.total else "-"
+        lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | {interval} | "
+                     f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
+    lines += ["", "### Regressions", ""]
+    if regressions:
+        lines += [f"- {_cell(r)}" for r in regressions[:MAX_REGRESSIONS]]
+        if len(regressions) > MAX_REGRESSIONS:
+            lines.append(f"- … and {len(regressions) - MAX_REGRESSIONS} more (see the JSON report)")
+    else:
+        lines.append("None.")
+    failing = sorted((t for t in tags if t.failed),
+                     key=lambda t: (-t.failed, t.passed / t.total, t.gate, t.tag, t.value))
+    lines += ["", "### Top failing tags", ""]
+    if failing:
+        lines += ["| gate | tag | failed | rate | 95% CI |", "|---|---|---:|---:|---:|"]
+        for t in failing[:top_tags]:
+            lines.append(f"| {_cell(t.gate)} | {_cell(t.tag)}={_cell(t.value)} | "
+                         f"{t.failed}/{t.total} | {t.passed / t.total:.2f} | "
+                         f"{format_interval(wilson_interval(t.passed, t.total))} |")
+    else:
+        lines.append("No case fails.")
+    return "\n".join(lines) + "\n"
+
+
+# --- the QA report as rows ----------------------------------------------------------------------
+
+
+def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = None,
+                        result: GateResult | None = None) -> str:
+    """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
+    from ragspine_eval.qa.gates import FABRICATION
+
+    base = (stored or {}).get("metrics", {})
+    rows = [GateRow(name, m.passed, m.total, f"{m.pass_rate:.4f}",
+                    f"{base[name]:.4f}" if isinstance(base.get(name), int | float) else "-")
+            for name, m in report.metrics.items()]
+    fab = report.fabrication
+    stored_fab = (stored or {}).get("fabrication_count")
+    rows.append(GateRow(FABRICATION, fab.passed, fab.total, f"{report.fabrication_count} fabricated",
+                        "-" if stored_fab is None else f"{stored_fab} fabricated"))
+    tags = [TagRow(gate, key, value, b["passed"], b["total"])
+            for gate, metric in report.gates().items()
+            for key, values in sorted(metric.by_tag.items())
+            for value, b in sorted(values.items())]
+    verdict = "not gated" if result is None else (
+        f"{'PASS' if result.exit_code == 0 else 'FAIL'} ({result.status})")
+    regressions = _regression_lines(result.comparison, report.mode) if result else []
+    prov = report.provenance.lines() if report.provenance else []
+    title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
+    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+
+
+def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
+    if cmp is None:
+        return []
+    only = BaselineComparison(False, cmp.regressions, cmp.case_regressions, cmp.golden_changes)
+    return describe(only, key)
+
+
+def write_qa_summary(path: str | Path, report: QAEvalReport, stored: dict[str, Any] | None = None,
+                     result: GateResult | None = None) -> None:
+    write_atomic(path, qa_summary_markdown(report, stored, result))
+
+
+# --- the extraction run as rows ---------------------------------------------------------------------
+
+
+def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResult]) -> str:
+    """The summary of an extraction run; `results` is what the gate said per document set."""
+    rows, tags, regressions = [], [], []
+    for key, report in run.reports.items():
+        stored = run.baselines.get(key) or {}
+        for name, metric in report.channels.items():
+            value = f"not scored: {metric.not_scored}" if metric.not_scored else f"{metric.accuracy:.4f}"
+            base = stored.get(name)
+            rows.append(GateRow(f"{key} · {name}", metric.correct, metric.total, value,
+                                f"{base:.4f}" if isinstance(base, int | float) else "-"))
+        cov, base = report.coverage, stored.get("coverage")
+        rows.append(GateRow(f"{key} · coverage", cov.matched, cov.ground_truth_cells,
+                            f"{cov.rate:.4f}", f"{base:.4f}" if isinstance(base, int | float) else "-"))
+        by_sheet: dict[tuple[str, str], list[bool]] = {}
+        for cell in report.cells:
+            by_sheet.setdefault((cell.channel, cell.sheet), []).append(cell.correct)
+        tags += [TagRow(channel, "sheet", f"{key}:{sheet}", sum(ok), len(ok))
+                 for (channel, sheet), ok in sorted(by_sheet.items())]
+        if key in results:
+            regressions += _regression_lines(results[key].comparison, key)
+    verdicts = [r.exit_code for r in results.values()]
+    verdict = "not gated" if not verdicts else ("PASS" if max(verdicts) == 0 else "FAIL")
+    prov = run.provenance.lines() if run.provenance else []
+    title = f"ragspine-eval extraction · {', '.join(run.reports)}"
+    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+
+
+def write_extraction_summary(path: str | Path, run: ExtractionRun,
+                             results: dict[str, GateResult]) -> None:
+    write_atomic(path, extraction_summary_markdown(run, results))

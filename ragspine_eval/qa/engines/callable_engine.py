@@ -1,0 +1,84 @@
+"""Any importable Python callable as an engine: `--engine package.module:function`.
+
+The callable takes one GoldenCase and returns a CaseOutcome, or a dict of CaseOutcome's fields:
+a missing field takes CaseOutcome's default, an unknown field or a value of the wrong type is
+that case's error, naming the field. An exception raised by the callable is that case's error
+too; the run goes on. The attribute after the colon may be dotted (`module:Class.method`).
+
+The module is imported from the Python path, then from the current directory, so a team's fork
+or a wrapper script next to the golden set works without installing it. The baseline key is
+"<mode>@<module>:<attribute>": the mode names what the callable does, and the callable never
+compares against the in-process baseline.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.qa.engines.base import CaseOutcome, OutcomeError
+from ragspine_eval.qa.golden import GoldenCase
+
+
+class CallableSpecError(RagspineEvalError, ValueError):
+    """A module:callable that cannot be imported or called; the message says what to fix."""
+
+
+class CallableEngine:
+    """Wraps `function(case) -> CaseOutcome | dict`."""
+
+    parallel = "threads"
+
+    def __init__(self, function: Callable[[GoldenCase], Any], spec: str, mode: str):
+        self.function = function
+        self.name, self.mode = spec, mode
+        self.label = f"{mode}@{spec}"
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        result = self.function(case)  # an exception is the runner's to record as the case error
+        if isinstance(result, CaseOutcome):
+            return result
+        try:
+            return CaseOutcome.from_dict(result)
+        except OutcomeError as exc:
+            return CaseOutcome(error=f"OutcomeError: {self.name} returned {exc}")
+
+
+def load_callable(spec: str) -> Callable[[GoldenCase], Any]:
+    """Import `module:attribute`; raise CallableSpecError naming what is missing."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise CallableSpecError(f"--engine {spec!r}: expected module:callable, "
+                                f"e.g. my_fork.eval_adapter:answer")
+    try:
+        module = _import(module_name)
+    except ImportError as exc:
+        raise CallableSpecError(f"--engine {spec!r}: cannot import {module_name!r} ({exc}); "
+                                f"is it on PYTHONPATH or in the current directory?") from None
+    target: Any = module
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise CallableSpecError(f"--engine {spec!r}: {module_name} has no attribute "
+                                    f"{attribute!r}") from None
+    if not callable(target):
+        raise CallableSpecError(f"--engine {spec!r}: {attribute} is a "
+                                f"{type(target).__name__}, not a callable")
+    return target
+
+
+def _import(module_name: str) -> Any:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        top = module_name.split(".")[0]
+        cwd = os.getcwd()
+        if exc.name != top or cwd in sys.path:
+            raise
+        sys.path.insert(0, cwd)
+        return importlib.import_module(module_name)

@@ -1,0 +1,156 @@
+"""The gated QA run: one call that the CLI and the notebooks share.
+
+`run_gated_qa` checks, runs, writes and gates, in this order, and returns a `QAGatedRun`:
+1. every output path, the gate options, the engine spec, the golden set and the stored baseline
+   entry are checked before the engine is called, so an error (a `RagspineEvalError`, exit 2)
+   never follows a write;
+2. the cases run and are scored (run.py); the provenance names the baseline entry compared;
+3. the JSON report is written;
+4. the ratchet: with `options` (the CLI) the gate compares and records where asked; without
+   them (a notebook) the run is only compared and nothing is recorded. A run with engine errors
+   never creates or changes a baseline;
+5. the JUnit and Markdown files are written.
+
+`echo` receives each line a person should read, at the moment it is true (the gate table before
+the report is written, the gate's lines after), so the CLI passes `print` and a notebook nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths, ratchet
+from ragspine_eval.files import write_json_atomic
+from ragspine_eval.files.outputs import write_output
+from ragspine_eval.qa.report import (
+    QAEvalReport,
+    compare_to_baseline,
+    make_baseline_entry,
+)
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class QAOutputs:
+    """The files a gated run writes (None: not asked for)."""
+
+    report: Path | None = None
+    junit: Path | None = None
+    summary_md: Path | None = None
+
+
+@dataclass
+class QAGatedRun:
+    """A gated QA run. `comparison` is the run against the stored entry (None: no entry yet);
+    `gate` is the ratchet's verdict when the run was gated with options (None: only compared)."""
+
+    report: QAEvalReport
+    key: str
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: ratchet.BaselineComparison | None
+    gate: ratchet.GateResult | None = None
+    written: list[tuple[str, Path]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass, 1 a regression, a refused update or engine errors."""
+        if self.gate is not None:
+            return self.gate.exit_code
+        if self.report.errors:
+            return 1
+        return 0 if self.comparison is None or self.comparison.passed else 1
+
+    @property
+    def verdict(self) -> str:
+        status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
+        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: qa {self.key} gate {status}"
+
+
+def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None = None, *,
+                 engine: str = "ragspine", kb_dir: str | Path = paths.KB_DIR,
+                 baseline_path: str | Path = paths.QA_BASELINE,
+                 outputs: QAOutputs | None = None,
+                 options: ratchet.GateOptions | None = None,
+                 record_command: Callable[[Any], str] | None = None,
+                 echo: Echo | None = None, **run_options: Any) -> QAGatedRun:
+    """Check, run, write the report, gate, write the CI files (see the module docstring).
+
+    `record_command(spec)` builds the command that records this run (shown when it improved);
+    `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress).
+    Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
+    EngineSpecError, ...) for input the run cannot use.
+    """
+    from ragspine_eval.outputs.console import gate_table
+    from ragspine_eval.qa.engines import parse_engine
+    from ragspine_eval.qa.golden import load_golden_set
+    from ragspine_eval.qa.run import run_qa_eval
+
+    say = echo or (lambda line: None)
+    outputs = outputs or QAOutputs()
+    golden_path, baseline_path = Path(golden_path), Path(baseline_path)
+    ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
+                           "summary": outputs.summary_md}, baseline=baseline_path)
+    spec = parse_engine(engine, mode)
+    if options is not None:
+        if record_command is not None:
+            options = _with_record_command(options, record_command(spec))
+        options.check()
+    load_golden_set(golden_path)  # fail on a bad line before any engine call
+    stored = ratchet.load_baselines(baseline_path).get(spec.key)
+    if stored is not None:
+        ratchet.validate_entry(baseline_path, spec.key, stored)
+
+    report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, **run_options)
+    report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
+    for line in (*gate_table(report, stored), *report.provenance.lines()):
+        say(line)
+    run = QAGatedRun(report, spec.key, baseline_path, stored,
+                     None if stored is None else compare_to_baseline(report, stored))
+    _write(run, "report", outputs.report, lambda p: write_json_atomic(p, report.to_dict()), say)
+
+    if options is not None:
+        entry = make_baseline_entry(report)
+        if report.errors:
+            run.gate = ratchet.check_without_recording(
+                baseline_path, spec.key, entry,
+                f"{len(report.errors)} case(s) ended in an engine error: a run with engine errors "
+                f"never creates or changes a baseline")
+        else:
+            run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
+        for line in run.gate.lines:
+            say(line)
+    _write_ci_files(run, outputs, say)
+    if options is not None:
+        say(run.verdict)
+    return run
+
+
+def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:
+    from dataclasses import replace
+
+    return replace(options, record_command=command)
+
+
+def _write_ci_files(run: QAGatedRun, outputs: QAOutputs, say: Echo) -> None:
+    from ragspine_eval.outputs.junit import write_qa_junit
+    from ragspine_eval.outputs.summary_md import write_qa_summary
+
+    comparison = run.gate.comparison if run.gate is not None else run.comparison
+    _write(run, "junit", outputs.junit,
+           lambda p: write_qa_junit(p, run.report, comparison), say)
+    _write(run, "summary", outputs.summary_md,
+           lambda p: write_qa_summary(p, run.report, run.stored, run.gate), say)
+
+
+def _write(run: QAGatedRun, label: str, path: Path | None,
+           write: Callable[[Path], Any], say: Echo) -> None:
+    if path is None:
+        return
+    note = write_output(path, label, write)
+    run.written.append((label, Path(path)))
+    say(f"{label}: {path}" + (f" ({note})" if isinstance(note, str) else ""))

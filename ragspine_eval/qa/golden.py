@@ -1,0 +1,329 @@
+"""The QA golden set: `GoldenCase` and its loader.
+
+Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation. Invariants:
+- a file loads whole or not at all: the first invalid line raises `GoldenSetError` naming the file,
+  the line number, the case id (when one could be read) and the reason; `check_golden_set`
+  collects every invalid line instead, for `ragspine-eval golden`;
+- loading streams the file line by line, so a 100k-case set never sits in memory as text;
+- blank lines are skipped; a UTF-8 BOM and CRLF line ends are accepted;
+- `fingerprint(case)` is a stable hash of what a case asserts (question, case_type, expected,
+  reference_date), used by the baseline to notice a weakened or removed case. Tags are not part
+  of it: re-tagging a case changes how it is reported, not what it asserts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.errors import RagspineEvalError
+
+CASE_TYPES = ("numeric", "clarification", "refusal", "narrative", "composite")
+CLARIFICATION_MODES = ("none", "ask_first", "answer_with_assumptions")
+TAG_KEYS = ("topic", "scope", "qtype")
+FIELDS = ("id", "question", "case_type", "expected", "tags", "reference_date")
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NEEDS_VALUE = ("numeric", "composite")
+_NEEDS_NARRATIVE = ("narrative", "composite")
+
+
+class GoldenSetError(RagspineEvalError, ValueError):
+    """An invalid golden set. `str(err)` is the one line an analyst needs: file:line: id: reason."""
+
+    def __init__(self, path: Path | str, line: int | None, case_id: str | None, reason: str):
+        self.path, self.line, self.case_id, self.reason = str(path), line, case_id, reason
+        where = f"{self.path}:{line}" if line is not None else self.path
+        who = f" (id {case_id!r})" if case_id else ""
+        super().__init__(f"{where}{who}: {reason}")
+
+
+@dataclass(frozen=True)
+class GoldenCase:
+    """One golden case, exactly the JSONL fields (reference_date parsed to a date)."""
+
+    id: str
+    question: str
+    case_type: str
+    expected: dict[str, Any]
+    tags: dict[str, str]
+    reference_date: date
+
+    @property
+    def expects_value(self) -> bool:
+        return "value" in self.expected
+
+    @property
+    def expected_source(self) -> dict[str, str] | None:
+        return self.expected.get("source")
+
+    @property
+    def narrative_doc(self) -> str | None:
+        return self.expected.get("narrative_doc")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "case_type": self.case_type,
+            "expected": self.expected,
+            "tags": self.tags,
+            "reference_date": self.reference_date.isoformat(),
+        }
+
+
+def fingerprint(case: GoldenCase) -> str:
+    """Stable 16-hex hash of what the case asserts; key order and whitespace do not matter."""
+    payload = {
+        "question": case.question,
+        "case_type": case.case_type,
+        "expected": case.expected,
+        "reference_date": case.reference_date.isoformat(),
+    }
+    canonical = _CANONICAL_JSON.encode(payload)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+# json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")), with the
+# encoder made once rather than per case
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def iter_golden_set(path: str | Path) -> Iterator[GoldenCase]:
+    """Yield validated cases one by one; raise GoldenSetError at the first invalid line."""
+    for _, case in iter_numbered(path):
+        yield case
+
+
+def iter_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase]]:
+    """(line number, case) pairs, validated as `iter_golden_set` does."""
+    for lineno, item in _read_numbered(path):
+        if isinstance(item, GoldenSetError):
+            raise item
+        yield lineno, item
+
+
+@dataclass
+class GoldenCheck:
+    """Every problem of a golden set at once, for the analyst writing cases: the valid cases
+    with their line numbers, and one error per invalid line (a repeated id is an error on the
+    line that repeats it). `load_golden_set` stops at the first of these errors instead."""
+
+    cases: list[tuple[int, GoldenCase]]
+    errors: list[GoldenSetError]
+
+
+def check_golden_set(path: str | Path) -> GoldenCheck:
+    """Read the whole file and collect every invalid line rather than stop at the first.
+
+    A file that cannot be read or is not UTF-8 still raises GoldenSetError: there are no lines
+    to speak of.
+    """
+    cases: list[tuple[int, GoldenCase]] = []
+    errors: list[GoldenSetError] = []
+    for lineno, item in _read_numbered(path):
+        if isinstance(item, GoldenSetError):
+            errors.append(item)
+        else:
+            cases.append((lineno, item))
+    return GoldenCheck(cases, errors)
+
+
+def _read_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase | GoldenSetError]]:
+    """Each non-blank line as its case or as the error that rejects it."""
+    path = Path(path)
+    first_line_of: dict[str, int] = {}
+    try:
+        handle = path.open("r", encoding="utf-8-sig", newline=None)
+    except OSError as exc:
+        raise GoldenSetError(path, None, None, f"cannot read the golden set ({exc.strerror})") from None
+    with handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                line = raw.strip()
+                if not line:
+                    continue
+                try:
+                    case = _parse_line(path, lineno, line)
+                except GoldenSetError as err:
+                    yield lineno, err
+                    continue
+                if case.id in first_line_of:
+                    yield lineno, GoldenSetError(
+                        path, lineno, case.id, f"duplicate id: ids must be unique (first on line "
+                                               f"{first_line_of[case.id]})")
+                    continue
+                first_line_of[case.id] = lineno
+                yield lineno, case
+        except UnicodeDecodeError as exc:
+            raise GoldenSetError(path, None, None, f"not UTF-8 text ({exc.reason})") from None
+
+
+def load_golden_set(path: str | Path) -> list[GoldenCase]:
+    """Load and validate a whole golden set. Any invalid line rejects the file."""
+    cases = list(iter_golden_set(path))
+    if not cases:
+        raise GoldenSetError(path, None, None, "the golden set holds no case")
+    return cases
+
+
+def summarize(cases: Iterable[GoldenCase]) -> dict[str, Any]:
+    """Counts by case_type and by tag value, for analysts writing new cases."""
+    cases = list(cases)
+    by_tag: dict[str, Counter[str]] = {key: Counter() for key in TAG_KEYS}
+    for case in cases:
+        for key in TAG_KEYS:
+            by_tag[key][case.tags[key]] += 1
+    return {
+        "n_cases": len(cases),
+        "by_case_type": dict(sorted(Counter(c.case_type for c in cases).items())),
+        "by_tag": {key: dict(sorted(counts.items())) for key, counts in by_tag.items()},
+    }
+
+
+# --- validation -------------------------------------------------------------------------------
+
+
+def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise GoldenSetError(path, lineno, None, f"bad JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(record, dict):
+        raise GoldenSetError(path, lineno, None, "a case must be a JSON object")
+    case_id = record.get("id") if isinstance(record.get("id"), str) else None
+
+    def fail(reason: str) -> GoldenSetError:
+        return GoldenSetError(path, lineno, case_id, reason)
+
+    _check_missing(fail, [name for name in FIELDS if name not in record])
+    if len(record) != len(FIELDS):  # every field is there: only then can one be extra
+        _check_unknown(fail, record, FIELDS)
+
+    _expect_type(fail, "id", record["id"], str)
+    if not record["id"].strip():
+        raise fail("empty id")
+    _expect_type(fail, "question", record["question"], str)
+    if not record["question"].strip():
+        raise fail("empty question")
+    _expect_type(fail, "case_type", record["case_type"], str)
+    case_type = record["case_type"]
+    if case_type not in CASE_TYPES:
+        raise fail(f"unknown case_type {case_type!r}; expected one of {', '.join(CASE_TYPES)}")
+    _expect_type(fail, "reference_date", record["reference_date"], str)
+    reference_date = _iso_date(record["reference_date"])
+    if reference_date is None:
+        raise fail(f"bad ISO date in reference_date: {record['reference_date']!r} (use YYYY-MM-DD)")
+
+    tags = record["tags"]
+    _expect_type(fail, "tags", tags, dict)
+    _check_missing(fail, [f"tags.{key}" for key in TAG_KEYS if key not in tags],
+                   f" (every case is tagged with {', '.join(TAG_KEYS)})")
+    for key in TAG_KEYS:
+        _expect_type(fail, f"tags.{key}", tags[key], str)
+
+    expected = record["expected"]
+    _expect_type(fail, "expected", expected, dict)
+    _validate_expected(fail, case_type, expected)
+
+    return GoldenCase(
+        id=record["id"],
+        question=record["question"],
+        case_type=case_type,
+        expected=expected,
+        tags=dict(tags),
+        reference_date=reference_date,
+    )
+
+
+EXPECTED_FIELDS = ("clarification", "refuse", "value", "unit", "source", "narrative_doc")
+SOURCE_FIELDS = ("doc", "locator")
+_VALUE_FIELDS = ("value", "unit", "source")
+
+
+def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> None:
+    # a misspelt key ("valeu") would otherwise be ignored and the case would assert less
+    _check_unknown(fail, expected, EXPECTED_FIELDS, "expected.")
+    for name in ("clarification", "refuse"):
+        if name not in expected:
+            raise fail(f"missing field 'expected.{name}'")
+    _expect_type(fail, "expected.clarification", expected["clarification"], str)
+    if expected["clarification"] not in CLARIFICATION_MODES:
+        raise fail(
+            f"expected.clarification is {expected['clarification']!r}; "
+            f"expected one of {', '.join(CLARIFICATION_MODES)}"
+        )
+    _expect_type(fail, "expected.refuse", expected["refuse"], bool)
+
+    if case_type in _NEEDS_VALUE or any(name in expected for name in _VALUE_FIELDS):
+        why = (f"required for {case_type} cases" if case_type in _NEEDS_VALUE else
+               "a case that expects a value needs value, unit and source")
+        for name in _VALUE_FIELDS:
+            if name not in expected:
+                raise fail(f"missing field 'expected.{name}' ({why})")
+        value = expected["value"]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise fail(f"wrong type for 'expected.value': expected a number, got {_type_name(value)}")
+        if not math.isfinite(value):
+            raise fail(f"expected.value is {value}: a golden value must be a finite number")
+        _expect_type(fail, "expected.unit", expected["unit"], str)
+        source = expected["source"]
+        _expect_type(fail, "expected.source", source, dict)
+        for name in SOURCE_FIELDS:
+            if name not in source:
+                raise fail(f"missing field 'expected.source.{name}'")
+            _expect_type(fail, f"expected.source.{name}", source[name], str)
+        _check_unknown(fail, source, SOURCE_FIELDS, "expected.source.")
+    if case_type in _NEEDS_NARRATIVE and "narrative_doc" not in expected:
+        raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
+    if "narrative_doc" in expected:
+        _expect_type(fail, "expected.narrative_doc", expected["narrative_doc"], str)
+    if case_type == "refusal" and expected["refuse"] is not True:
+        raise fail("a refusal case must expect refuse: true")
+    if case_type == "clarification" and expected["clarification"] == "none":
+        raise fail("a clarification case cannot expect clarification 'none'")
+
+
+def _check_missing(fail: Any, missing: list[str], note: str = "") -> None:
+    """Every missing field of a line at once: an author fixes the line in one go."""
+    if missing:
+        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
+                   f"{', '.join(map(repr, missing))}{note}")
+
+
+def _check_unknown(fail: Any, record: dict[str, Any], allowed: tuple[str, ...],
+                   prefix: str = "") -> None:
+    unknown = sorted(set(record) - set(allowed))
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(repr(prefix + k) for k in unknown)}; allowed: "
+                   f"{', '.join(allowed)}")
+
+
+def _iso_date(text: str) -> date | None:
+    if not _ISO_DATE.fullmatch(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _expect_type(fail: Any, name: str, value: object, kind: type) -> None:
+    if type(value) is kind:  # what json.loads gives for a right value: decided at once
+        return
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise fail(f"wrong type for {name!r}: expected {kind.__name__}, got {_type_name(value)}")
+
+
+def _type_name(value: object) -> str:
+    return {type(None): "null", bool: "boolean", dict: "object", list: "array", str: "string"}.get(
+        type(value), type(value).__name__
+    )

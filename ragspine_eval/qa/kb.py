@@ -1,0 +1,199 @@
+"""The default knowledge base and how the engine's stores are built from it.
+
+Owns data/kb/ (facts.csv and narratives.jsonl, copied from the shared eval KB, every row kept)
+and `build_eval_kb`, which turns them into the engine's own SQLite fact store and chunk store.
+Invariants:
+- the files are validated row by row; a bad row raises `KnowledgeBaseError` naming file and line;
+- a build is deterministic and idempotent: facts are upserted on their dimension key and each
+  narrative doc replaces its own chunks, so a second build leaves the same active data;
+- the KB is the eval's truth, so `kb_fingerprint` hashes exactly the bytes the build reads.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine.retrieval.chunking.chunk_store import ChunkStore
+from ragspine.retrieval.chunking.chunking import DocumentMeta, chunk_document
+from ragspine.storage.fact_store import Fact, SqliteFactStore
+
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.paths import KB_DIR
+
+FACTS_FILE = "facts.csv"
+NARRATIVES_FILE = "narratives.jsonl"
+FACT_DB = "facts.db"
+CHUNK_DB = "chunks.db"
+
+_FACT_COLUMNS = ("metric", "entity", "geography", "channel", "period_type", "period",
+                 "value", "unit", "doc", "locator")
+_DOC_FIELDS = ("doc_id", "title", "topic", "entity", "geography", "period", "language", "text")
+
+
+class KnowledgeBaseError(RagspineEvalError, ValueError):
+    """A knowledge-base file that cannot be used; the message names file, line and reason."""
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One row of facts.csv: a metric value with its source document and locator."""
+
+    metric: str
+    entity: str
+    geography: str
+    channel: str
+    period_type: str
+    period: str
+    value: float
+    unit: str
+    doc: str
+    locator: str
+
+    def to_fact(self) -> Fact:
+        return Fact.metric(
+            metric_code=self.metric, entity=self.entity, geography=self.geography,
+            channel=self.channel, period_type=self.period_type, period=self.period,
+            value=self.value, unit=self.unit, source_doc_id=self.doc, source_locator=self.locator,
+        )
+
+
+@dataclass(frozen=True)
+class NarrativeDoc:
+    """One narrative document of narratives.jsonl (period None when the doc has none)."""
+
+    doc_id: str
+    title: str
+    topic: str
+    entity: str
+    geography: str
+    period: str | None
+    language: str
+    text: str
+
+    def to_meta(self) -> DocumentMeta:
+        return DocumentMeta(
+            doc_id=self.doc_id, title=self.title, topic=self.topic, entity=self.entity,
+            geography=self.geography, period=self.period or "", language=self.language,
+        )
+
+
+@dataclass(frozen=True)
+class EvalKB:
+    """A built knowledge base: the engine's two SQLite stores and what went into them."""
+
+    fact_db: Path
+    chunk_db: Path
+    facts: tuple[FactRow, ...]
+    docs: tuple[NarrativeDoc, ...]
+    fingerprint: str
+
+    def narrative_texts(self) -> dict[str, str]:
+        """doc_id -> full text: the reference an answer's accuracy is measured against."""
+        return {doc.doc_id: doc.text for doc in self.docs}
+
+
+def load_fact_rows(kb_dir: str | Path = KB_DIR) -> tuple[FactRow, ...]:
+    path = Path(kb_dir) / FACTS_FILE
+    rows: list[FactRow] = []
+    with _open(path) as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in _FACT_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise KnowledgeBaseError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        for record in reader:
+            line = reader.line_num
+            empty = [c for c in _FACT_COLUMNS if not (record.get(c) or "").strip()]
+            if empty:
+                raise KnowledgeBaseError(f"{path}:{line}: empty value for {', '.join(empty)}")
+            try:
+                value = float(record["value"])
+            except ValueError:
+                raise KnowledgeBaseError(
+                    f"{path}:{line}: value {record['value']!r} is not a number"
+                ) from None
+            rows.append(FactRow(**{c: record[c].strip() for c in _FACT_COLUMNS if c != "value"},
+                                value=value))
+    return tuple(rows)
+
+
+def load_narrative_docs(kb_dir: str | Path = KB_DIR) -> tuple[NarrativeDoc, ...]:
+    path = Path(kb_dir) / NARRATIVES_FILE
+    docs: list[NarrativeDoc] = []
+    with _open(path) as handle:
+        for line, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record: Any = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise KnowledgeBaseError(f"{path}:{line}: bad JSON: {exc.msg}") from None
+            if not isinstance(record, dict):
+                raise KnowledgeBaseError(f"{path}:{line}: a document must be a JSON object")
+            missing = [f for f in _DOC_FIELDS if f not in record]
+            if missing:
+                raise KnowledgeBaseError(f"{path}:{line}: missing field(s) {', '.join(missing)}")
+            if not isinstance(record["text"], str) or not record["text"].strip():
+                raise KnowledgeBaseError(f"{path}:{line}: empty text for {record['doc_id']!r}")
+            docs.append(NarrativeDoc(**{f: record[f] for f in _DOC_FIELDS}))
+    ids = [d.doc_id for d in docs]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise KnowledgeBaseError(f"{path}: duplicate doc_id(s) {', '.join(dupes)}")
+    return tuple(docs)
+
+
+def kb_fingerprint(kb_dir: str | Path = KB_DIR) -> str:
+    digest = hashlib.sha256()
+    for name in (FACTS_FILE, NARRATIVES_FILE):
+        digest.update(name.encode())
+        digest.update((Path(kb_dir) / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None) -> EvalKB:
+    """Build (or rebuild) the engine's fact and chunk stores from kb_dir into db_dir.
+
+    db_dir defaults to kb_dir. Rebuilding into the same db_dir is idempotent.
+    """
+    kb_dir = Path(kb_dir)
+    facts, docs = load_fact_rows(kb_dir), load_narrative_docs(kb_dir)
+    db_dir = Path(db_dir) if db_dir is not None else kb_dir
+    db_dir.mkdir(parents=True, exist_ok=True)
+    fact_db, chunk_db = db_dir / FACT_DB, db_dir / CHUNK_DB
+
+    store = SqliteFactStore(fact_db)
+    try:
+        store.init_schema()
+        store.upsert_facts([row.to_fact() for row in facts])
+    finally:
+        store.close()
+
+    chunks = ChunkStore(chunk_db)
+    try:
+        chunks.init_schema()
+        for doc in docs:
+            chunks.replace_doc_chunks(doc.doc_id, chunk_document(doc.text, doc.to_meta()))
+    finally:
+        chunks.close()
+    return EvalKB(fact_db, chunk_db, facts, docs, kb_fingerprint(kb_dir))
+
+
+def _open(path: Path):  # noqa: ANN202 - a text handle
+    try:
+        return path.open("r", encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise KnowledgeBaseError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def __getattr__(name: str) -> Any:
+    # The default KB's rows, read on first use so importing this module never touches disk.
+    if name == "_EVAL_FACT_ROWS":
+        return load_fact_rows(KB_DIR)
+    if name == "_EVAL_NARRATIVE_DOCS":
+        return load_narrative_docs(KB_DIR)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

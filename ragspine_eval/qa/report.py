@@ -1,0 +1,280 @@
+"""The QA report: gate metrics, case records, `evaluate`, and the report's baseline entry.
+
+`evaluate` applies every gate of gates.py to every (case, outcome) pair and gathers the verdicts
+into one `GateMetric` per gate: the six `report.metrics` (GATE_METRICS and
+GROUNDEDNESS_METRICS, kept apart and never merged) and `report.fabrication`, whose failures are
+`report.fabrication_count`. `make_baseline_entry` and `compare_to_baseline` connect a report to
+the ratchet (ragspine_eval.ratchet); run.py's `run_qa_eval` makes a report from a golden set.
+
+Invariants: an outcome with an `error` fails every gate that applies to its case; pass_rate is
+1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
+baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
+(`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
+`run_qa_eval` carries its `provenance` (see outputs/provenance.py) as its first key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import ratchet as baseline_mod
+from ragspine_eval.outputs.provenance import (
+    Provenance,
+)
+from ragspine_eval.outputs.stats import wilson_interval
+from ragspine_eval.paths import KB_DIR
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
+from ragspine_eval.qa.golden import GoldenCase, fingerprint
+from ragspine_eval.qa.groundedness import (
+    EntailmentJudge,
+)
+
+# --- metrics and the report ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """One case under one gate (read, never changed: see Verdict)."""
+
+    id: str
+    passed: bool
+    expected: str | None
+    actual: str | None
+
+
+@dataclass
+class GateMetric:
+    """A gate's pass rate over the cases it applies to, with failures and a by-tag breakdown."""
+
+    name: str
+    results: list[CaseResult] = field(default_factory=list)
+    by_tag: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.passed)
+
+    @property
+    def pass_rate(self) -> float:
+        return 1.0 if not self.results else self.passed / self.total
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the pass rate; (0.0, 1.0) for a gate no case reaches."""
+        return wilson_interval(self.passed, self.total)
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.passed]
+
+    @property
+    def passed_ids(self) -> list[str]:
+        return sorted(r.id for r in self.results if r.passed)
+
+    def record(self, case: GoldenCase, verdict: Verdict) -> None:
+        self.results.append(CaseResult(case.id, verdict.passed, verdict.expected, verdict.actual))
+        self.count_tags(case.tags.items(), verdict.passed)
+
+    def count_tags(self, tags: Iterable[tuple[str, str]], passed: bool, n: int = 1) -> None:
+        """Add n results with these tags to the by-tag buckets."""
+        for key, value in tags:
+            bucket = self.by_tag.setdefault(key, {}).setdefault(value, {"total": 0, "passed": 0})
+            bucket["total"] += n
+            bucket["passed"] += n if passed else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        lo, hi = self.interval
+        return {
+            "name": self.name,
+            "total": self.total,
+            "passed": self.passed,
+            "pass_rate": self.pass_rate,
+            "ci_lo": lo,
+            "ci_hi": hi,
+            "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual}
+                         for r in self.failures],
+            "by_tag": {key: {value: _bucket_with_interval(bucket)
+                             for value, bucket in sorted(values.items())}
+                       for key, values in sorted(self.by_tag.items())},
+            "passed_ids": self.passed_ids,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GateMetric:
+        """Rebuild from a JSON report; passing cases come back without expected/actual.
+        Intervals are recomputed from the counts, so reports written before them read too."""
+        results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
+        results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"))
+                    for f in data.get("failures", [])]
+        by_tag = {key: {value: {"total": b["total"], "passed": b["passed"]}
+                        for value, b in values.items()}
+                  for key, values in data.get("by_tag", {}).items()}
+        return cls(data["name"], results, by_tag)
+
+
+def _bucket_with_interval(bucket: dict[str, int]) -> dict[str, Any]:
+    lo, hi = wilson_interval(bucket["passed"], bucket["total"])
+    return {"total": bucket["total"], "passed": bucket["passed"], "ci_lo": lo, "ci_hi": hi}
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """What a report keeps of each case: the question, what the engine did, and its fingerprint."""
+
+    id: str
+    question: str
+    case_type: str
+    tags: dict[str, str]
+    fingerprint: str
+    answer: str
+    route: str
+    clarification_mode: str
+    refused: bool
+    error: str | None
+
+    @classmethod
+    def of(cls, case: GoldenCase, out: CaseOutcome) -> CaseRecord:
+        return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
+                   out.answer, out.route, out.clarification_mode, out.refused, out.error)
+
+
+@dataclass
+class QAEvalReport:
+    """The result of one QA run: six metrics, fabrication, and what happened to every case."""
+
+    mode: str
+    n_cases: int
+    metrics: dict[str, GateMetric]
+    fabrication: GateMetric
+    cases: list[CaseRecord] = field(default_factory=list)
+    engine: str = "ragspine"
+    provenance: Provenance | None = None
+
+    @property
+    def fabrication_count(self) -> int:
+        return self.fabrication.total - self.fabrication.passed
+
+    @property
+    def errors(self) -> list[CaseRecord]:
+        return [c for c in self.cases if c.error]
+
+    def gates(self) -> dict[str, GateMetric]:
+        """The six metrics and fabrication, in report order."""
+        return {**self.metrics, FABRICATION: self.fabrication}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provenance": self.provenance.to_dict() if self.provenance else None,
+            "mode": self.mode,
+            "engine": self.engine,
+            "n_cases": self.n_cases,
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "fabrication": self.fabrication.to_dict(),
+            "fabrication_count": self.fabrication_count,
+            "errors": [{"id": c.id, "error": c.error} for c in self.errors],
+            "cases": [c.__dict__ for c in self.cases],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> QAEvalReport:
+        return cls(
+            mode=data["mode"],
+            n_cases=data["n_cases"],
+            metrics={n: GateMetric.from_dict(m) for n, m in data["metrics"].items()},
+            fabrication=GateMetric.from_dict(data["fabrication"]),
+            cases=[CaseRecord(**c) for c in data.get("cases", [])],
+            engine=data.get("engine", "ragspine"),
+            provenance=Provenance.from_dict(data["provenance"]) if data.get("provenance") else None,
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per case and gate (fabrication included), with the case's tags."""
+        info = {c.id: c for c in self.cases}
+        rows = []
+        for gate, metric in self.gates().items():
+            for r in metric.results:
+                case = info.get(r.id)
+                rows.append({
+                    "id": r.id, "gate": gate, "passed": r.passed,
+                    "expected": r.expected, "actual": r.actual,
+                    "case_type": case.case_type if case else None,
+                    **({k: case.tags.get(k) for k in ("topic", "scope", "qtype")} if case else {}),
+                })
+        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope", "qtype"]
+        return pd.DataFrame(rows, columns=columns)
+
+
+def evaluate(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[CaseOutcome],
+    mode: str,
+    *,
+    reference_texts: dict[str, str] | None = None,
+    judge: EntailmentJudge | None = None,
+    engine: str = "ragspine",
+) -> QAEvalReport:
+    """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB."""
+    if len(cases) != len(outcomes):
+        raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
+    if reference_texts is None:
+        from ragspine_eval.qa.kb import load_narrative_docs
+
+        reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
+    gates = default_gates(reference_texts, judge)
+    metrics = {name: GateMetric(name) for name in gates}
+    fab = GateMetric(FABRICATION)
+    # Tag buckets are counted per distinct set of tags and added up once at the end (GateMetric
+    # .record does the same per case; a 100k-case run has a few dozen sets of tags).
+    tag_sets: dict[tuple[tuple[str, str], ...], int] = {}
+    lanes = [(gate, metric, Counter[tuple[int, bool]]()) for gate, metric in
+             ((gate, metrics[name]) for name, gate in gates.items())]
+    lanes.append((fabrication, fab, Counter()))
+    records = []
+    for case, out in zip(cases, outcomes, strict=True):
+        tags = tag_sets.setdefault(tuple(case.tags.items()), len(tag_sets))
+        for gate, metric, counts in lanes:
+            verdict = gate(case, out)
+            if verdict is None:
+                continue
+            if out.error:
+                verdict = Verdict(False, verdict.expected, f"engine error: {out.error}")
+            metric.results.append(CaseResult(case.id, verdict.passed, verdict.expected,
+                                             verdict.actual))
+            counts[tags, verdict.passed] += 1
+        records.append(CaseRecord.of(case, out))
+    by_id = list(tag_sets)
+    for _, metric, counts in lanes:
+        for (tags, passed), n in counts.items():
+            metric.count_tags(by_id[tags], passed, n)
+    return QAEvalReport(mode, len(cases), metrics, fab, records, engine)
+
+
+# --- the baseline gate -------------------------------------------------------------------------
+
+
+def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
+    """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
+    the ids that passed each gate and the fingerprint of every golden case."""
+    return {
+        "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
+        "fabrication_count": report.fabrication_count,
+        "n_cases": report.n_cases,
+        "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
+        "golden": {c.id: c.fingerprint for c in report.cases},
+    }
+
+
+def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]
+                        ) -> baseline_mod.BaselineComparison:
+    """Compare a report with one stored baseline entry (see baseline.compare for the rules)."""
+    return baseline_mod.compare(make_baseline_entry(report), baseline)

@@ -1,0 +1,46 @@
+"""The ratchet: one baseline mechanism for both harnesses.
+
+compare (a run's entry against the stored one: regressions, case regressions, golden changes,
+improvements), store (the baseline file and its history, read and recorded under a lock), gate
+(compare, and record where asked: only upward, or a reviewed move with a reason).
+
+The baseline ratchets up and never down; a regression fails the gate, never lowers it.
+"""
+
+from ragspine_eval.ratchet.compare import (
+    CHANGED_CASE,
+    FAILED_THEN,
+    LISTED_PER_KIND,
+    LOWER_IS_BETTER,
+    NEW_CASE,
+    PASSED_THEN,
+    BaselineComparison,
+    BaselineVerdicts,
+    compare,
+    describe,
+    ratcheted,
+)
+from ragspine_eval.ratchet.gate import (
+    GateOptions,
+    GateResult,
+    check_without_recording,
+    run_gate,
+)
+from ragspine_eval.ratchet.store import (
+    BaselineError,
+    check_baseline_location,
+    check_outputs,
+    history_path,
+    load_baselines,
+    lock_path,
+    locked,
+    validate_entry,
+)
+
+__all__ = [
+    "CHANGED_CASE", "FAILED_THEN", "LISTED_PER_KIND", "LOWER_IS_BETTER", "NEW_CASE",
+    "PASSED_THEN", "BaselineComparison", "BaselineError", "BaselineVerdicts", "GateOptions",
+    "GateResult", "check_baseline_location", "check_outputs", "check_without_recording",
+    "compare", "describe", "history_path", "load_baselines", "lock_path", "locked", "ratcheted",
+    "run_gate", "validate_entry",
+]

@@ -1,0 +1,164 @@
+"""Comparing a run's baseline entry with the stored one: the ratchet's rules, no files.
+
+Invariants:
+- a regression fails the gate: a metric below its stored value, a count above it, a case that
+  passed at baseline time and fails now (even when the rate is unchanged), or a golden case that
+  was removed or changed since the baseline (adding cases is fine);
+- only metrics the stored entry lists are checked; exact equality passes;
+- `ratcheted` only raises: each metric to max(stored, observed), a lower-is-better count only
+  down; keys of the stored entry this module does not know are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+LOWER_IS_BETTER = ("fabrication_count",)
+
+
+@dataclass
+class BaselineComparison:
+    """How a run compares with its stored entry. `passed` is False on any kind of regression."""
+
+    passed: bool
+    regressions: list[dict[str, Any]] = field(default_factory=list)
+    case_regressions: list[dict[str, str]] = field(default_factory=list)
+    golden_changes: list[dict[str, str]] = field(default_factory=list)
+    improvements: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+# What a stored entry says of one case on one gate (BaselineVerdicts.at)
+PASSED_THEN, FAILED_THEN, NEW_CASE, CHANGED_CASE = "passed", "failed", "new case", "changed"
+
+
+class BaselineVerdicts:
+    """A stored entry's verdict per gate and case, the one reading of it that the gate's case
+    check and the notebooks' "at baseline" both use.
+
+    `at(gate, case_id, fingerprint)` is PASSED_THEN or FAILED_THEN; NEW_CASE for a case the
+    baseline did not know; CHANGED_CASE when the case's golden fingerprint differs from the
+    stored one (not the same case, so never a regression); None when the entry cannot say (it
+    predates per-case ids, or never recorded the gate)."""
+
+    def __init__(self, stored: dict[str, Any] | None):
+        entry = stored or {}
+        self._passed = ({gate: set(ids) for gate, ids in entry["passed_ids"].items()}
+                        if "passed_ids" in entry else {})
+        self._golden: dict[str, str] | None = entry.get("golden")
+
+    def at(self, gate: str, case_id: str, fingerprint: str | None = None) -> str | None:
+        passed = self._passed.get(gate)
+        if passed is None:
+            return None
+        if self._golden is not None:
+            if case_id not in self._golden:
+                return NEW_CASE
+            if fingerprint is not None and self._golden[case_id] != fingerprint:
+                return CHANGED_CASE
+        return PASSED_THEN if case_id in passed else FAILED_THEN
+
+
+def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparison:
+    """Compare a freshly made entry with a stored one (both in the shape of the module docstring)."""
+    regressions, improvements, notes = [], [], []
+    observed = current.get("metrics", {})
+    for name, base in stored.get("metrics", {}).items():
+        now = observed.get(name)
+        if now is None:
+            regressions.append({"metric": name, "baseline": base, "current": None, "delta": None})
+        elif now != base:
+            row = {"metric": name, "baseline": base, "current": now, "delta": now - base}
+            (regressions if now < base else improvements).append(row)
+    for name in LOWER_IS_BETTER:
+        if name in stored and name in current and current[name] != stored[name]:
+            row = {"metric": name, "baseline": stored[name], "current": current[name],
+                   "delta": current[name] - stored[name]}
+            (regressions if current[name] > stored[name] else improvements).append(row)
+
+    golden_changes: list[dict[str, str]] = []
+    now_golden = current.get("golden", {})
+    if "golden" in stored:
+        for case_id, fp in sorted(stored["golden"].items()):
+            if case_id not in now_golden:
+                golden_changes.append({"id": case_id, "change": "removed"})
+            elif now_golden[case_id] != fp:
+                golden_changes.append({"id": case_id, "change": "changed"})
+    else:
+        notes.append("baseline has no golden fingerprints: golden integrity check skipped")
+
+    case_regressions: list[dict[str, str]] = []
+    if "passed_ids" in stored:
+        then = BaselineVerdicts(stored)
+        now_passed = current.get("passed_ids", {})
+        for name, ids in sorted(stored["passed_ids"].items()):
+            passing = set(now_passed.get(name, ()))
+            for case_id in sorted(ids):
+                if (case_id in now_golden and case_id not in passing
+                        and then.at(name, case_id, now_golden[case_id]) == PASSED_THEN):
+                    case_regressions.append({"metric": name, "id": case_id})
+    else:
+        notes.append("baseline predates per-case ids: case-level regression checks skipped")
+
+    passed = not (regressions or case_regressions or golden_changes)
+    return BaselineComparison(passed, regressions, case_regressions, golden_changes,
+                              improvements, notes)
+
+
+def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """The stored entry raised by the current one: metrics only up, counts only down.
+
+    Keys of the stored entry that this module does not know are kept as they are.
+    """
+    merged = dict(stored)
+    metrics = dict(stored.get("metrics", {}))
+    for name, now in current.get("metrics", {}).items():
+        metrics[name] = max(now, metrics[name]) if name in metrics else now
+    merged["metrics"] = metrics
+    for name in LOWER_IS_BETTER:
+        if name in current:
+            merged[name] = min(current[name], stored.get(name, current[name]))
+    for key in ("n_cases", "passed_ids", "golden"):
+        if key in current:
+            merged[key] = current[key]
+    return merged
+
+
+# Case regressions and golden changes a gate prints one by one; beyond these, one line counts
+# the rest, so a 100k-case run that regressed everywhere still prints a screenful.
+LISTED_PER_KIND = 20
+
+
+def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
+    """Lines for a person: what regressed, what changed in the golden set, what improved.
+    With `limit`, at most that many case regressions and golden changes each, then a count."""
+    lines = [f"note: {n}" for n in cmp.notes]
+    for r in cmp.regressions:
+        if r["current"] is None:
+            lines.append(f"REGRESSION [{key}] {r['metric']}: in the baseline, missing from this run")
+        else:
+            lines.append(f"REGRESSION [{key}] {r['metric']}: {_num(r['baseline'])} -> "
+                         f"{_num(r['current'])} ({r['delta']:+.4g})")
+    for c in cmp.case_regressions[:limit]:
+        lines.append(f"CASE REGRESSION [{key}] {c['metric']}: {c['id']} passed in the baseline "
+                     f"and fails now")
+    if limit is not None and len(cmp.case_regressions) > limit:
+        lines.append(f"… and {len(cmp.case_regressions) - limit:,} more case regressions [{key}] "
+                     f"(each gate's failures in the JSON report list every failing case)")
+    for g in cmp.golden_changes[:limit]:
+        lines.append(f"GOLDEN CHANGE [{key}] {g['id']} was {g['change']} since the baseline; "
+                     f"golden cases are never weakened to pass")
+    if limit is not None and len(cmp.golden_changes) > limit:
+        lines.append(f"… and {len(cmp.golden_changes) - limit:,} more golden changes [{key}]")
+    for r in cmp.improvements:
+        lines.append(f"improved [{key}] {r['metric']}: {_num(r['baseline'])} -> "
+                     f"{_num(r['current'])} ({r['delta']:+.4g})")
+    return lines
+
+
+def _num(x: float) -> str:
+    return f"{x:.4f}" if isinstance(x, float) else str(x)

@@ -1,0 +1,154 @@
+"""The gate: compare a run with its stored entry and, where asked, record it.
+
+Exit codes of a gate: 0 pass, bootstrap or recorded; 1 a regression or a refused update. The
+baseline ratchets up and never down: an update that would lower anything is refused unless the
+caller passes allow_regression with a reason, and then the history keeps that reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.ratchet.compare import (
+    LISTED_PER_KIND,
+    BaselineComparison,
+    compare,
+    describe,
+    ratcheted,
+)
+from ragspine_eval.ratchet.store import (
+    BaselineError,
+    load_baselines,
+    locked,
+    validate_entry,
+    write_entry,
+)
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    update: bool = False
+    ratchet: bool = False
+    allow_regression: bool = False
+    reason: str | None = None
+    accept_golden_change: bool = False
+    # the command a person runs to record a gain, shown when a run improved
+    record_command: str = "--update-baseline"
+
+    def check(self) -> None:
+        """Raise BaselineError for options that would be ignored or that lack their reason;
+        callers check before the run, run_gate checks again."""
+        if self.allow_regression and not (self.update or self.accept_golden_change):
+            raise BaselineError("--allow-regression only applies when the baseline is updated: "
+                                "add --update-baseline (with --reason \"...\") to record a "
+                                "reviewed lowering; without it the run is only compared")
+        if self.allow_regression and not (self.reason or "").strip():
+            raise BaselineError("--allow-regression needs --reason \"why this lowering is right\"; "
+                                "the history keeps it for review")
+        if self.accept_golden_change and not (self.reason or "").strip():
+            raise BaselineError("--accept-golden-change needs --reason \"why the golden set "
+                                "changed\"")
+
+
+@dataclass
+class GateResult:
+    status: str  # bootstrap | pass | improved | ratcheted | updated | regression | refused
+    exit_code: int
+    lines: list[str]
+    comparison: BaselineComparison | None = None
+
+
+def run_gate(path: str | Path, key: str, current: dict[str, Any],
+             options: GateOptions = GateOptions()) -> GateResult:
+    """Compare `current` with the entry stored under `key`, and update it where asked.
+
+    Exit codes: 0 pass / bootstrap / recorded; 1 regression or a refused update.
+    Raises BaselineError (exit 2 for a CLI) when the stored file cannot be trusted.
+    """
+    path = Path(path)
+    options.check()
+    with locked(path):
+        new_file = not path.exists()
+        baselines = load_baselines(path)
+        stored = baselines.get(key)
+        if stored is None:
+            write_entry(path, baselines, key, current, "bootstrap", None, options.reason)
+            if new_file:
+                line = (f"NEW BASELINE FILE {path} (it did not exist): recorded this run as the "
+                        f"baseline for {key!r}; if you meant an existing baseline, check the "
+                        f"--baseline path")
+            else:
+                line = f"no baseline for {key!r} in {path}: recorded this run as the baseline"
+            return GateResult("bootstrap", 0, [line])
+        stored = validate_entry(path, key, stored)
+        cmp = compare(current, stored)
+        lines = describe(cmp, key, LISTED_PER_KIND)
+
+        if options.update or options.accept_golden_change:
+            return _update(path, baselines, key, stored, current, cmp, options, lines)
+        if not cmp.passed:
+            if cmp.golden_changes:
+                also = " --allow-regression" if cmp.regressions or cmp.case_regressions else ""
+                lines.append(f"if the golden change was reviewed, record it with: "
+                             f"{options.record_command} --accept-golden-change{also} "
+                             f"--reason \"...\"")
+            if current.get("n_cases", 0) > stored.get("n_cases", 0) and cmp.regressions:
+                lines.append(f"note: the golden set grew from {stored.get('n_cases')} to "
+                             f"{current.get('n_cases')} cases; if the drop comes from the new "
+                             f"cases, record it with {options.record_command} --allow-regression "
+                             f"--reason \"...\"")
+            return GateResult("regression", 1, lines, cmp)
+        if _gained(cmp, stored, current):
+            if options.ratchet:
+                write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
+                             options.reason or "automatic ratchet after a passing run")
+                return GateResult("ratcheted", 0, lines + [f"baseline {key!r} raised in {path}"], cmp)
+            lines.append(f"this run improved on the baseline; record the gain with: "
+                         f"{options.record_command}")
+            return GateResult("improved", 0, lines, cmp)
+        return GateResult("pass", 0, lines, cmp)
+
+
+def check_without_recording(path: str | Path, key: str, current: dict[str, Any],
+                            why: str) -> GateResult:
+    """For a run that must not move a baseline (one with engine errors): compare with the stored
+    entry when there is one, write nothing, and fail (exit 1) with `why` as the last line."""
+    path = Path(path)
+    stored = load_baselines(path).get(key)
+    if stored is None:
+        return GateResult("unrecorded", 1, [f"no baseline for {key!r} in {path}; {why}"])
+    cmp = compare(current, validate_entry(path, key, stored))
+    return GateResult("regression" if not cmp.passed else "unrecorded", 1,
+                      describe(cmp, key, LISTED_PER_KIND) + [why], cmp)
+
+
+def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any]) -> bool:
+    return bool(cmp.improvements) or set(current.get("golden", {})) - set(stored.get("golden", {}))
+
+
+def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, Any],
+            current: dict[str, Any], cmp: BaselineComparison, options: GateOptions,
+            lines: list[str]) -> GateResult:
+    if cmp.golden_changes and not options.accept_golden_change:
+        return GateResult("refused", 1, lines + [
+            "update refused: golden cases were removed or changed since the baseline; if that "
+            "was reviewed, add --accept-golden-change --reason \"...\""], cmp)
+    dropped = cmp.regressions or cmp.case_regressions
+    if dropped and not options.allow_regression:
+        return GateResult("refused", 1, lines + [
+            f"update refused: the baseline only ratchets up and this run would lower it; "
+            f"{path} is unchanged. A reviewed lowering needs --allow-regression --reason \"...\""],
+            cmp)
+    if options.allow_regression:
+        new, action = {**stored, **current}, "allow_regression"
+    else:
+        new, action = ratcheted(stored, current), "ratchet"
+    if cmp.golden_changes:
+        action = ("accept_golden_change" if action == "ratchet"
+                  else f"{action}+accept_golden_change")
+    if new == stored:
+        return GateResult("pass", 0, lines + [f"baseline {key!r} already records this run"], cmp)
+    write_entry(path, baselines, key, new, action, stored, options.reason, cmp)
+    return GateResult("updated", 0, lines + [f"baseline {key!r} updated in {path} ({action})"], cmp)

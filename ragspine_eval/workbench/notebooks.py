@@ -1,0 +1,158 @@
+"""Runs the parameterized notebooks headlessly and renders each to an HTML report.
+
+`plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)`
+runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
+into a self-contained HTML file, and `run_all` does both for every run, after writing every QA
+run's JSON report first (so each QA notebook compares with this run's other mode).
+Invariants:
+- a notebook whose gate fails, or whose run breaks in any other way (a dead kernel, a notebook
+  that is not there, a parameter papermill refuses), is recorded in `NotebookRun.error`, what
+  it left is still rendered, and `run_all` goes on to the next; a run that left no output
+  notebook has no HTML (`rendered` is False), never the previous run's;
+- `run_all` checks that its output folder can be written before it runs anything
+  (`baseline.OutputError` otherwise);
+- the kernel is always the one `kernel.ensure_kernel()` has just written, whatever the
+  notebook's metadata says, so a stale or missing kernelspec cannot break a run;
+- the HTML hides code cells, loads nothing from the network (see report_template/), and is
+  written atomically, like every file this project writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.files import check_output_folder, write_atomic
+from ragspine_eval.paths import PROJECT_ROOT
+from ragspine_eval.workbench.kernel import KERNEL_NAME, ensure_kernel
+
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+TEMPLATE_DIR = Path(__file__).parent
+TEMPLATE_NAME = "report_template"
+
+
+@dataclass
+class NotebookRun:
+    """One notebook run: what it runs with which parameters, where its outputs go, how it went."""
+
+    name: str
+    notebook: Path
+    parameters: dict[str, Any]
+    out_dir: Path
+    error: str | None = None
+    seconds: float = 0.0
+    rendered: bool = False
+
+    @property
+    def output_notebook(self) -> Path:
+        return self.out_dir / f"{self.name}.ipynb"
+
+    @property
+    def html(self) -> Path:
+        return self.out_dir / f"{self.name}.html"
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None
+
+
+def plan(out_dir: str | Path) -> list[NotebookRun]:
+    """Every notebook run of the main job, in order: each QA mode, then each extraction
+    document set."""
+    from ragspine_eval.extraction.run import FIXTURE_SETS
+    from ragspine_eval.qa.engines import EVAL_MODES
+
+    out = Path(out_dir).resolve()
+    runs = [NotebookRun(f"qa_{mode}", NOTEBOOKS_DIR / "qa.ipynb",
+                        {"mode": mode, "report_path": str(out / f"qa_{mode}.json")}, out)
+            for mode in EVAL_MODES]
+    runs += [NotebookRun(f"extraction_{docs}", NOTEBOOKS_DIR / "extraction.ipynb",
+                         {"docs": docs, "report_path": str(out / f"extraction_{docs}.json")}, out)
+             for docs in FIXTURE_SETS]
+    return runs
+
+
+def execute(run: NotebookRun) -> NotebookRun:
+    """Run one notebook with papermill; any exception becomes `run.error`. The outputs of an
+    earlier run of the same name are removed first, so that what is left is this run's."""
+    import papermill as pm
+
+    started = time.perf_counter()
+    try:
+        run.out_dir.mkdir(parents=True, exist_ok=True)
+        for stale in (run.output_notebook, run.html):
+            stale.unlink(missing_ok=True)
+        pm.execute_notebook(str(run.notebook), str(run.output_notebook), parameters=run.parameters,
+                            kernel_name=KERNEL_NAME, cwd=str(PROJECT_ROOT), progress_bar=False,
+                            log_output=False)
+    except pm.PapermillExecutionError as exc:
+        run.error = f"{exc.ename}: {exc.evalue}"
+    except Exception as exc:  # noqa: BLE001 - a dead kernel, a missing file ...: all the run's
+        run.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        run.seconds = time.perf_counter() - started
+    return run
+
+
+def render_html(run: NotebookRun) -> Path:
+    """The output notebook as an HTML report: code hidden, charts inline, no network."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.read(run.output_notebook, as_version=4)
+    exporter = HTMLExporter(extra_template_basedirs=[str(TEMPLATE_DIR)],
+                            template_name=TEMPLATE_NAME, exclude_input=True,
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    html, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": run.name}})
+    write_atomic(run.html, html)
+    run.rendered = True
+    return run.html
+
+
+def write_qa_reports_first(runs: list[NotebookRun]) -> None:
+    """Write the JSON report of every QA run before any QA notebook runs.
+
+    A QA notebook compares its mode with the other mode's report next to its own. Run in
+    order, the first would find no report of the second, or one an earlier run left there;
+    written first, each finds this run's. The notebook then runs the same inputs again and
+    writes the same report. A run that cannot be prepared is left to fail in its notebook,
+    where its error is shown.
+    """
+    from ragspine_eval import paths, workbench
+
+    for run in runs:
+        if run.notebook.name != "qa.ipynb" or "report_path" not in run.parameters:
+            continue
+        arguments = {"mode": None, "golden_path": paths.QA_GOLDEN_SET,
+                     "baseline_path": paths.QA_BASELINE, "kb_dir": paths.KB_DIR,
+                     "engine": "ragspine", **run.parameters}
+        try:
+            workbench.run_qa(**arguments)
+        except Exception:  # noqa: BLE001 - the notebook runs it again and shows the error
+            continue
+
+
+def run_all(out_dir: str | Path,
+            progress: Callable[[int, int, NotebookRun], None] | None = None,
+            runs: list[NotebookRun] | None = None) -> list[NotebookRun]:
+    """Execute and render every run (default: `plan(out_dir)`), even after one has failed.
+    Raises OutputError, before anything runs, when an output folder cannot be written."""
+    runs = plan(out_dir) if runs is None else runs
+    for folder in dict.fromkeys([Path(out_dir), *(run.out_dir for run in runs)]):
+        check_output_folder(folder, "notebook and HTML report")
+    ensure_kernel()
+    write_qa_reports_first(runs)
+    for i, run in enumerate(runs, start=1):
+        if progress:
+            progress(i, len(runs), run)
+        execute(run)
+        if run.output_notebook.exists():
+            try:
+                render_html(run)
+            except Exception as exc:  # noqa: BLE001 - recorded; the other runs still render
+                failed = f"rendering {run.output_notebook} failed: {type(exc).__name__}: {exc}"
+                run.error = f"{run.error}\n{failed}" if run.error else failed
+    return runs

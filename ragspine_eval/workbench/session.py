@@ -1,0 +1,136 @@
+"""What the notebooks call: one function per notebook section, nothing a notebook computes itself.
+
+`run_qa` runs a mode, writes its JSON report, and compares it with the stored baseline without
+ever writing the baseline (recording a baseline is the CLI's job, on purpose: a notebook run is
+exploration or CI, never a review). `assert_gate` is the notebooks' last cell: it raises an
+AssertionError naming every regression, so papermill exits non-zero and the failing cell sits at
+the bottom of the output notebook. A mode with no baseline passes. Relative paths are taken from
+the project root (see paths.from_root), so a notebook behaves the same from any working folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import ratchet as bl
+from ragspine_eval.extraction.run import ExtractionRun
+from ragspine_eval.paths import OUT_DIR, from_root
+from ragspine_eval.qa.report import QAEvalReport
+
+
+def setup_display() -> None:
+    """Charts as interactive spec + inline SVG, tables sortable offline: nothing from a CDN."""
+    from ragspine_eval.workbench import charts, tables
+
+    charts.enable_offline()
+    tables.enable_offline()
+
+
+@dataclass
+class QARun:
+    """One QA run as a notebook sees it; `key` is its baseline key (the mode, or e.g.
+    "agent@http" for another engine)."""
+
+    report: QAEvalReport
+    report_path: Path
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: bl.BaselineComparison | None
+    key: str
+
+
+def default_report_path(key: str) -> Path:
+    return OUT_DIR / f"qa_{key.replace('@', '_at_').replace(':', '_').replace('/', '_')}.json"
+
+
+def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
+           kb_dir: str | Path, report_path: str | Path | None = None,
+           engine: str = "ragspine", **run_options: Any) -> QARun:
+    """Validate the stored entry, run and score the mode on `engine` (an --engine string),
+    write the report, compare: the CLI's gated run without recording. `run_options` are
+    run_qa_eval's (jobs, case_timeout, ...)."""
+    from ragspine_eval.qa.engines import parse_engine
+    from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
+
+    key = parse_engine(engine, mode).key
+    out = from_root(report_path) if report_path else default_report_path(key)
+    gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
+                         baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),
+                         **run_options)
+    return QARun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key)
+
+
+@dataclass
+class ExtractionNotebookRun:
+    """One extraction run as a notebook sees it: the run, the stored entries, a comparison per
+    document set (None where the set has no baseline yet)."""
+
+    run: ExtractionRun
+    report_path: Path
+    baseline_path: Path
+    stored: dict[str, Any]
+    comparisons: dict[str, bl.BaselineComparison | None]
+
+
+def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
+                   report_path: str | Path | None = None) -> ExtractionNotebookRun:
+    """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
+    "pdf"), or the facts in `facts_path`, write the report, compare with the baseline: the
+    CLI's gated run without recording."""
+    from ragspine_eval.extraction.gated_run import (
+        ExtractionOutputs,
+        run_gated_extraction,
+    )
+    from ragspine_eval.extraction.run import fixture_targets
+
+    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{docs}.json"
+    gated = run_gated_extraction(
+        fixture_targets(docs), facts_path=from_root(facts_path) if facts_path else None,
+        baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out))
+    return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
+                                 gated.comparisons)
+
+
+def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
+    """`assert_gate` for several baseline keys: every regression of every key in one error."""
+    failed = [gate_message(c, k) for k, c in comparisons.items() if c is not None and not c.passed]
+    if failed:
+        raise AssertionError("\n".join(failed))
+    return "\n".join(gate_message(c, k) for k, c in comparisons.items())
+
+
+def load_report(path: str | Path) -> QAEvalReport | None:
+    """A saved QA report, or None when there is none (e.g. the other mode has not run yet)."""
+    path = from_root(path)
+    if not path.exists():
+        return None
+    return QAEvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def other_mode_report(run: QARun) -> QAEvalReport | None:
+    """The in-process engine's report of the other QA mode, next to this run's report, if it
+    exists (None for other engines: they have one mode)."""
+    if run.key not in ("tool", "agent"):
+        return None
+    other = "agent" if run.key == "tool" else "tool"
+    return load_report(run.report_path.with_name(f"qa_{other}.json"))
+
+
+def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
+    if comparison is None:
+        return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
+    if comparison.passed:
+        return f"{key}: no regression against the baseline"
+    return "\n".join([f"{key}: the baseline gate failed",
+                      *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
+
+
+def assert_gate(comparison: bl.BaselineComparison | None, key: str) -> str:
+    """Raise AssertionError listing each regression; return the pass message otherwise."""
+    message = gate_message(comparison, key)
+    if comparison is not None and not comparison.passed:
+        raise AssertionError(message)
+    return message

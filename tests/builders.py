@@ -1,0 +1,99 @@
+"""Named builders that several test modules share: sample QA reports, extraction facts.
+
+Kept here, not in a test module, so that no test module imports another (tests mirror the
+package in folders, and a test module's name says what it tests, not what it lends).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+from conftest import HK_DOC, make_case, right_numeric_outcome
+
+from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.report import QAEvalReport, evaluate
+
+# --- QA ------------------------------------------------------------------------------------------
+
+HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩，以及银保渠道的结构调整。"
+
+
+def narrative_outcome(**changes) -> CaseOutcome:
+    out = CaseOutcome(route="narrative", answer=f"{HK_TEXT}（来源：{HK_DOC} {HK_DOC}#para1）",
+                      sources=[{"doc": HK_DOC, "locator": f"{HK_DOC}#para1"}],
+                      narrative_answer=f"{HK_TEXT}（来源：{HK_DOC} {HK_DOC}#para1）",
+                      retrieved_context=[HK_TEXT])
+    for k, v in changes.items():
+        setattr(out, k, v)
+    return out
+
+
+def sample_report() -> QAEvalReport:
+    cases = [make_case(), make_case("num-002"), make_case("ref-1", "refusal", refuse=True,
+                                                          tags={"topic": "COMPETITOR", "scope": "EXTERNAL", "qtype": "competitor"})]
+    outcomes = [right_numeric_outcome(), right_numeric_outcome(found_value=1.0),
+                CaseOutcome(refused=True, answer="约 77 USD_M")]
+    return evaluate(cases, outcomes, "tool", reference_texts={HK_DOC: HK_TEXT})
+
+
+SHORT_HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"
+TAGS_CN = {"topic": "FIN", "scope": "ACME_CN", "qtype": "relative_period"}
+
+
+def frames_report(*, num2_right: bool = True, mode: str = "tool"):
+    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
+             make_case("ref-001", "refusal", refuse=True)]
+    outcomes = [
+        right_numeric_outcome(),
+        right_numeric_outcome() if num2_right else right_numeric_outcome(found_value=9.0),
+        CaseOutcome(refused=True, answer="查不到"),
+    ]
+    return evaluate(cases, outcomes, mode, reference_texts={HK_DOC: SHORT_HK_TEXT})
+
+
+# --- extraction ----------------------------------------------------------------------------------
+
+TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))
+          for key, d in DOCUMENT_SETS.items()}
+
+
+def fact_of(cell: dict, **extra) -> dict:
+    keep = ("sheet", "cell_ref", "value", "tags", "merge_span", "is_merged_origin")
+    return {**{k: cell[k] for k in keep}, **extra}
+
+
+def write_jsonl(path, facts: list[dict]):
+    path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in facts),
+                    encoding="utf-8")
+    return path
+
+
+# --- JUnit -------------------------------------------------------------------------------------
+
+CHILDREN = {"testsuites": {"testsuite"}, "testsuite": {"properties", "testcase"},
+            "properties": {"property"}, "property": set(), "testcase": {"failure"},
+            "failure": set()}
+REQUIRED = {"testsuites": {"tests", "failures"}, "testsuite": {"name", "tests", "failures", "errors"},
+            "property": {"name", "value"}, "testcase": {"name", "classname"},
+            "failure": {"message", "type"}, "properties": set()}
+
+
+def check_junit_shape(root: ET.Element) -> tuple[int, int]:
+    """Validate the shape and the counts; return (testcases, failures)."""
+    assert root.tag == "testsuites"
+    for element in root.iter():
+        assert element.tag in CHILDREN, element.tag
+        assert REQUIRED[element.tag] <= set(element.attrib), (element.tag, element.attrib)
+        assert {child.tag for child in element} <= CHILDREN[element.tag], element.tag
+    tests = failures = 0
+    for suite in root.findall("testsuite"):
+        cases = suite.findall("testcase")
+        failed = [c for c in cases if c.find("failure") is not None]
+        assert int(suite.get("tests")) == len(cases)
+        assert int(suite.get("failures")) == len(failed)
+        assert all(len(c.findall("failure")) <= 1 for c in cases)
+        tests, failures = tests + len(cases), failures + len(failed)
+    assert (int(root.get("tests")), int(root.get("failures"))) == (tests, failures)
+    return tests, failures

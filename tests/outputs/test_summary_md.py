@@ -1,0 +1,71 @@
+"""The Markdown step summary: verdict, provenance, gate table, regressions, top failing tags."""
+
+from __future__ import annotations
+
+from builders import sample_report
+
+from ragspine_eval.outputs.summary_md import (
+    MAX_REGRESSIONS,
+    TagRow,
+    qa_summary_markdown,
+    summary_markdown,
+)
+from ragspine_eval.ratchet import BaselineComparison, GateResult
+
+
+def test_summary_has_a_row_per_gate_the_regressions_and_the_worst_tags():
+    report = sample_report()
+    cmp = BaselineComparison(False, regressions=[{"metric": "numeric_accuracy", "baseline": 1.0,
+                                                  "current": 0.5, "delta": -0.5}],
+                             case_regressions=[{"metric": "numeric_accuracy", "id": "num-002"}],
+                             improvements=[{"metric": "citation_validity", "baseline": 0.5,
+                                            "current": 1.0, "delta": 0.5}])
+    text = qa_summary_markdown(report, {"metrics": {"numeric_accuracy": 1.0}, "fabrication_count": 0},
+                               GateResult("regression", 1, [], cmp))
+    assert text.startswith("## ragspine-eval qa · tool · 3 cases: FAIL (regression)")
+    assert "| numeric_accuracy | 0.5000 | [0.09, 0.91] | 1/2 | 1.0000 |" in text
+    assert "| fabrication | 1 fabricated | [0.00, 0.79] | 0/1 | 0 fabricated |" in text
+    regressions = text.split("### Regressions")[1].split("###")[0]
+    assert "REGRESSION [tool] numeric_accuracy: 1.0000 -> 0.5000" in regressions
+    assert "CASE REGRESSION [tool] numeric_accuracy: num-002" in regressions
+    assert "improved" not in regressions
+    tags = text.split("### Top failing tags")[1]
+    assert "| fabrication | scope=EXTERNAL | 1/1 | 0.00 | [0.00, 0.79] |" in tags
+    assert len(text.splitlines()) < 40
+
+
+def test_summary_of_an_ungated_clean_run_says_so():
+    text = summary_markdown("x", "PASS (pass)", [], [], [], [TagRow("g", "k", "v", 3, 3)])
+    assert "None." in text and "No case fails." in text
+
+
+def test_summary_stays_short_and_tables_survive_pipes():
+    many = [f"CASE REGRESSION [tool] g: c{i}" for i in range(MAX_REGRESSIONS + 7)]
+    tags = [TagRow("g", "topic", f"T|{i}", 0, 5) for i in range(30)]
+    text = summary_markdown("t", "FAIL", [], [], many, tags)
+    assert "… and 7 more" in text and text.count("CASE REGRESSION") == MAX_REGRESSIONS
+    assert text.count("topic=T\\|") == 5
+
+
+def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(tmp_path):
+    from builders import TRUTHS, fact_of, write_jsonl
+
+    from ragspine_eval.extraction.report import make_baseline_entry
+    from ragspine_eval.extraction.run import fixture_targets, score_facts_file
+    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+    from ragspine_eval.ratchet import run_gate
+
+    cells = TRUTHS["pptx"]["cells"]
+    good = score_facts_file(write_jsonl(tmp_path / "ok.jsonl", [fact_of(c) for c in cells]),
+                            fixture_targets("pptx"))
+    baseline = tmp_path / "b.json"
+    run_gate(baseline, "pptx", make_baseline_entry(good.reports["pptx"]))
+    facts = [fact_of(c) for c in cells]
+    facts[0]["value"] = "WRONG"
+    bad = score_facts_file(write_jsonl(tmp_path / "bad.jsonl", facts), fixture_targets("pptx"))
+    result = run_gate(baseline, "pptx", make_baseline_entry(bad.reports["pptx"]))
+    text = extraction_summary_markdown(bad, {"pptx": result})
+    assert text.startswith("## ragspine-eval extraction · pptx: FAIL")
+    assert "| pptx · cell_value |" in text and "| pptx · coverage |" in text
+    assert f"CASE REGRESSION [pptx] cell_value: {cells[0]['sheet']}!{cells[0]['cell_ref']}" in text
+    assert f"| cell_value | sheet=pptx:{cells[0]['sheet']} | 1/" in text
