@@ -39,13 +39,17 @@ class Plan:
     parallel_n: int
     extraction_cells: tuple[int, ...]
     notebooks: bool
+    reuse_n: int = 10_000  # warm re-runs (both modes) and one edited case
+    resume_n: int = 100_000
+    dask_n: int = 10_000
 
 
 FULL = Plan(tool_sizes=(1_000, 10_000, 100_000), agent_sizes=(1_000, 10_000), compare_n=10_000,
             tool_repeats=3, agent_repeats=2, parallel_n=10_000,
             extraction_cells=(10_000, 100_000, 1_000_000), notebooks=True)
 QUICK = Plan(tool_sizes=(71, 142), agent_sizes=(71, 142), compare_n=142, tool_repeats=1,
-             agent_repeats=1, parallel_n=142, extraction_cells=(1_000, 10_000), notebooks=False)
+             agent_repeats=1, parallel_n=142, extraction_cells=(1_000, 10_000), notebooks=False,
+             reuse_n=142, resume_n=284, dask_n=142)
 
 
 def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -96,6 +100,24 @@ def parallel(plan: Plan, goldens: Path, say: Any) -> dict[str, Any]:
             "ceiling": round(ceiling, 3)}
 
 
+def reuse(plan: Plan, goldens: Path, say: Any) -> dict[str, Any]:
+    """Issue 17: warm re-runs, one edited case, a resumed run, the Dask executor."""
+    golden = str(cycled_golden_set(plan.reuse_n, goldens))
+    out: dict[str, Any] = {}
+    for mode in ("tool", "agent"):
+        say(f"reuse: cold then warm, {mode}, {plan.reuse_n:,} cases")
+        out[f"warm_{mode}"] = child.run("reuse:warm", golden=golden, mode=mode)
+    say(f"reuse: one golden case edited, tool, {plan.reuse_n:,} cases")
+    out["one_changed"] = child.run("reuse:one_changed", golden=golden, mode="tool")
+    say(f"reuse: stopped at 50% and resumed, tool, {plan.resume_n:,} cases")
+    out["resume"] = child.run("reuse:resume", golden=str(cycled_golden_set(plan.resume_n, goldens)),
+                              mode="tool")
+    say(f"reuse: Dask 2-worker LocalCluster against --jobs 1, agent, {plan.dask_n:,} cases")
+    out["dask"] = child.run("reuse:dask", golden=str(cycled_golden_set(plan.dask_n, goldens)),
+                            mode="agent")
+    return out
+
+
 def extraction(plan: Plan, say: Any) -> list[dict[str, Any]]:
     rows = []
     for n in plan.extraction_cells:
@@ -136,9 +158,20 @@ def machine() -> dict[str, Any]:
 
 
 def target_values(qa: dict[str, Any], par: dict[str, Any] | None,
-                  ext: list[dict[str, Any]], plan: Plan) -> tuple[dict[str, float], dict[str, str]]:
+                  ext: list[dict[str, Any]], plan: Plan, reused: dict[str, Any] | None = None
+                  ) -> tuple[dict[str, float], dict[str, str]]:
     values: dict[str, float] = {}
     at: dict[str, str] = {}
+    if reused:
+        for mode in ("tool", "agent"):
+            values[f"warm_{mode}"] = reused[f"warm_{mode}"]["share"]
+            at[f"warm_{mode}"] = f"{plan.reuse_n:,} cases"
+        values["one_changed"] = reused["one_changed"]["computed"]
+        at["one_changed"] = f"{plan.reuse_n:,} cases"
+        values["resume"] = reused["resume"]["after_kill_share"]
+        at["resume"] = f"{plan.resume_n:,} cases"
+        values["dask"] = reused["dask"]["speedup"]
+        at["dask"] = f"{plan.dask_n:,} cases"
     tool, agent = qa.get("tool"), qa.get("agent")
     if tool:
         small, large = tool["ours"][plan.tool_sizes[0]], tool["ours"][plan.tool_sizes[-1]]
@@ -199,6 +232,22 @@ def table(results: dict[str, Any]) -> list[str]:
                   f"  this machine's ceiling: the engine-only floor takes {par['floor_alone_s']:.2f} s "
                   f"alone and {max(par['floor_pair_s']):.2f} s as one of two at once, so two "
                   f"processes do at most {par['ceiling']:.2f}x the work of one"]
+    rr = results.get("reuse")
+    if rr:
+        lines += ["", "re-runs (outcome cache):"]
+        for mode in ("tool", "agent"):
+            w = rr[f"warm_{mode}"]
+            lines.append(f"  {mode}, {w['n_cases']:,} cases: cold {w['cold_s']:.2f} s, warm "
+                         f"{w['warm_s']:.2f} s ({w['share']:.1%}), {w['reused']:,} reused")
+        oc, rs, dk = rr["one_changed"], rr["resume"], rr["dask"]
+        lines.append(f"  one golden case edited: {oc['computed']} re-run, {oc['seconds']:.2f} s")
+        lines.append(f"  stopped at 50% of {rs['n_cases']:,}: full {rs['full_s']:.2f} s, before "
+                     f"the stop {rs['before_interrupt_s']:.2f} s, resumed {rs['resumed_s']:.2f} s "
+                     f"({rs['after_kill_share']:.1%}; {rs['total_share']:.1%} with the part "
+                     f"before the stop)")
+        lines.append(f"  Dask, 2 workers, agent, {dk['n_cases']:,} cases: --jobs 1 "
+                     f"{dk['jobs_1_s']:.2f} s, dask {dk['dask_2_workers_s']:.2f} s "
+                     f"({dk['speedup']:.2f}x), same report: {dk['same_report']}")
     if results.get("extraction"):
         lines += ["", f"{'run_eval':<26} {'cells':>10} {'time':>9} {'cells/s':>10} "
                       f"{'peak MiB':>9} {'inputs MiB':>11}"]
@@ -238,9 +287,11 @@ def main(argv: list[str] | None = None) -> int:
                                                       ("agent", plan.agent_sizes,
                                                        plan.agent_repeats))}
         results["parallel"] = parallel(plan, goldens, say)
+        results["reuse"] = reuse(plan, goldens, say)
     results["extraction"] = extraction(plan, say)
     results["notebooks"] = notebooks(say) if plan.notebooks else None
-    values, at = target_values(results["qa"], results["parallel"], results["extraction"], plan)
+    values, at = target_values(results["qa"], results["parallel"], results["extraction"], plan,
+                               results["reuse"])
     results["targets"] = verdicts(values, at)
     results["duration_s"] = round(time.perf_counter() - clock, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -36,6 +36,8 @@ def fmt(value: float, unit: str) -> str:
         return f"{value:.3f}x"
     if unit == "s":
         return f"{value:.2f} s"
+    if unit == "cases":
+        return f"{value:,.0f} cases"
     return f"{value:,.0f} {unit}"
 
 
@@ -52,6 +54,16 @@ TARGETS = (
            "MiB"),
     Target("parallel", "QA tool mode: --jobs 2 speedup over --jobs 1", 1.7, "at_least",
            "ratio"),
+    Target("warm_tool", "QA tool mode: a re-run with nothing changed, share of the cold run",
+           0.05, "at_most", "share"),
+    Target("warm_agent", "QA agent mode: a re-run with nothing changed, share of the cold run",
+           0.05, "at_most", "share"),
+    Target("one_changed", "QA tool mode: cases re-run after one golden case was edited", 1,
+           "at_most", "cases"),
+    Target("resume", "QA tool mode: resumed after a stop at 50%, share of a full run", 0.55,
+           "at_most", "share"),
+    Target("dask", "QA agent mode: Dask, 2-worker LocalCluster, speedup over --jobs 1", 1.6,
+           "at_least", "ratio"),
     Target("extraction_time", "run_eval at the largest cell count: time", 5.0, "at_most", "s"),
     Target("extraction_memory", "run_eval at the largest cell count: peak memory", 2048,
            "at_most", "MiB"),

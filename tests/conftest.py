@@ -62,11 +62,15 @@ def built_kb(tmp_path_factory):
 
 
 def same_run(report: dict, *, gated: bool = False) -> dict:
-    """A JSON report without what differs between two runs of the same inputs: its times (and,
-    with gated=True, the baseline entry a CLI run names, which a library run does not)."""
+    """A JSON report without what differs between two runs of the same inputs: its times and
+    what the outcome cache reused (and, with gated=True, the baseline entry a CLI run names,
+    which a library run does not)."""
     data = json.loads(json.dumps(report))
     prov = data.get("provenance") or {}
     prov.pop("times", None)
+    prov.pop("cache", None)
+    for case in data.get("cases") or ():
+        case.pop("reused", None)
     if gated:
         prov["baseline"] = None
     return data
@@ -81,3 +85,10 @@ def tiny_golden(tmp_path):
              [l for l in lines if '"refusal"' in l][:2] + [l for l in lines if '"composite"' in l][:1]
     path.write_text("\n".join(picked) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture(autouse=True)
+def own_outcome_cache(tmp_path_factory, monkeypatch):
+    """Each test starts with an empty outcome cache of its own (subprocesses and notebook kernels
+    inherit it), so no test reads an answer another test's engine gave."""
+    monkeypatch.setenv("RAGSPINE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("outcome-cache")))

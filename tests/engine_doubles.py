@@ -93,3 +93,19 @@ class ScriptedEngine:
 def traced(trace: str | Path) -> list[str]:
     path = Path(trace)
     return path.read_text(encoding="utf-8").split("\n")[:-1] if path.exists() else []
+
+
+class DiesOnceEngine(ScriptedEngine):
+    """Kills the process it runs in the first time it meets case `victim` (a marker file says it
+    already did), then answers like ScriptedEngine: a worker lost mid-run whose cases must run
+    again elsewhere."""
+
+    def __init__(self, victim: str, marker: str):
+        super().__init__()
+        self.victim, self.marker = victim, marker
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        if case.id == self.victim and not os.path.exists(self.marker):
+            Path(self.marker).write_text("died once\n", encoding="utf-8")
+            os._exit(9)
+        return super().run_case(case)

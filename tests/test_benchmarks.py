@@ -30,7 +30,7 @@ def test_only_measured_targets_get_a_verdict():
 
 def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
-                          cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+                          cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     table = done.stdout
     for target in TARGETS:
@@ -48,4 +48,10 @@ def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
             assert run["engine_errors"] == 0 and 0 < run["engine_s"] < run["total_s"]
     assert data["parallel"]["speedup"] > 0 and data["parallel"]["ceiling"] > 0
     assert [r["n_cells"] for r in data["extraction"]] == data["plan"]["extraction_cells"]
+    reuse = data["reuse"]
+    for mode in ("tool", "agent"):
+        assert reuse[f"warm_{mode}"]["reused"] == data["plan"]["reuse_n"]
+    assert reuse["one_changed"]["computed"] == 1
+    assert reuse["resume"]["reused"] >= data["plan"]["resume_n"] // 2
+    assert reuse["dask"]["same_report"] is True
     assert data["machine"]["nproc"] >= 1 and data["machine"]["python"]

@@ -21,7 +21,8 @@ def _normalise(requirement: str) -> str:
 def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = {_normalise(r) for r in project["dependencies"]}
-    wanted |= {_normalise(r) for r in project["optional-dependencies"]["dev"]}
+    for extra in ("dev", "dask"):
+        wanted |= {_normalise(r) for r in project["optional-dependencies"][extra]}
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     assert {_normalise(r) for r in pip} == wanted

@@ -58,12 +58,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{DEFAULT_RETRIES})")
     parser.add_argument("--fail-fast", action="store_true",
                         help="stop at the first engine error; later cases are recorded as not run")
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help="local: threads or worker processes of this machine (--jobs); "
+                             "dask: a Dask LocalCluster of --jobs workers, or the cluster at "
+                             "--scheduler (default: local)")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                        help="with --executor dask: an existing Dask scheduler to run on "
+                             "(default: a LocalCluster on this machine)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="call the engine for every case, reusing no stored outcome (the "
+                             "outcome cache is on for the in-process engine by default)")
+    parser.add_argument("--cache-key", metavar="TEXT",
+                        help="http or callable engine: reuse stored outcomes, keyed by TEXT "
+                             "naming what is deployed (e.g. a build id); without it they are "
+                             "never cached")
     add_gate_arguments(parser, paths.QA_BASELINE)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.cli.common import BadInput
     from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
 
+    if args.scheduler and args.executor != "dask":
+        raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     progress = _progress(args)
     echo = _Echo(progress)
     try:
@@ -73,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
             outputs=QAOutputs(args.report, args.junit, args.summary_md),
             options=gate_options(args), record_command=lambda spec: record_command(args, spec),
             echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
-            retries=args.retries, fail_fast=args.fail_fast, progress=progress)
+            retries=args.retries, fail_fast=args.fail_fast, progress=progress,
+            cache=False if args.no_cache else None, cache_key=args.cache_key,
+            executor=args.executor, scheduler=args.scheduler)
     finally:
         echo.end_progress()
     return gated.exit_code

@@ -77,6 +77,8 @@ class Provenance:
     times: RunTimes | None = field(default=None)
     facts: InputRef | None = None  # extraction scored from a facts file: that file
     documents: InputRef | None = None  # extraction run by the engine: the documents it read
+    # QA: outcomes reused from the outcome cache and computed ({"reused", "computed", "folder"})
+    cache: dict[str, Any] | None = None
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -117,6 +119,9 @@ class Provenance:
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
+        if self.cache is not None:
+            out.append(f"outcome cache {self.cache.get('folder')}: {self.cache.get('reused')} "
+                       f"reused, {self.cache.get('computed')} computed")
         commit = (self.git_commit or "unknown")[:12]
         dirty = {True: " (dirty tree)", False: "", None: ""}[self.git_dirty]
         when = (f" · started {self.times.started_at} · {self.times.duration_s:.1f} s"

@@ -141,6 +141,7 @@ class CaseRecord:
     clarification_mode: str
     refused: bool
     error: str | None
+    reused: bool = False  # the outcome came from the outcome cache (qa/cache.py)
 
     @classmethod
     def of(cls, case: GoldenCase, out: CaseOutcome) -> CaseRecord:

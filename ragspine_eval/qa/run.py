@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,10 @@ def run_qa_eval(
     retries: int | None = None,
     fail_fast: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    cache: bool | None = None,
+    cache_key: str | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
@@ -43,11 +48,18 @@ def run_qa_eval(
     engines.factory) or an Engine object; `mode` defaults to the engine's first mode. `progress`
     is called with (cases done, cases in total, errors so far). The report carries its
     provenance (no baseline yet: the caller that gates adds it).
+
+    The outcome cache (cache.py): `cache=None` uses it for the in-process engine, and for an HTTP
+    or callable engine only when `cache_key` names what is deployed; `cache=False` never uses
+    it. Reused outcomes are marked in the case records (`reused`) and counted in the
+    provenance (`cache`); the report is otherwise the same as a run that called the engine.
+
+    `executor`: "local" (runner.py: threads, or worker processes with `jobs`) or "dask"
+    (dask_executor.py: a LocalCluster of `jobs` workers, or the cluster at `scheduler`).
     """
     from ragspine_eval.qa.engines.factory import build_engine, parse_engine
     from ragspine_eval.qa.kb import build_eval_kb
     from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT, RunOptions
-    from ragspine_eval.qa.runner import run_cases as run
 
     clock = Clock()
     options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
@@ -61,20 +73,93 @@ def run_qa_eval(
         else:
             eng = engine  # type: ignore[assignment]
             mode = mode or eng.mode
+        store = _outcome_cache(spec, eng, mode, kb.fingerprint, cache, cache_key)
         try:
-            outcomes = run(eng, cases, options, progress)
+            runner = _runner(executor, scheduler)
+            outcomes, reused = _run_with_cache(runner, eng, cases, options, progress, store)
         finally:
             close = getattr(eng, "close", None)
             if spec is not None and callable(close):
                 close()
     name = getattr(eng, "name", eng.label)
     report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), engine=name)
+    if any(reused):
+        report.cases = [replace(record, reused=True) if was_reused else record
+                        for record, was_reused in zip(report.cases, reused, strict=True)]
     # the in-process engine is the installed rag-spine; any other is named by what it is
     in_process = spec is not None and spec.kind == "ragspine"
     report.provenance = qa_provenance(
         report, golden_path, InputRef(display_path(kb_dir), kb.fingerprint), clock,
         **({} if in_process else {"engine": name, "engine_version": None}))
+    if store is not None:
+        report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
     return report
+
+
+def _outcome_cache(spec: Any, eng: Engine, mode: str, kb_fingerprint: str,
+                   cache: bool | None, cache_key: str | None):  # noqa: ANN202
+    """The run's OutcomeCache, or None when this run does not use one (see run_qa_eval)."""
+    from ragspine_eval.qa.cache import (
+        EngineIdentity,
+        OutcomeCache,
+        cache_dir,
+        installed_engine_fingerprint,
+    )
+
+    if cache is False or spec is None:
+        return None
+    if spec.kind == "ragspine":
+        from importlib.metadata import version
+
+        identity = EngineIdentity("ragspine", "rag-spine", version("rag-spine"),
+                                  installed_engine_fingerprint())
+    elif cache_key:
+        identity = EngineIdentity(spec.kind, spec.name, None, cache_key)
+    else:
+        return None  # an HTTP or callable engine: nothing we can see says what is deployed
+    return OutcomeCache(cache_dir(), identity, mode, kb_fingerprint)
+
+
+EXECUTORS = ("local", "dask")
+
+
+def _runner(executor: str, scheduler: str | None) -> Callable[..., list]:
+    """run_cases(engine, cases, options, progress) of the chosen executor."""
+    from ragspine_eval.qa.runner import run_cases
+
+    if executor == "local":
+        return run_cases
+    if executor == "dask":
+        from functools import partial
+
+        from ragspine_eval.qa.dask_executor import run_cases_dask
+
+        return partial(run_cases_dask, scheduler=scheduler)
+    raise ValueError(f"unknown executor {executor!r}; expected one of {', '.join(EXECUTORS)}")
+
+
+def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, options: Any,
+                    progress: Any, store: Any) -> tuple[list, list[bool]]:
+    """Outcomes in case order and, per case, whether it was reused. Only the cases the cache
+    cannot answer reach the engine; each answer is stored as soon as it comes, so that a run
+    killed part-way resumes from where it was."""
+    from ragspine_eval.qa.cache import StoringEngine
+
+    if store is None:
+        return run_cases(eng, cases, options, progress), [False] * len(cases)
+    known = store.get_many(cases)
+    todo = [case for case, out in zip(cases, known, strict=True) if out is None]
+    reused = len(cases) - len(todo)
+
+    def ticked(done: int, total: int, errors: int) -> None:
+        progress(done + reused, len(cases), errors)
+
+    if progress and reused:
+        progress(reused, len(cases), 0)
+    fresh = iter(run_cases(StoringEngine(eng, store), todo, options,
+                           ticked if progress else None))
+    outcomes = [next(fresh) if out is None else out for out in known]
+    return outcomes, [out is not None for out in known]
 
 
 def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | None,

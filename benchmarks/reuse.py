@@ -1,0 +1,98 @@
+"""Re-runs that skip known work, and runs spread over a Dask cluster (issue 17).
+
+Each function runs in its own process (benchmarks.child) with an outcome cache of its own in a
+scratch folder, and times what a user's command does: `run_qa_eval` plus the JSON report.
+- warm: a cold run (empty cache), then the same command again (nothing changed);
+- one_changed: after a cold run, one golden case edited, run again: how many reached the engine;
+- resume: a run interrupted when half its cases are answered (Ctrl-C), then the same command
+  again; the figure is (time before the interrupt + the resumed run) / a full cold run;
+- dask: `--executor dask` on a 2-worker LocalCluster against `--jobs 1`, cache off in both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _timed_run(golden: str, mode: str, **options: Any) -> tuple[float, Any]:
+    from ragspine_eval.files import write_json_atomic
+    from ragspine_eval.qa.run import run_qa_eval
+
+    with tempfile.TemporaryDirectory(prefix="ragspine-bench-report-") as scratch:
+        started = time.perf_counter()
+        report = run_qa_eval(golden, mode, **options)
+        write_json_atomic(Path(scratch) / "report.json", report.to_dict())
+        return time.perf_counter() - started, report
+
+
+def _fresh_cache(scratch: str) -> None:
+    os.environ["RAGSPINE_EVAL_CACHE_DIR"] = str(Path(scratch) / "cache")
+
+
+def warm(golden: str, mode: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="ragspine-bench-cache-") as scratch:
+        _fresh_cache(scratch)
+        cold_s, cold = _timed_run(golden, mode)
+        warm_s, again = _timed_run(golden, mode)
+    return {"n_cases": cold.n_cases, "cold_s": round(cold_s, 3), "warm_s": round(warm_s, 3),
+            "share": round(warm_s / cold_s, 4), "reused": again.provenance.cache["reused"]}
+
+
+def one_changed(golden: str, mode: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="ragspine-bench-cache-") as scratch:
+        _fresh_cache(scratch)
+        edited = Path(scratch) / "golden.jsonl"
+        lines = Path(golden).read_text(encoding="utf-8").splitlines()
+        _timed_run(golden, mode)
+        case = json.loads(lines[len(lines) // 2])
+        case["question"] += "？"
+        lines[len(lines) // 2] = json.dumps(case, ensure_ascii=False)
+        edited.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        seconds, report = _timed_run(str(edited), mode)
+    return {"n_cases": report.n_cases, "seconds": round(seconds, 3),
+            "computed": report.provenance.cache["computed"]}
+
+
+def resume(golden: str, mode: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="ragspine-bench-cache-") as scratch:
+        _fresh_cache(scratch)
+        full_s, full = _timed_run(golden, mode)
+        _fresh_cache(scratch + "/second")
+        half = full.n_cases // 2
+
+        def interrupt(done: int, total: int, errors: int) -> None:
+            if done >= half:
+                raise KeyboardInterrupt
+
+        started = time.perf_counter()
+        try:
+            _timed_run(golden, mode, progress=interrupt)
+        except KeyboardInterrupt:
+            pass
+        before_s = time.perf_counter() - started
+        resumed_s, resumed = _timed_run(golden, mode)
+    return {"n_cases": full.n_cases, "full_s": round(full_s, 3),
+            "before_interrupt_s": round(before_s, 3), "resumed_s": round(resumed_s, 3),
+            "reused": resumed.provenance.cache["reused"],
+            "after_kill_share": round(resumed_s / full_s, 4),
+            "total_share": round((before_s + resumed_s) / full_s, 4)}
+
+
+def dask(golden: str, mode: str) -> dict[str, Any]:
+    serial_s, serial = _timed_run(golden, mode, cache=False)
+    dask_s, on_dask = _timed_run(golden, mode, cache=False, executor="dask", jobs=2)
+    same = _comparable(serial) == _comparable(on_dask)
+    return {"n_cases": serial.n_cases, "jobs_1_s": round(serial_s, 3),
+            "dask_2_workers_s": round(dask_s, 3), "speedup": round(serial_s / dask_s, 3),
+            "same_report": same}
+
+
+def _comparable(report: Any) -> dict[str, Any]:
+    data = report.to_dict()
+    data["provenance"].pop("times", None)
+    return data
