@@ -243,6 +243,8 @@ class QAEvalReport:
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),
             "fabrication_count": self.fabrication_count,
+            "fabrication_rate": self.fabrication_rate,
+            "fabrication_interval": list(self.fabrication_interval),
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
             "cases": [c.to_dict() for c in self.cases],
         }

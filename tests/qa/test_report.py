@@ -192,6 +192,8 @@ def test_fabrication_is_one_sentence_with_its_rate_and_interval():
     assert report.fabrication_sentence() == (
         f"fabrication: 1 of 1 refusal answers held an invented number, rate 1.00 "
         f"[{lo:.2f}, 1.00] (lower is better)")
+    data = report.to_dict()
+    assert (data["fabrication_rate"], data["fabrication_interval"]) == (1.0, [lo, 1.0])
     real = _real_report()
     assert real.fabrication_sentence().startswith(
         "fabrication: 0 of 13 refusal answers held an invented number, rate 0.00 [0.00, 0.23]")
