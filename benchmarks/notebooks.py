@@ -24,7 +24,12 @@ from ragspine_eval.paths import QA_BASELINE
 def notebook(mode: str = "agent") -> dict[str, Any]:
     """Execute qa.ipynb with papermill on the project's kernel, then render its HTML report."""
     from ragspine_eval.workbench.kernel import ensure_kernel
-    from ragspine_eval.workbench.notebooks import NOTEBOOKS_DIR, NotebookRun, execute, render_html
+    from ragspine_eval.workbench.notebooks import (
+        NOTEBOOKS_DIR,
+        NotebookRun,
+        execute,
+        render_html,
+    )
 
     ensure_kernel()
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-nb-") as scratch:

@@ -53,6 +53,39 @@ def frames_report(*, num2_right: bool = True, mode: str = "tool"):
     return evaluate(cases, outcomes, mode, reference_texts={HK_DOC: SHORT_HK_TEXT})
 
 
+_REAL: dict[str, tuple] = {}
+
+
+def real_run(mode: str = "tool"):
+    """The in-process engine's (cases, outcomes, reference texts) on the committed golden set,
+    made once per mode and test session; callers must not change them."""
+    if mode not in _REAL:
+        import tempfile
+
+        from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
+        from ragspine_eval.qa.engines.factory import build_engine, parse_engine
+        from ragspine_eval.qa.golden import load_golden_set
+        from ragspine_eval.qa.kb import build_eval_kb
+        from ragspine_eval.qa.runner import RunOptions, run_cases
+
+        cases = load_golden_set(QA_GOLDEN_SET)
+        with tempfile.TemporaryDirectory(prefix="ragspine-eval-test-kb-") as scratch:
+            kb = build_eval_kb(KB_DIR, scratch)
+            engine = build_engine(parse_engine("ragspine", mode), kb, case_timeout=120)
+            outcomes = run_cases(engine, cases, RunOptions(1, 120, False))
+            _REAL[mode] = (cases, outcomes, kb.narrative_texts())
+    return _REAL[mode]
+
+
+def real_case(case_id: str, mode: str = "tool"):
+    """(golden case, the engine's outcome, reference texts) of one committed case."""
+    import copy
+
+    cases, outcomes, refs = real_run(mode)
+    at = next(i for i, c in enumerate(cases) if c.id == case_id)
+    return cases[at], copy.deepcopy(outcomes[at]), refs
+
+
 # --- extraction ----------------------------------------------------------------------------------
 
 TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))

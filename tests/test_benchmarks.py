@@ -55,3 +55,14 @@ def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     assert reuse["resume"]["reused"] >= data["plan"]["resume_n"] // 2
     assert reuse["dask"]["same_report"] is True
     assert data["machine"]["nproc"] >= 1 and data["machine"]["python"]
+
+
+def test_the_report_benchmark_scores_and_writes_a_cycled_set():
+    done = subprocess.run([sys.executable, "-m", "benchmarks.report", "--n", "142", "--repeats", "1"],
+                          cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["n_cases"] == 142 and result["report_mib"] > 0
+    assert result["total_s"] >= result["evaluate_s"] > 0 and result["peak_rss_mib"] > 0
+    # the committed set fails some gates in tool mode; cycled twice, each failure twice, with evidence
+    assert result["failures_with_evidence"] > 0 and result["failures_with_evidence"] % 2 == 0

@@ -4,9 +4,10 @@ while cases run.
 
 Pure functions from a report (and the stored baseline entry, when there is one) to lines of
 text, so the table a CI log shows is the one a test checks. The "95% CI" column is each gate's
-Wilson interval; it is shown to inform and takes no part in the verdict. The fabrication row
-counts: the refusal cases whose answer held a number out of all refusal cases, the interval of
-that share, and the stored count.
+Wilson interval; it is shown to inform and takes no part in the verdict. Fabrication is shown
+as every output shows it (QAEvalReport.fabrication_sentence): the rate of refusal answers that
+held an invented number (lower is better) with the Wilson interval of that rate, the refusal
+cases that passed, the stored count, and the one sentence under the table.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from ragspine_eval.extraction.report import COVERAGE
 from ragspine_eval.extraction.scoring import EvalReport
-from ragspine_eval.outputs.stats import format_interval, wilson_interval
+from ragspine_eval.outputs.stats import format_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.report import QAEvalReport
 
@@ -42,11 +43,12 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
                      f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {failing}")
     fab = report.fabrication
     base_fab = (stored or {}).get("fabrication_count")
-    fabricated = report.fabrication_count
-    lines.append(f"{FABRICATION + ' (count)':<31} {fabricated:>7} "
-                 f"{format_interval(wilson_interval(fabricated, fab.total)):>12} "
-                 f"{fabricated:>4}/{fab.total:<4} {'-' if base_fab is None else base_fab:>9}  "
+    base_text = "-" if base_fab is None else f"count {base_fab}"
+    lines.append(f"{FABRICATION + ' (lower is better)':<31} {report.fabrication_rate:>7.4f} "
+                 f"{format_interval(report.fabrication_interval):>12} "
+                 f"{fab.passed:>4}/{fab.total:<4} {base_text:>9}  "
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
+    lines.append(report.fabrication_sentence())
     for case in report.errors[:MAX_IDS_SHOWN]:
         lines.append(f"error {case.id}: {case.error}")
     if len(report.errors) > MAX_IDS_SHOWN:

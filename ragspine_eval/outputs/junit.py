@@ -6,7 +6,7 @@ The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report 
       <testsuite name tests failures errors skipped [timestamp]>
         <properties><property name value/>...</properties>      (the run's provenance)
         <testcase name classname>
-          <failure message type>expected: ...&#10;actual: ...</failure>
+          <failure message type>expected: ...&#10;actual: ...[&#10;why: ...]</failure>
         </testcase>
       </testsuite>
     </testsuites>
@@ -56,6 +56,7 @@ class JUnitCase:
     expected: str | None = None
     actual: str | None = None
     regressed: bool = False  # failing now, passed at baseline time
+    explanation: str | None = None  # the gate's sentence saying why, when it has one
 
 
 def _clean(text: str | None) -> str:
@@ -96,6 +97,8 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
                 failure = ET.SubElement(element, "failure", message=_message(case),
                                         type="Regression" if case.regressed else "AssertionError")
                 failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
+                if case.explanation:
+                    failure.text += f"\nwhy: {_clean(case.explanation)}"
         total, failed = total + len(members), failed + n_failed
     root.set("tests", str(total))
     root.set("failures", str(failed))
@@ -121,7 +124,7 @@ def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None =
     comparison, the case regressions it found are marked."""
     regressed = _regressed(comparison)
     return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
-                      (gate, r.id) in regressed)
+                      (gate, r.id) in regressed, r.explanation)
             for gate, metric in report.gates().items() for r in metric.results]
 
 

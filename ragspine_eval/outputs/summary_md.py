@@ -7,6 +7,8 @@ The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harn
 sheets where most cells fail as its "tags"). Invariants: short by
 construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
 regression lines with a count of the rest), and pipes in ids or tag values never break a table.
+Fabrication reads as in the CLI (QAEvalReport.fabrication_sentence): the rate of fabricating
+refusal answers, lower is better, with the Wilson interval of that rate.
 """
 
 from __future__ import annotations
@@ -30,26 +32,40 @@ MAX_REGRESSIONS = 20
 
 @dataclass(frozen=True)
 class GateRow:
-    """One gate: `value` is what the table shows as the result (a rate, or a count)."""
+    """One gate: `value` is what the table shows as the result (a rate, or a count);
+    `interval` replaces the pass rate's interval where the result is another rate (fabrication:
+    the share of fabricating answers)."""
 
     gate: str
     passed: int
     total: int
     value: str
     baseline: str = "-"
+    interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
 class TagRow:
+    """A gate's cases with one tag value; `lower_is_better` rows (fabrication) show the share
+    of failing cases and its interval, as the gate table does."""
+
     gate: str
     tag: str
     value: str
     passed: int
     total: int
+    lower_is_better: bool = False
 
     @property
     def failed(self) -> int:
         return self.total - self.passed
+
+    def rate_and_interval(self) -> tuple[str, str]:
+        if self.lower_is_better:
+            return (f"{self.failed / self.total:.2f} fabricated",
+                    format_interval(wilson_interval(self.failed, self.total)))
+        return (f"{self.passed / self.total:.2f}",
+                format_interval(wilson_interval(self.passed, self.total)))
 
 
 def _cell(text: object) -> str:
@@ -58,14 +74,18 @@ def _cell(text: object) -> str:
 
 def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      gates: Iterable[GateRow], regressions: Sequence[str],
-                     tags: Iterable[TagRow], top_tags: int = TOP_TAGS) -> str:
+                     tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
+                     notes: Sequence[str] = ()) -> str:
     lines = [f"## {_cell(title)}: {verdict}", ""]
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
     for g in gates:
-        interval = format_interval(wilson_interval(g.passed, g.total)) if g.total else "-"
+        interval = (format_interval(g.interval) if g.interval is not None else
+                    format_interval(wilson_interval(g.passed, g.total)) if g.total else "-")
         lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | {interval} | "
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
+    if notes:
+        lines += [""] + [_cell(note) for note in notes]
     lines += ["", "### Regressions", ""]
     if regressions:
         lines += [f"- {_cell(r)}" for r in regressions[:MAX_REGRESSIONS]]
@@ -79,9 +99,9 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
     if failing:
         lines += ["| gate | tag | failed | rate | 95% CI |", "|---|---|---:|---:|---:|"]
         for t in failing[:top_tags]:
+            rate, interval = t.rate_and_interval()
             lines.append(f"| {_cell(t.gate)} | {_cell(t.tag)}={_cell(t.value)} | "
-                         f"{t.failed}/{t.total} | {t.passed / t.total:.2f} | "
-                         f"{format_interval(wilson_interval(t.passed, t.total))} |")
+                         f"{t.failed}/{t.total} | {rate} | {interval} |")
     else:
         lines.append("No case fails.")
     return "\n".join(lines) + "\n"
@@ -101,9 +121,12 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
             for name, m in report.metrics.items()]
     fab = report.fabrication
     stored_fab = (stored or {}).get("fabrication_count")
-    rows.append(GateRow(FABRICATION, fab.passed, fab.total, f"{report.fabrication_count} fabricated",
-                        "-" if stored_fab is None else f"{stored_fab} fabricated"))
-    tags = [TagRow(gate, key, value, b["passed"], b["total"])
+    rows.append(GateRow(f"{FABRICATION} (lower is better)", fab.passed, fab.total,
+                        f"{report.fabrication_rate:.4f} ({report.fabrication_count} of "
+                        f"{fab.total} fabricated)",
+                        "-" if stored_fab is None else f"{stored_fab} fabricated",
+                        report.fabrication_interval))
+    tags = [TagRow(gate, key, value, b["passed"], b["total"], gate == FABRICATION)
             for gate, metric in report.gates().items()
             for key, values in sorted(metric.by_tag.items())
             for value, b in sorted(values.items())]
@@ -112,7 +135,8 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     regressions = _regression_lines(result.comparison, report.mode) if result else []
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
-    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+    return summary_markdown(title, verdict, prov, rows, regressions, tags,
+                            notes=[report.fabrication_sentence()])
 
 
 def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:

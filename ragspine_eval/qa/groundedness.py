@@ -7,6 +7,11 @@ narrative_doc (narrative and composite cases):
 - answer_accuracy: the recall of the expected narrative doc's content tokens in the answer
   reaches `ANSWER_RECALL_THRESHOLD`.
 
+Each metric also says why: `judge_claims` gives every claim as a `ClaimCheck` (entailed, the
+share of its content tokens the context holds, the tokens it lacks), and `recall_check` gives
+the recall with the reference's tokens the answer lacks. A judge that only answers `entails`
+still works: its ClaimChecks carry no coverage (None) and no missing tokens.
+
 The default judge, `LexicalOverlapJudge`, is deterministic: a claim is entailed iff the share of
 its content tokens found in the context reaches `ENTAILMENT_THRESHOLD`. Tokens are ASCII
 alphanumeric runs (lower-cased) and single CJK characters; a short list of function words is not
@@ -24,8 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 GROUNDEDNESS_METRICS = ("faithfulness", "answer_accuracy")
 
@@ -50,9 +56,37 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s|$)")
 
 
 class EntailmentJudge(Protocol):
-    """Decides whether a claim is entailed by a context (a list of retrieved passages)."""
+    """Decides whether a claim is entailed by a context (a list of retrieved passages).
+
+    A judge may also offer `assess(claim, context) -> ClaimCheck`, to say how much of the claim
+    the context covers and what it lacks; `check_claim` uses it where it exists."""
 
     def entails(self, claim: str, context: Sequence[str]) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    """One claim as the judge saw it: entailed or not, the share of its content tokens found in
+    the context (None when the judge cannot say), and the distinct tokens the context lacks, in
+    the claim's order."""
+
+    claim: str
+    entailed: bool
+    coverage: float | None = None
+    missing: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "entailed": self.entailed,
+                "coverage": None if self.coverage is None else round(self.coverage, 4),
+                "missing": list(self.missing)}
+
+
+def check_claim(judge: EntailmentJudge, claim: str, context: Sequence[str]) -> ClaimCheck:
+    """The judge's `assess` where it has one, else its bare `entails` verdict."""
+    assess = getattr(judge, "assess", None)
+    if assess is not None:
+        return assess(claim, context)
+    return ClaimCheck(claim, bool(judge.entails(claim, context)))
 
 
 def tokens(text: str) -> list[str]:
@@ -120,6 +154,16 @@ class LexicalOverlapJudge:
         covered = sum(1 for t in claim_tokens if t in vocabulary)
         return covered / len(claim_tokens) >= self.threshold
 
+    def assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
+        """`entails`, with the coverage it compared with the threshold and the tokens missing."""
+        claim_tokens = _tokens(claim)
+        if not claim_tokens:
+            return ClaimCheck(claim, True, 1.0)
+        vocabulary = self._vocabulary_of(tuple(context))
+        absent = [t for t in claim_tokens if t not in vocabulary]
+        coverage = (len(claim_tokens) - len(absent)) / len(claim_tokens)
+        return ClaimCheck(claim, coverage >= self.threshold, coverage, tuple(dict.fromkeys(absent)))
+
     def _vocabulary_of(self, context: tuple[str, ...]) -> frozenset[str]:
         memo = self._memo
         if memo is None or memo[0] != context:  # by value: a reused list that changed is seen
@@ -127,15 +171,24 @@ class LexicalOverlapJudge:
         return memo[1]
 
 
+def judge_claims(answer: str, context: Sequence[str], judge: EntailmentJudge) -> list[ClaimCheck]:
+    """Every claim of the answer, checked against the context; [] when it makes none."""
+    return [check_claim(judge, c, context) for c in split_claims(answer)]
+
+
+def faithful_text(checks: Sequence[ClaimCheck]) -> tuple[bool, str]:
+    """(verdict, what was observed) for the faithfulness metric, from the claims' checks."""
+    if not checks:
+        return False, "no narrative claim to check"
+    missing = [c.claim for c in checks if not c.entailed]
+    if missing:
+        return False, f"{len(missing)}/{len(checks)} claims not entailed: {missing[0][:80]}"
+    return True, f"{len(checks)}/{len(checks)} claims entailed"
+
+
 def faithful(answer: str, context: Sequence[str], judge: EntailmentJudge) -> tuple[bool, str]:
     """(verdict, what was observed) for the faithfulness metric."""
-    claims = split_claims(answer)
-    if not claims:
-        return False, "no narrative claim to check"
-    missing = [c for c in claims if not judge.entails(c, context)]
-    if missing:
-        return False, f"{len(missing)}/{len(claims)} claims not entailed: {missing[0][:80]}"
-    return True, f"{len(claims)}/{len(claims)} claims entailed"
+    return faithful_text(judge_claims(answer, context, judge))
 
 
 def token_recall(reference: str, answer: str) -> float:
@@ -144,6 +197,29 @@ def token_recall(reference: str, answer: str) -> float:
     if not wanted:
         return 1.0
     return len(wanted.intersection(_scan(answer))) / len(wanted)
+
+
+@lru_cache(maxsize=64)
+def _ordered_tokens(text: str) -> tuple[str, ...]:
+    """The distinct tokens of a reference text, in the order they first occur."""
+    return tuple(dict.fromkeys(_scan(text)))
+
+
+def recall_check(reference: str, answer: str) -> tuple[float, list[str]]:
+    """(token_recall, the reference's distinct content tokens the answer lacks, in the
+    reference's order)."""
+    wanted = _ordered_tokens(reference)
+    if not wanted:
+        return 1.0, []
+    have = set(_scan(answer))
+    missing = [t for t in wanted if t not in have]
+    return (len(wanted) - len(missing)) / len(wanted), missing
+
+
+def token_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, token) of every content token of a text, as `tokens` finds them."""
+    return [(m.start(), m.end(), t) for m in _TOKEN.finditer(text)
+            if (t := m.group().lower()) not in _STOPWORDS]
 
 
 def accurate(reference: str, answer: str,

@@ -3,7 +3,14 @@
 `evaluate` applies every gate of gates.py to every (case, outcome) pair and gathers the verdicts
 into one `GateMetric` per gate: the six `report.metrics` (GATE_METRICS and
 GROUNDEDNESS_METRICS, kept apart and never merged) and `report.fabrication`, whose failures are
-`report.fabrication_count`. `make_baseline_entry` and `compare_to_baseline` connect a report to
+`report.fabrication_count`. Fabrication is shown one way everywhere (`fabrication_sentence`): the
+count, the rate of fabricating refusal answers (lower is better) and its Wilson interval.
+
+In the JSON report a failing verdict carries its explanation and evidence
+(`metrics[gate].failures[i]`); a passing one is only an id in `passed_ids`, so a 100k-case report
+stays bounded. Each case record keeps what the case view needs (the expected answer, reference
+date, sources, tool statuses, retrieved passages, narrative answer). Reports written before
+either read as they are, with those fields empty. `make_baseline_entry` and `compare_to_baseline` connect a report to
 the ratchet (ragspine_eval.ratchet); run.py's `run_qa_eval` makes a report from a golden set.
 
 Invariants: an outcome with an `error` fails every gate that applies to its case; pass_rate is
@@ -40,12 +47,16 @@ from ragspine_eval.qa.groundedness import (
 
 @dataclass(slots=True)
 class CaseResult:
-    """One case under one gate (read, never changed: see Verdict)."""
+    """One case under one gate (read, never changed: see Verdict). `evidence` is kept for a
+    failing verdict only (None for a passing one): at 100k cases the evidence of every passing
+    verdict would be most of the report, and says nothing an analyst needs."""
 
     id: str
     passed: bool
     expected: str | None
     actual: str | None
+    explanation: str | None = None
+    evidence: dict[str, Any] | None = None
 
 
 @dataclass
@@ -82,7 +93,7 @@ class GateMetric:
         return sorted(r.id for r in self.results if r.passed)
 
     def record(self, case: GoldenCase, verdict: Verdict) -> None:
-        self.results.append(CaseResult(case.id, verdict.passed, verdict.expected, verdict.actual))
+        self.results.append(_result(case.id, verdict))
         self.count_tags(case.tags.items(), verdict.passed)
 
     def count_tags(self, tags: Iterable[tuple[str, str]], passed: bool, n: int = 1) -> None:
@@ -101,7 +112,8 @@ class GateMetric:
             "pass_rate": self.pass_rate,
             "ci_lo": lo,
             "ci_hi": hi,
-            "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual}
+            "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual,
+                          "explanation": r.explanation, "evidence": r.evidence}
                          for r in self.failures],
             "by_tag": {key: {value: _bucket_with_interval(bucket)
                              for value, bucket in sorted(values.items())}
@@ -112,9 +124,11 @@ class GateMetric:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateMetric:
         """Rebuild from a JSON report; passing cases come back without expected/actual.
-        Intervals are recomputed from the counts, so reports written before them read too."""
+        Intervals are recomputed from the counts, so reports written before them read too, and
+        failures written before explanations and evidence come back without them (None)."""
         results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
-        results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"))
+        results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"),
+                               f.get("explanation"), f.get("evidence"))
                     for f in data.get("failures", [])]
         by_tag = {key: {value: {"total": b["total"], "passed": b["passed"]}
                         for value, b in values.items()}
@@ -122,14 +136,25 @@ class GateMetric:
         return cls(data["name"], results, by_tag)
 
 
+def _result(case_id: str, verdict: Verdict) -> CaseResult:
+    return CaseResult(case_id, verdict.passed, verdict.expected, verdict.actual,
+                      verdict.explanation, None if verdict.passed else verdict.evidence)
+
+
 def _bucket_with_interval(bucket: dict[str, int]) -> dict[str, Any]:
     lo, hi = wilson_interval(bucket["passed"], bucket["total"])
     return {"total": bucket["total"], "passed": bucket["passed"], "ci_lo": lo, "ci_hi": hi}
 
 
+_OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer")
+
+
 @dataclass(frozen=True)
 class CaseRecord:
-    """What a report keeps of each case: the question, what the engine did, and its fingerprint."""
+    """What a report keeps of each case: the question, when it is asked (reference_date, ISO)
+    and what it expects, what the engine did (its answer, route, tool statuses, sources, the
+    passages it retrieved and its narrative answer), and the case's fingerprint. The fields
+    after `error` came with the case view; a report written before them reads with empty ones."""
 
     id: str
     question: str
@@ -141,12 +166,30 @@ class CaseRecord:
     clarification_mode: str
     refused: bool
     error: str | None
+    reference_date: str | None = None
+    expected: dict[str, Any] = field(default_factory=dict)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    tool_statuses: list[str] = field(default_factory=list)
+    retrieved_context: list[str] = field(default_factory=list)
+    narrative_answer: str = ""
     reused: bool = False  # the outcome came from the outcome cache (qa/cache.py)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field; the engine's sources, tool statuses, passages and narrative answer only
+        when not empty (most cases have no passage: the report stays smaller, and reads back
+        the same)."""
+        data = dict(self.__dict__)
+        for name in _OMITTED_WHEN_EMPTY:
+            if not data[name]:
+                del data[name]
+        return data
 
     @classmethod
     def of(cls, case: GoldenCase, out: CaseOutcome) -> CaseRecord:
         return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
-                   out.answer, out.route, out.clarification_mode, out.refused, out.error)
+                   out.answer, out.route, out.clarification_mode, out.refused, out.error,
+                   case.reference_date.isoformat(), case.expected, out.sources,
+                   out.tool_statuses, out.retrieved_context, out.narrative_answer)
 
 
 @dataclass
@@ -166,6 +209,25 @@ class QAEvalReport:
         return self.fabrication.total - self.fabrication.passed
 
     @property
+    def fabrication_rate(self) -> float:
+        """The share of refusal cases whose answer held an invented number (lower is better;
+        0.0 when no case expects a refusal)."""
+        total = self.fabrication.total
+        return self.fabrication_count / total if total else 0.0
+
+    @property
+    def fabrication_interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of `fabrication_rate`."""
+        return wilson_interval(self.fabrication_count, self.fabrication.total)
+
+    def fabrication_sentence(self) -> str:
+        """Fabrication as every output shows it: count, rate (lower is better) and interval."""
+        lo, hi = self.fabrication_interval
+        return (f"fabrication: {self.fabrication_count} of {self.fabrication.total} refusal "
+                f"answers held an invented number, rate {self.fabrication_rate:.2f} "
+                f"[{lo:.2f}, {hi:.2f}] (lower is better)")
+
+    @property
     def errors(self) -> list[CaseRecord]:
         return [c for c in self.cases if c.error]
 
@@ -182,8 +244,10 @@ class QAEvalReport:
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),
             "fabrication_count": self.fabrication_count,
+            "fabrication_rate": self.fabrication_rate,
+            "fabrication_interval": list(self.fabrication_interval),
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
-            "cases": [c.__dict__ for c in self.cases],
+            "cases": [c.to_dict() for c in self.cases],
         }
 
     @classmethod
@@ -248,9 +312,11 @@ def evaluate(
             if verdict is None:
                 continue
             if out.error:
-                verdict = Verdict(False, verdict.expected, f"engine error: {out.error}")
-            metric.results.append(CaseResult(case.id, verdict.passed, verdict.expected,
-                                             verdict.actual))
+                verdict = Verdict(False, verdict.expected, f"engine error: {out.error}",
+                                  f"The engine raised an error, so the case fails every gate "
+                                  f"that applies: {out.error}",
+                                  {**verdict.evidence, "engine_error": out.error})
+            metric.results.append(_result(case.id, verdict))
             counts[tags, verdict.passed] += 1
         records.append(CaseRecord.of(case, out))
     by_id = list(tag_sets)

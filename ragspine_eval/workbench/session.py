@@ -4,7 +4,8 @@
 ever writing the baseline (recording a baseline is the CLI's job, on purpose: a notebook run is
 exploration or CI, never a review). `assert_gate` is the notebooks' last cell: it raises an
 AssertionError naming every regression, so papermill exits non-zero and the failing cell sits at
-the bottom of the output notebook. A mode with no baseline passes. Relative paths are taken from
+the bottom of the output notebook. A mode with no baseline passes. `show_case` shows one case
+whole (workbench.case_view). Relative paths are taken from
 the project root (see paths.from_root), so a notebook behaves the same from any working folder.
 """
 
@@ -117,6 +118,17 @@ def other_mode_report(run: QARun) -> QAEvalReport | None:
         return None
     other = "agent" if run.key == "tool" else "tool"
     return load_report(run.report_path.with_name(f"qa_{other}.json"))
+
+
+def show_case(run: QARun, case_id: str) -> Any:
+    """One case whole (question, expected, every verdict with its evidence and its status at
+    baseline, the full answer, the retrieved context marked, the other mode beside it when its
+    report exists), as an IPython HTML display; see workbench.case_view."""
+    from IPython.display import HTML
+
+    from ragspine_eval.workbench.case_view import case_detail, case_html
+
+    return HTML(case_html(case_detail(run.report, case_id, run.stored, other_mode_report(run))))
 
 
 def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:

@@ -19,7 +19,10 @@ def test_gate_table_shows_each_gates_wilson_interval():
     assert f"0.5000 {format_interval(wilson_interval(1, 2))}    1/2" in numeric
     assert numeric.rstrip().endswith("num-002")
     fab = next(l for l in lines if l.startswith("fabrication"))  # one refusal case, fabricated
-    assert format_interval(wilson_interval(1, 1)) in fab and "1/1" in fab
+    assert f"fabrication (lower is better)    1.0000 {format_interval(wilson_interval(1, 1))}" \
+           "    0/1      count 1  ref-1" in fab
+    assert fab.rstrip().endswith("ref-1")
+    assert lines[lines.index(fab) + 1] == report.fabrication_sentence()
     untouched = next(l for l in lines if l.startswith("faithfulness"))
     assert "[0.00, 1.00]" in untouched and "0/0" in untouched
 

@@ -29,13 +29,14 @@ def test_one_testcase_per_case_and_gate_with_the_reports_counts(tmp_path):
     assert suites == [g for g, m in report.gates().items() if m.total]
 
 
-def test_a_failure_carries_expected_and_actual():
+def test_a_failure_carries_expected_actual_and_why():
     root = ET.fromstring(junit_xml(qa_junit_cases(sample_report()), "qa"))
     case = root.find("testsuite[@name='numeric_accuracy']/testcase[@name='num-002']")
     assert case.get("classname") == "qa.tool.numeric_accuracy"
     failure = case.find("failure")
     assert failure.get("message") == "expected 1702 USD_M, got 1 USD_M"
-    assert failure.text == "expected: 1702 USD_M\nactual: 1 USD_M"
+    assert failure.text == ("expected: 1702 USD_M\nactual: 1 USD_M\nwhy: Expected 1702 USD_M, "
+                            "but the engine found 1 USD_M: the value differs.")
     assert root.find("testsuite/testcase[@name='num-001']/failure") is None
 
 

@@ -24,13 +24,15 @@ def test_summary_has_a_row_per_gate_the_regressions_and_the_worst_tags():
                                GateResult("regression", 1, [], cmp))
     assert text.startswith("## ragspine-eval qa · tool · 3 cases: FAIL (regression)")
     assert "| numeric_accuracy | 0.5000 | [0.09, 0.91] | 1/2 | 1.0000 |" in text
-    assert "| fabrication | 1 fabricated | [0.00, 0.79] | 0/1 | 0 fabricated |" in text
+    assert ("| fabrication (lower is better) | 1.0000 (1 of 1 fabricated) | [0.21, 1.00] | 0/1 "
+            "| 0 fabricated |") in text
+    assert report.fabrication_sentence() in text.splitlines()
     regressions = text.split("### Regressions")[1].split("###")[0]
     assert "REGRESSION [tool] numeric_accuracy: 1.0000 -> 0.5000" in regressions
     assert "CASE REGRESSION [tool] numeric_accuracy: num-002" in regressions
     assert "improved" not in regressions
     tags = text.split("### Top failing tags")[1]
-    assert "| fabrication | scope=EXTERNAL | 1/1 | 0.00 | [0.00, 0.79] |" in tags
+    assert "| fabrication | scope=EXTERNAL | 1/1 | 1.00 fabricated | [0.21, 1.00] |" in tags
     assert len(text.splitlines()) < 40
 
 
@@ -69,3 +71,24 @@ def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(t
     assert "| pptx · cell_value |" in text and "| pptx · coverage |" in text
     assert f"CASE REGRESSION [pptx] cell_value: {cells[0]['sheet']}!{cells[0]['cell_ref']}" in text
     assert f"| cell_value | sheet=pptx:{cells[0]['sheet']} | 1/" in text
+
+
+def test_fabrication_reads_the_same_in_the_cli_and_the_summary_on_a_real_run(tmp_path):
+    """Issue 13 item 7: one figure and one interval for fabrication, in both outputs."""
+    from ragspine_eval.outputs.console import gate_table
+    from ragspine_eval.outputs.stats import format_interval
+    from ragspine_eval.paths import QA_GOLDEN_SET
+    from ragspine_eval.qa.run import run_qa_eval
+
+    report = run_qa_eval(QA_GOLDEN_SET, "agent")
+    sentence = report.fabrication_sentence()
+    assert sentence == ("fabrication: 0 of 13 refusal answers held an invented number, "
+                        "rate 0.00 [0.00, 0.23] (lower is better)")
+    console = gate_table(report)
+    summary = qa_summary_markdown(report).splitlines()
+    assert sentence in console and sentence in summary
+    interval = format_interval(report.fabrication_interval)
+    row = next(l for l in console if l.startswith("fabrication ("))
+    assert f"0.0000 {interval}" in row
+    assert f"| 0.0000 (0 of 13 fabricated) | {interval} |" in next(
+        l for l in summary if l.startswith("| fabrication ("))

@@ -135,3 +135,166 @@ def test_fabrication_scores_refusal_cases_only():
     assert fabrication(refusal, CaseOutcome(answer="查不到 FY2023")).passed
     assert not fabrication(refusal, CaseOutcome(answer="约 812 USD_M")).passed
     assert fabrication(make_case(), right_numeric_outcome()) is None
+
+
+# --- explanations and evidence, on the real engine's answers ----------------------------------
+
+
+def test_numeric_evidence_names_expected_and_found_value_and_unit():
+    from builders import real_case
+
+    case, out, _ = real_case("num-022")  # the engine reads the wrong period: 1702, not 818
+    bad = numeric_accuracy(case, out)
+    assert not bad.passed
+    assert bad.evidence == {"expected_value": 818.0, "expected_unit": "USD_M",
+                            "found_value": 1702.0, "found_unit": "USD_M",
+                            "value_matches": False, "unit_matches": True}
+    assert "818 USD_M" in bad.explanation and "1702 USD_M" in bad.explanation
+    assert "value differs" in bad.explanation
+    case, out, _ = real_case("num-001")
+    good = numeric_accuracy(case, out)
+    assert good.passed and good.evidence["value_matches"] and good.evidence["unit_matches"]
+    assert good.evidence["found_value"] == case.expected["value"]
+
+
+def test_citation_evidence_compares_the_source_field_by_field():
+    from builders import real_case
+
+    case, out, _ = real_case("num-022")
+    bad = citation_validity(case, out)
+    assert not bad.passed
+    fields = {f["field"]: f for f in bad.evidence["fields"]}
+    assert fields["doc"] == {"field": "doc", "expected": "ACME_2025_Interim_Results.pptx",
+                             "found": out.found_source["doc"], "matches": False}
+    assert fields["locator"]["expected"] == case.expected["source"]["locator"]
+    assert bad.evidence["doc_named_in_answer"] is False
+    assert "ACME_2025_Interim_Results.pptx" not in out.answer
+    assert out.found_source["doc"] in bad.explanation
+    case, out, _ = real_case("comp-001", "agent")
+    good = citation_validity(case, out)
+    assert good.passed and all(f["matches"] for f in good.evidence["fields"])
+    assert good.evidence["narrative_doc_in_sources"] and good.evidence["narrative_doc_named_in_answer"]
+    assert case.narrative_doc in good.evidence["source_docs"]
+
+
+def test_a_narrative_doc_missing_from_the_sources_is_named_in_the_evidence():
+    case = make_case("nar-1", "narrative")
+    out = narrative_outcome(sources=[{"doc": "OTHER.pptx", "locator": "p1"}])
+    bad = citation_validity(case, out)
+    assert (bad.evidence["narrative_doc_in_sources"], bad.evidence["source_docs"]) == \
+           (False, ["OTHER.pptx"])
+    assert f"{HK_DOC} not among the sources" in bad.explanation
+
+
+def test_refusal_evidence_says_what_the_engine_did():
+    from builders import real_case
+
+    case, out, _ = real_case("ref-013")  # expected a refusal, the engine answered
+    bad = refusal_appropriateness(case, out)
+    assert not bad.passed
+    assert bad.evidence == {"expected": "refuse", "observed": "answered", "refused": False,
+                            "found_value": out.found_value, "route": out.route,
+                            "tool_statuses": out.tool_statuses}
+    assert f"route {out.route}" in bad.explanation and "answered" in bad.explanation
+    case, out, _ = real_case("ref-001")
+    good = refusal_appropriateness(case, out)
+    assert good.passed and good.evidence["observed"] == "refused" and good.evidence["refused"]
+
+
+def test_clarification_evidence_names_expected_and_observed_modes():
+    from builders import real_case
+
+    case, out, _ = real_case("nar-001")
+    bad = clarification_appropriateness(case, out)
+    assert not bad.passed
+    assert (bad.evidence["expected"], bad.evidence["observed"]) == ("none", out.clarification_mode)
+    assert bad.evidence["route"] == out.route and bad.evidence["tool_statuses"] == out.tool_statuses
+    assert repr(out.clarification_mode) in bad.explanation
+    good = clarification_appropriateness(make_case(), right_numeric_outcome())
+    assert good.passed and good.evidence["observed"] == "none"
+
+
+def test_fabrication_evidence_lists_the_numbers_left():
+    refusal = make_case("ref-1", "refusal", refuse=True)
+    bad = fabrication(refusal, CaseOutcome(refused=True, answer="FY2024 约 812 USD_M，或 9.5"))
+    assert bad.evidence["numbers"] == ["812", "9.5"]
+    assert "812, 9.5" in bad.explanation
+    good = fabrication(refusal, CaseOutcome(refused=True, answer="查不到 FY2023"))
+    assert good.passed and good.evidence["numbers"] == []
+
+
+def test_a_faithfulness_failure_names_the_claim_its_coverage_and_the_missing_words():
+    from builders import real_case
+
+    from ragspine_eval.qa.gates import groundedness_gates
+    from ragspine_eval.qa.groundedness import LexicalOverlapJudge
+
+    case, out, refs = real_case("nar-003")
+    gate = groundedness_gates(refs, LexicalOverlapJudge())["faithfulness"]
+    good = gate(case, out)
+    assert good.passed and good.evidence["unsupported"] == 0
+    assert all(c["entailed"] and c["coverage"] >= 0.6 for c in good.evidence["claims"])
+    invented = "Quantum underwriting tripled profits in Mars."
+    out.narrative_answer += "\n" + invented
+    bad = gate(case, out)
+    assert not bad.passed and bad.evidence["threshold"] == 0.6
+    assert bad.evidence["unsupported"] == 1
+    claim = next(c for c in bad.evidence["claims"] if not c["entailed"])
+    assert claim["claim"] == invented
+    assert claim["coverage"] == 0.0  # none of quantum, underwriting, tripled, profits, mars
+    assert claim["missing"] == ["quantum", "underwriting", "tripled", "profits", "mars"]
+    assert invented in bad.explanation and "0%" in bad.explanation and "quantum" in bad.explanation
+
+
+def test_a_partly_supported_claim_reports_its_share():
+    from ragspine_eval.qa.gates import groundedness_gates
+    from ragspine_eval.qa.groundedness import LexicalOverlapJudge
+
+    gate = groundedness_gates({HK_DOC: HK_TEXT}, LexicalOverlapJudge())["faithfulness"]
+    out = narrative_outcome(narrative_answer="香港 REVENUE 走弱 quantum.",
+                            retrieved_context=["香港 REVENUE"])
+    bad = gate(make_case("nar-1", "narrative"), out)
+    claim = bad.evidence["claims"][0]
+    # 香 港 revenue known; 走 弱 quantum missing: 3 of 6
+    assert (claim["coverage"], claim["missing"]) == (0.5, ["走", "弱", "quantum"])
+    assert "50%" in bad.explanation and "needs 60%" in bad.explanation
+
+
+def test_answer_accuracy_evidence_lists_the_expected_words_the_answer_lacks():
+    from builders import real_case
+
+    from ragspine_eval.qa.gates import groundedness_gates
+    from ragspine_eval.qa.groundedness import LexicalOverlapJudge, tokens
+
+    case, out, refs = real_case("nar-006")  # the engine answers from another document
+    gate = groundedness_gates(refs, LexicalOverlapJudge())["answer_accuracy"]
+    bad = gate(case, out)
+    assert not bad.passed and bad.evidence["doc"] == case.narrative_doc
+    assert bad.evidence["recall"] < bad.evidence["threshold"] == 0.6
+    reference = refs[case.narrative_doc]
+    answered = set(tokens(out.answer))
+    assert bad.evidence["missing"] == [t for t in dict.fromkeys(tokens(reference))
+                                       if t not in answered]
+    assert bad.evidence["missing"][0] in bad.explanation
+    case, out, refs = real_case("nar-003")
+    good = gate(case, out)
+    assert good.passed and good.evidence["recall"] >= 0.6
+    assert len(good.evidence["missing"]) <= 0.4 * len(set(tokens(refs[case.narrative_doc])))
+
+
+def test_every_verdict_of_a_real_run_explains_itself_in_json_safe_evidence():
+    import json
+
+    from builders import real_run
+
+    from ragspine_eval.qa.gates import default_gates
+
+    for mode in ("tool", "agent"):
+        cases, outcomes, refs = real_run(mode)
+        for gate in (*default_gates(refs).values(), fabrication):
+            for case, out in zip(cases, outcomes, strict=True):
+                verdict = gate(case, out)
+                if verdict is None:
+                    continue
+                assert verdict.explanation.endswith(".") and verdict.evidence
+                assert json.loads(json.dumps(verdict.evidence)) == verdict.evidence

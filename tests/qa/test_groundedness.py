@@ -11,8 +11,11 @@ from ragspine_eval.qa.groundedness import (
     ENTAILMENT_THRESHOLD,
     LexicalOverlapJudge,
     faithful,
+    judge_claims,
+    recall_check,
     split_claims,
     token_recall,
+    token_spans,
     tokens,
 )
 
@@ -70,3 +73,59 @@ def test_the_judge_sees_a_context_list_that_changed_in_place():
     context[0] = "银保 渠道"
     assert not judge.entails("香港收入下降", context)
     assert judge.entails("银保渠道", context)
+
+
+# --- per-claim checks and missing tokens -----------------------------------------------------
+
+
+@given(st.lists(_TEXT, min_size=1, max_size=3), _TEXT)
+def test_assess_agrees_with_entails_and_reports_what_it_counted(context, claim):
+    judge = LexicalOverlapJudge()
+    check = judge.assess(claim, context)
+    assert check.entailed == judge.entails(claim, context)
+    vocabulary = set(tokens("\n".join(context)))
+    claim_tokens = tokens(claim)
+    assert list(check.missing) == list(dict.fromkeys(t for t in claim_tokens if t not in vocabulary))
+    if claim_tokens:
+        known = sum(1 for t in claim_tokens if t in vocabulary)
+        assert check.coverage == known / len(claim_tokens)
+
+
+def test_judge_claims_checks_every_claim_in_order():
+    checks = judge_claims("香港收入走弱。Quantum profits.", ["香港 收入 走弱"], LexicalOverlapJudge())
+    assert [(c.claim, c.entailed, c.coverage, c.missing) for c in checks] == [
+        ("香港收入走弱。", True, 1.0, ()),
+        ("Quantum profits.", False, 0.0, ("quantum", "profits")),
+    ]
+    assert judge_claims("", ["x"], LexicalOverlapJudge()) == []
+
+
+def test_a_judge_with_only_entails_still_gives_checks_without_coverage():
+    class Strict:
+        def entails(self, claim, context):
+            return False
+
+    [check] = judge_claims("Growth came from agency.", ["agency"], Strict())
+    assert (check.entailed, check.coverage, check.missing) == (False, None, ())
+    assert check.to_dict() == {"claim": "Growth came from agency.", "entailed": False,
+                               "coverage": None, "missing": []}
+
+
+def test_recall_check_lists_the_reference_tokens_the_answer_lacks_in_order():
+    assert recall_check("agency productivity and bancassurance", "agency") == (
+        1 / 3, ["productivity", "bancassurance"])
+    assert recall_check("", "whatever") == (1.0, [])
+
+
+@given(_TEXT, _TEXT)
+def test_recall_check_is_token_recall(reference, answer):
+    recall, missing = recall_check(reference, answer)
+    assert recall == token_recall(reference, answer)
+    assert set(missing) == set(tokens(reference)) - set(tokens(answer))
+
+
+@given(_TEXT)
+def test_token_spans_cover_exactly_the_tokens(text):
+    spans = token_spans(text)
+    assert [t for _, _, t in spans] == tokens(text)
+    assert all(text[s:e].lower() == t for s, e, t in spans)

@@ -43,7 +43,11 @@ def test_report_holds_six_metrics_and_fabrication_with_by_tag():
     assert data["fabrication_count"] == 1
     numeric = data["metrics"]["numeric_accuracy"]
     assert (numeric["total"], numeric["passed"], numeric["pass_rate"]) == (2, 1, 0.5)
-    assert numeric["failures"] == [{"id": "num-002", "expected": "1702 USD_M", "actual": "1 USD_M"}]
+    assert numeric["failures"] == [{
+        "id": "num-002", "expected": "1702 USD_M", "actual": "1 USD_M",
+        "explanation": "Expected 1702 USD_M, but the engine found 1 USD_M: the value differs.",
+        "evidence": {"expected_value": 1702.0, "expected_unit": "USD_M", "found_value": 1.0,
+                     "found_unit": "USD_M", "value_matches": False, "unit_matches": True}}]
     lo, hi = wilson_interval(1, 2)
     assert numeric["by_tag"]["qtype"] == {"must_not_clarify": {"total": 2, "passed": 1,
                                                                "ci_lo": lo, "ci_hi": hi}}
@@ -82,6 +86,10 @@ def test_an_engine_error_fails_every_gate_that_applies():
     assert set(applied) == {"refusal_appropriateness", "clarification_appropriateness", "fabrication"}
     assert all(m.passed == 0 for m in applied.values())
     assert report.errors[0].error == "TimeoutError: 30 s"
+    for metric in applied.values():
+        [failure] = metric.to_dict()["failures"]
+        assert failure["evidence"]["engine_error"] == "TimeoutError: 30 s"
+        assert "The engine raised an error" in failure["explanation"]
 
 
 @given(st.lists(st.booleans(), max_size=50))
@@ -111,3 +119,81 @@ def test_a_report_written_before_intervals_reads_and_gains_them():
                 del bucket["ci_lo"], bucket["ci_hi"]
     again = QAEvalReport.from_dict(data).to_dict()
     assert again == sample_report().to_dict()
+
+
+# --- evidence and case records in the JSON report -----------------------------------------------
+
+
+def _real_report(mode: str = "tool") -> QAEvalReport:
+    from builders import real_run
+
+    cases, outcomes, refs = real_run(mode)
+    return evaluate(cases, outcomes, mode, reference_texts=refs)
+
+
+def test_failing_verdicts_carry_evidence_in_the_json_and_passing_ones_stay_ids():
+    data = _real_report().to_dict()
+    failures = [f for m in data["metrics"].values() for f in m["failures"]]
+    assert failures and all(f["explanation"] and f["evidence"] for f in failures)
+    faith = {f["id"]: f for f in data["metrics"]["faithfulness"]["failures"]}
+    assert faith["comp-003"]["evidence"]["claims"] == []  # tool mode: no narrative answer
+    assert "no claim" in faith["comp-003"]["explanation"]
+    numeric = data["metrics"]["numeric_accuracy"]
+    assert "num-001" in numeric["passed_ids"]
+    assert all(f["id"] != "num-001" for f in numeric["failures"])
+
+
+def test_case_records_keep_what_the_case_view_needs_and_round_trip():
+    from builders import real_run
+
+    cases, outcomes, _ = real_run("tool")
+    report = _real_report()
+    data = json.loads(json.dumps(report.to_dict()))
+    by_id = {c["id"]: c for c in data["cases"]}
+    i = next(i for i, c in enumerate(cases) if c.id == "nar-003")
+    record = by_id["nar-003"]
+    assert record["reference_date"] == cases[i].reference_date.isoformat()
+    assert record["expected"] == cases[i].expected
+    assert record["sources"] == outcomes[i].sources and record["sources"]
+    assert record["retrieved_context"] == outcomes[i].retrieved_context
+    assert record["narrative_answer"] == outcomes[i].narrative_answer
+    j = next(j for j, c in enumerate(cases) if c.id == "num-001")
+    assert by_id["num-001"]["tool_statuses"] == outcomes[j].tool_statuses == ["found"]
+    # empty ones are left out of the JSON and read back empty
+    assert "retrieved_context" not in by_id["num-001"] and "narrative_answer" not in by_id["num-001"]
+    again = QAEvalReport.from_dict(data)
+    assert again.cases == report.cases
+    assert again.to_dict() == data
+
+
+def test_a_report_written_before_evidence_and_case_fields_still_reads():
+    data = json.loads(json.dumps(_real_report().to_dict()))
+    for metric in (*data["metrics"].values(), data["fabrication"]):
+        for failure in metric["failures"]:
+            del failure["explanation"], failure["evidence"]
+    new_fields = ("reference_date", "expected", "sources", "tool_statuses", "retrieved_context",
+                  "narrative_answer")
+    for case in data["cases"]:
+        for name in new_fields:
+            case.pop(name, None)
+    old = QAEvalReport.from_dict(data)
+    assert old.n_cases == 71 and old.metrics["numeric_accuracy"].failures[0].evidence is None
+    record = next(c for c in old.cases if c.id == "nar-003")
+    assert (record.reference_date, record.expected, record.retrieved_context) == (None, {}, [])
+    assert old.to_dict()["metrics"]["numeric_accuracy"]["failures"][0]["explanation"] is None
+
+
+def test_fabrication_is_one_sentence_with_its_rate_and_interval():
+    report = sample_report()  # one refusal case, its answer holds 77
+    assert (report.fabrication_count, report.fabrication.total) == (1, 1)
+    assert report.fabrication_rate == 1.0
+    assert report.fabrication_interval == wilson_interval(1, 1)
+    lo, _ = wilson_interval(1, 1)
+    assert report.fabrication_sentence() == (
+        f"fabrication: 1 of 1 refusal answers held an invented number, rate 1.00 "
+        f"[{lo:.2f}, 1.00] (lower is better)")
+    data = report.to_dict()
+    assert (data["fabrication_rate"], data["fabrication_interval"]) == (1.0, [lo, 1.0])
+    real = _real_report()
+    assert real.fabrication_sentence().startswith(
+        "fabrication: 0 of 13 refusal answers held an invented number, rate 0.00 [0.00, 0.23]")
