@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
     """The document sets to score and the baseline file to gate on (None: no gate). A document
     of your own is keyed by its file name (Target.own), also when only its facts are scored."""
-    from ragspine_eval.extraction.run import Target, fixture_targets
+    from ragspine_eval.extraction.run import Target, fixture_targets, sets_named_by
 
     if args.doc and args.facts:
         raise BadInput("--doc runs the engine over a document and --facts scores a facts file: "
@@ -76,7 +76,12 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
         raise BadInput(f"--doc {args.doc} needs --ground-truth FILE (the fixtures' format: "
                        f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
     if args.ground_truth is None:
-        return fixture_targets(args.docs or "all"), args.baseline or paths.EXTRACTION_BASELINE
+        baseline = args.baseline or paths.EXTRACTION_BASELINE
+        if args.facts and not args.docs:
+            named = sets_named_by(args.facts)  # only the sets the facts are of
+            if named:
+                return [t for k in named for t in fixture_targets(k)], baseline
+        return fixture_targets(args.docs or "all"), baseline
     if not (args.doc or args.facts):
         raise BadInput("--ground-truth scores --doc FILE (through the engine) or --facts FILE; "
                        "give one of them")

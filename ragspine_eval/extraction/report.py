@@ -136,6 +136,16 @@ class EvalReport:
     source: str = "facts"
     normalization: list[str] = field(default_factory=lambda: list(VALUE_NORMALIZATION))
     extraction: dict[str, Any] = field(default_factory=dict)
+    unreviewed: int = 0  # ground-truth cells marked "reviewed": false (a draft's)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def unreviewed_statement(self) -> str | None:
+        if not self.unreviewed:
+            return None
+        return (f"scored against {self.unreviewed} unreviewed ground-truth cell(s) of "
+                f"{self.document or 'this document'} (a draft: check each and set "
+                f"\"reviewed\": true)")
 
     @property
     def metrics(self) -> dict[str, float]:
@@ -151,6 +161,7 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **({"warning": self.unreviewed_statement} if self.unreviewed else {}),
             "document": self.document,
             "source": self.source,
             "n_facts": self.n_facts,
@@ -160,6 +171,8 @@ class EvalReport:
             "extraction": self.extraction,
             "cells": [s.to_dict() for s in self.cells],
             "golden": dict(self.golden),
+            "unreviewed": self.unreviewed,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -174,6 +187,8 @@ class EvalReport:
             source=data.get("source", "facts"),
             normalization=list(data.get("normalization", VALUE_NORMALIZATION)),
             extraction=data.get("extraction", {}),
+            unreviewed=data.get("unreviewed", 0),
+            warnings=list(data.get("warnings", [])),
         )
 
     def to_frame(self) -> pd.DataFrame:

@@ -40,6 +40,7 @@ from json.encoder import (
 )
 from typing import Any
 
+from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
     ground_truth_index,
@@ -221,6 +222,7 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     fingerprints the cell, from claims read once (a million cells take seconds, not a minute).
     """
     truth = ground_truth_index(ground_truth)
+    scope = Scope(ground_truth.get("scope") if isinstance(ground_truth, dict) else None)
     facts = list(facts)
     by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
 
@@ -243,11 +245,14 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
             golden[loc] = _fingerprint(loc, claims)
             fact = by_locator.get(loc)
             if fact is None:
-                missing.append(loc)
-                continue
+                if is_blank(claims.get("cell_value", _ABSENT)):
+                    fact = _NO_FACT  # a blank asserted: no fact is what it expects
+                else:
+                    missing.append(loc)
+                    continue
             for channel, claim, same, tally in scoring:
                 expected = claims.get(channel, _ABSENT)
-                if expected is _ABSENT:
+                if expected is _ABSENT or (fact is _NO_FACT and channel != "cell_value"):
                     continue
                 actual = claim(fact)
                 if same(expected, actual):
@@ -266,11 +271,31 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
 
     channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in CHANNELS}
     coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
-                        [loc for loc in by_locator if loc not in truth])
+                        [loc for loc, f in by_locator.items() if loc not in truth
+                         and scope.covers(f["sheet"], f["cell_ref"])])
     if document is None and isinstance(ground_truth, dict):
         document = ground_truth.get("document")
+    warnings = [] if facts else [NO_FACTS]
+    unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
     return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      list(VALUE_NORMALIZATION), dict(extraction or {}))
+                      list(VALUE_NORMALIZATION), dict(extraction or {}), unreviewed, warnings)
+
+
+NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "
+            "tables?): nothing was scored, and every ground-truth cell but a blank is missing")
+_NO_FACT: Mapping[str, Any] = {"value": None}
+
+
+def is_blank(value: Any) -> bool:
+    """A ground-truth value that asserts an empty cell: null or ""."""
+    return value is None or (type(value) is str and value == "")
+
+
+def same_cell_value(expected: Any, actual: Any) -> bool:
+    """same_value, where a blank (null or "") equals a blank."""
+    if is_blank(expected) and is_blank(actual):
+        return True
+    return same_value(expected, actual)
 
 
 def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:
@@ -295,7 +320,7 @@ def _same_header(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     return expected == actual
 
 
-_SAME = {"cell_value": same_value, "color_mapping": _same_tags,
+_SAME = {"cell_value": same_cell_value, "color_mapping": _same_tags,
          "header_attribution": _same_header}
 
 
