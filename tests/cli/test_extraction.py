@@ -402,3 +402,31 @@ def test_a_facts_file_that_holds_no_fact_exits_2(capsys, tmp_path, baseline, nam
 def test_allow_regression_without_update_baseline_exits_2(capsys, tmp_path, baseline):
     err = bad_run(capsys, tmp_path, baseline, "--allow-regression", "--reason", "pdf tables moved")
     assert "add --update-baseline" in err
+
+
+# --- your own documents (issue 16) ---------------------------------------------------------------
+
+
+def test_a_facts_file_for_one_pdf_scores_only_that_document(capsys, tmp_path, baseline,
+                                                             engine_facts):
+    pdf = [line for line in engine_facts if '"product_tables.pdf"' in line]
+    lines = [json.dumps({k: v for k, v in json.loads(line).items() if k != "doc"})
+             for line in pdf]  # named by "document" only
+    facts = write_facts(tmp_path / "pdf.jsonl", lines)
+    code, out, err = run(capsys, "extraction", "--facts", str(facts), "--baseline", str(baseline))
+    assert code == 0, out + err
+    assert "extraction · pdf · " in out
+    assert "· xlsx ·" not in out and "· pptx ·" not in out and "PASS: extraction pdf" in out
+    assert baseline.read_bytes() == BASELINE.read_bytes()
+
+
+def test_own_document_whose_ground_truth_aligns_with_nothing_exits_2_naming_the_sheet(
+        capsys, tmp_path):
+    doc = DOCUMENT_SETS["xlsx"].document_path()
+    truth = tmp_path / "gt.json"
+    truth.write_text(json.dumps({"cells": [{"sheet": "performance", "cell_ref": "b4",
+                                            "value": 1}]}), encoding="utf-8")
+    report = tmp_path / "r.json"
+    code, _, err = run(capsys, "extraction", "--doc", str(doc), "--ground-truth", str(truth),
+                       "--report", str(report))
+    assert code == 2 and "'Performance'" in err and not report.exists()
