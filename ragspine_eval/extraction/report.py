@@ -19,7 +19,8 @@ from ragspine_eval.outputs.stats import wilson_interval
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
 COVERAGE = "coverage"
-VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list")
+VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list",
+                       "a blank (null or \"\") equals a blank or no fact")
 FRAME_COLUMNS = ["sheet", "locator", "cell_ref", "channel", "expected", "actual", "correct",
                  "feature"]
 

@@ -15,7 +15,10 @@ no fact carries the channel's field) gets total 0 and the reason in `not_scored`
 scored as if it had claimed "no tags" or "not merged".
 
 Comparison is exact after type normalization only: an int equals the same float, a tuple
-equals the same list (`VALUE_NORMALIZATION`, named in every report); True is not 1.
+equals the same list, a blank (null or "") equals a blank or no fact at all
+(`VALUE_NORMALIZATION`, named in every report); True is not 1. A ground truth may state
+`compare` options (whitespace collapsed, dates as dates: extraction/compare.py), named in the
+report too. Its `scope` (extraction/locators.py) bounds which facts count as unexpected.
 
 Coverage keeps dropped cells visible: ground-truth cells with no fact (`missing`) and facts with
 no ground truth (`unexpected`). The baseline entry gates on the coverage rate as well as on
@@ -40,6 +43,12 @@ from json.encoder import (
 )
 from typing import Any
 
+from ragspine_eval.extraction.compare import (
+    COMPARE_OPTIONS,
+    compare_options,
+    is_blank,
+    value_comparer,
+)
 from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
@@ -233,8 +242,10 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
                 not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
                                        f"extractor does not provide this channel")
 
+    options = compare_options(ground_truth)
+    same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
     tallies = {ch: _Tally() for ch in CHANNELS}
-    scoring = [(ch, _CLAIMS[ch], _SAME[ch], tallies[ch]) for ch in CHANNELS
+    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in CHANNELS
                if ch not in not_scored]
     scores: list[CellScore] = []
     missing: list[str] = []
@@ -277,8 +288,9 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
         document = ground_truth.get("document")
     warnings = [] if facts else [NO_FACTS]
     unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
+    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items() if COMPARE_OPTIONS[k][v])]
     return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      list(VALUE_NORMALIZATION), dict(extraction or {}), unreviewed, warnings)
+                      normalization, dict(extraction or {}), unreviewed, warnings)
 
 
 NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "
@@ -286,16 +298,12 @@ NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a 
 _NO_FACT: Mapping[str, Any] = {"value": None}
 
 
-def is_blank(value: Any) -> bool:
-    """A ground-truth value that asserts an empty cell: null or ""."""
-    return value is None or (type(value) is str and value == "")
-
-
 def same_cell_value(expected: Any, actual: Any) -> bool:
     """same_value, where a blank (null or "") equals a blank."""
     if is_blank(expected) and is_blank(actual):
         return True
     return same_value(expected, actual)
+
 
 
 def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:

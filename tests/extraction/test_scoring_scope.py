@@ -90,3 +90,27 @@ def test_the_first_ten_mismatches_show_expected_and_got_then_the_count_of_the_re
     assert lines[0] == "  S!A1 cell_value: expected 1, got 101"
     assert lines[-1] == "  … and 3 more mismatches (see the report)"
     assert mismatch_examples(run_eval([fact("S", "A1", 1)], truth[:1])) == []
+
+
+@pytest.mark.parametrize(("compare", "expected", "actual", "correct"), [
+    (None, "a  b", "a b", False),
+    ({"whitespace": "collapse"}, "a  b ", "a b", True),
+    ({"whitespace": "exact"}, "a  b", "a b", False),
+    (None, "2010-03-21", "2010-03-21T00:00:00", False),
+    ({"dates": "date"}, "2010-03-21", "2010-03-21T00:00:00", True),
+    ({"dates": "date"}, "2010-03-21", "2010-03-21T13:20:01", False),
+])
+def test_a_ground_truth_states_how_its_values_are_compared_and_the_report_says_so(
+        compare, expected, actual, correct):
+    truth = {"cells": [{"sheet": "S", "cell_ref": "A1", "value": expected}]}
+    if compare:
+        truth["compare"] = compare
+    report = run_eval([fact("S", "A1", actual)], truth)
+    assert report.channels["cell_value"].correct == int(correct)
+    stated = [n for n in report.normalization if "compare." in n]
+    assert len(stated) == (1 if compare and "exact" not in compare.values() else 0)
+
+
+def test_an_unknown_compare_option_is_refused():
+    with pytest.raises(ExtractionInputError, match="whitespace: exact or collapse"):
+        run_eval([], {"compare": {"whitespace": "loose"}, "cells": []})
