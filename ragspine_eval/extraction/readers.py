@@ -3,7 +3,7 @@
 A ground truth must not be read back from the extractor it scores, so `truth draft` and
 `truth check` see a document through other well-kept readers: openpyxl for xlsx (cached values,
 fills, merges), python-pptx for pptx tables (cell text, merges) and pdfplumber for the tables of
-a PDF (its own table finder over pdfminer.six, where the engine uses PyMuPDF's).
+a PDF (its own table finder over pdfminer.six; the engine has its own, over pypdfium2).
 
 Each reader gives one `ReadGrid` per sheet, slide table or page table, named as the engine
 names them: an xlsx sheet by its title with A1 cell references (`B2`); a pptx table
