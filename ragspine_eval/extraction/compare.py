@@ -14,6 +14,26 @@ from typing import Any
 from ragspine_eval.extraction.records import ExtractionInputError
 
 
+def stated_legend(truth: Any, source: str = "ground truth") -> dict[str, dict[str, str]] | None:
+    """The legend a ground truth states as the reviewed mapping, {"RRGGBB": {tag: value}}
+    (keys upper case, no '#'), or None. A legend written as a list (the fixtures' description
+    of the document's own legend block) is not a mapping to apply: None."""
+    legend = truth.get("legend") if isinstance(truth, dict) else None
+    if not isinstance(legend, dict):
+        return None
+    mapping = {}
+    for rgb, tags in legend.items():
+        key = rgb.lstrip("#").upper() if isinstance(rgb, str) else ""
+        if len(key) != 6 or any(c not in "0123456789ABCDEF" for c in key) or not (
+                isinstance(tags, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in tags.items())):
+            raise ExtractionInputError(
+                f"{source}: \"legend\" maps a fill to its tags, e.g. {{\"D9D9D9\": "
+                f"{{\"quintile\": \"1\"}}}}; got {rgb!r}: {tags!r}")
+        mapping[key] = dict(tags)
+    return mapping
+
+
 def is_blank(value: Any) -> bool:
     """A value that asserts an empty cell: null or ""."""
     return value is None or (type(value) is str and value == "")

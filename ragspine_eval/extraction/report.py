@@ -18,6 +18,7 @@ from ragspine_eval import ratchet as baseline_mod
 from ragspine_eval.outputs.stats import wilson_interval
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
+FILL = "fill"  # a channel only where a ground truth states a fill as "RRGGBB" text
 COVERAGE = "coverage"
 VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list",
                        "a blank (null or \"\") equals a blank or no fact")

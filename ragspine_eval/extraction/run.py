@@ -24,6 +24,7 @@ import pandas as pd
 
 from ragspine_eval import paths
 from ragspine_eval.extraction.adapter import engine_version, extract
+from ragspine_eval.extraction.compare import stated_legend
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.extraction.locators import Scope, locator_hint
 from ragspine_eval.extraction.records import (
@@ -170,7 +171,8 @@ def score_engine(targets: Sequence[Target],
         if target.document is None:
             raise ExtractionInputError(f"{target.key}: no document to run the engine on")
         check_truth_is_for(target.document, truth, target.ground_truth)
-        extraction = extract(target.document, target.key)
+        extraction = extract(target.document, target.key,
+                             stated_legend(truth, str(target.ground_truth)))
         if on_facts:
             on_facts(target.key, extraction.facts)
         report = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,

@@ -58,6 +58,7 @@ from ragspine_eval.extraction.records import (
 )
 from ragspine_eval.extraction.report import (
     CHANNELS,
+    FILL,
     VALUE_NORMALIZATION,
     CellScore,
     ChannelMetric,
@@ -118,11 +119,21 @@ def _header_claim(record: Mapping[str, Any]) -> dict[str, Any]:
             "merge_span": _jsonable(span) if span is not None else None}
 
 
-_CLAIMS = {"cell_value": _value_claim, "color_mapping": _color_claim,
+def _fill_claim(record: Mapping[str, Any]) -> str | None:
+    """RRGGBB, upper case: a ground truth's `fill` (text), a fact's `fill` or `resolved_rgb`."""
+    value = record.get("fill")
+    if not isinstance(value, str):
+        value = record.get("resolved_rgb")
+    return value.lstrip("#").upper()[-6:] if isinstance(value, str) and value else None
+
+
+_CLAIMS = {FILL: _fill_claim, "cell_value": _value_claim, "color_mapping": _color_claim,
            "header_attribution": _header_claim}
 
 
 def states(channel: str, record: Mapping[str, Any]) -> bool:
+    if channel == FILL:  # a fill stated as text; an object (the fixtures') only describes
+        return isinstance(record.get("fill"), str)
     return any(f in record for f in CHANNEL_FIELDS[channel])
 
 
@@ -132,7 +143,7 @@ def fingerprint(cell: Mapping[str, Any]) -> str:
     Ints are hashed as floats, so rewriting 1234 as 1234.0 is not a change; fields that are
     never scored (feature, fill, number_format ...) are not part of it.
     """
-    claims = {ch: _claim(ch, cell) for ch in CHANNELS if states(ch, cell)}
+    claims = {ch: _claim(ch, cell) for ch in (*CHANNELS, FILL) if states(ch, cell)}
     return _fingerprint(locator(cell), claims)
 
 
@@ -197,6 +208,11 @@ def _canonical(loc: str, claims: Mapping[str, Any]) -> str:
                 for k, v in sorted(tags.items())) + "}")
         else:
             return _canonical_by_json(loc, claims)
+    fill = claims.get(FILL, _ABSENT)
+    if fill is not _ABSENT:
+        if fill is not None and type(fill) is not str:
+            return _canonical_by_json(loc, claims)
+        parts.append('"fill":' + ("null" if fill is None else encode_basestring(fill)))
     header = claims.get("header_attribution")
     if header is not None:
         origin, span = header["is_merged_origin"], header["merge_span"]
@@ -235,7 +251,14 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     facts = list(facts)
     by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
 
+    names_scored = CHANNELS
+    if any(isinstance(c.get("fill"), str) for c in truth.values()):
+        names_scored = (*CHANNELS, FILL)  # the fill channel, where the ground truth states one
     not_scored = dict(unsupported or {})
+    if facts and FILL in names_scored and FILL not in not_scored and not any(
+            "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
+        not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does not "
+                            "provide this channel")
     if facts:
         for channel, names in CHANNEL_FIELDS.items():
             if channel not in not_scored and not any(states(channel, f) for f in facts):
@@ -244,8 +267,8 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
 
     options = compare_options(ground_truth)
     same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
-    tallies = {ch: _Tally() for ch in CHANNELS}
-    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in CHANNELS
+    tallies = {ch: _Tally() for ch in names_scored}
+    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
                if ch not in not_scored]
     scores: list[CellScore] = []
     missing: list[str] = []
@@ -280,7 +303,7 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
                 scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected,
                                         actual, correct, cell.get("feature")))
 
-    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in CHANNELS}
+    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in names_scored}
     coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
                         [loc for loc, f in by_locator.items() if loc not in truth
                          and scope.covers(f["sheet"], f["cell_ref"])])
@@ -315,6 +338,8 @@ def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:
         claims["color_mapping"] = _color_claim(cell)
     if "merge_span" in cell or "is_merged_origin" in cell:
         claims["header_attribution"] = _header_claim(cell)
+    if isinstance(cell.get("fill"), str):
+        claims[FILL] = _fill_claim(cell)
     return claims
 
 
@@ -329,7 +354,7 @@ def _same_header(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
 
 
 _SAME = {"cell_value": same_cell_value, "color_mapping": _same_tags,
-         "header_attribution": _same_header}
+         "header_attribution": _same_header, FILL: lambda expected, actual: expected == actual}
 
 
 @contextmanager
