@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ragspine_eval import ratchet as baseline_mod
+from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.outputs.stats import wilson_interval
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
@@ -140,6 +141,7 @@ class EvalReport:
     extraction: dict[str, Any] = field(default_factory=dict)
     unreviewed: int = 0  # ground-truth cells marked "reviewed": false (a draft's)
     warnings: list[str] = field(default_factory=list)
+    structure: dict[str, Any] | None = None  # extraction/structure.py's, for a scoped truth
 
     @property
     def unreviewed_statement(self) -> str | None:
@@ -153,11 +155,16 @@ class EvalReport:
     def metrics(self) -> dict[str, float]:
         """The rates the baseline gates on: each channel that scored a cell, and coverage."""
         rates = {n: m.accuracy for n, m in self.channels.items() if m.total and not m.not_scored}
+        if self.structure and self.structure["relations"] + self.structure["extracted"]:
+            rates[TABLE_STRUCTURE] = self.structure["f1"]
         return {**rates, COVERAGE: self.coverage.rate}
 
     def passed_ids(self) -> dict[str, list[str]]:
         ids = {name: sorted(s.locator for s in self.cells if s.channel == name and s.correct)
                for name in self.channels}
+        if self.structure:
+            ids[TABLE_STRUCTURE] = sorted(t["table"] for t in self.structure["tables"]
+                                          if t["f1"] == 1.0)
         matched = set(self.golden) - set(self.coverage.missing)
         return {**ids, COVERAGE: sorted(matched)}
 
@@ -175,6 +182,7 @@ class EvalReport:
             "golden": dict(self.golden),
             "unreviewed": self.unreviewed,
             "warnings": list(self.warnings),
+            "structure": self.structure,
         }
 
     @classmethod
@@ -191,6 +199,7 @@ class EvalReport:
             extraction=data.get("extraction", {}),
             unreviewed=data.get("unreviewed", 0),
             warnings=list(data.get("warnings", [])),
+            structure=data.get("structure"),
         )
 
     def to_frame(self) -> pd.DataFrame:

@@ -65,6 +65,7 @@ from ragspine_eval.extraction.report import (
     Coverage,
     EvalReport,
 )
+from ragspine_eval.extraction.structure import structure_score
 
 # --- comparing values --------------------------------------------------------------------------
 
@@ -313,7 +314,8 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
     normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items() if COMPARE_OPTIONS[k][v])]
     return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      normalization, dict(extraction or {}), unreviewed, warnings)
+                      normalization, dict(extraction or {}), unreviewed, warnings,
+                      structure_score(list(truth.values()), facts, scope))
 
 
 NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "

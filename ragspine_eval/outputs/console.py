@@ -86,6 +86,13 @@ def extraction_table(key: str, report: EvalReport, stored: dict[str, Any] | None
     lines.append(f"{COVERAGE:<20} {cov.rate:>8.4f} {f'{cov.matched}/{cov.ground_truth_cells}':>9} "
                  f"{base_text(COVERAGE):>9}  missing: {short_ids(cov.missing) or '-'}; "
                  f"facts with no ground truth: {short_ids(cov.unexpected) or '-'}")
+    if report.structure:
+        st, name = report.structure, "table_structure"
+        below = short_ids([t["table"] for t in st["tables"] if t["f1"] < 1.0]) or "-"
+        counts = f"{st['matched']}/{st['relations']}"
+        lines.append(f"{name:<20} {st['f1']:>8.4f} {counts:>9} {base_text(name):>9}  "
+                     f"cell-adjacency F1 ({st['extracted']} relations extracted); tables "
+                     f"below 1: {below}")
     legend = report.extraction.get("legend")
     if legend:
         lines.append(f"legend: {legend['statement']}")
