@@ -24,7 +24,7 @@ import pandas as pd
 
 from ragspine_eval import paths
 from ragspine_eval.extraction.adapter import engine_version, extract
-from ragspine_eval.extraction.compare import stated_legend
+from ragspine_eval.extraction.compare import is_blank, stated_legend
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.extraction.locators import Scope, locator_hint
 from ragspine_eval.extraction.records import (
@@ -272,17 +272,18 @@ def check_aligned(target: Target, truth: dict[str, Any], facts: Sequence[dict[st
     """A ground truth none of whose cells (blanks aside) found a fact, while there are facts,
     names locators the extractor does not use (`Balance` for `balance`, `$B$2`, `b2`): an
     ExtractionInputError with the nearest real locator of its first cells, never a 0/0 score."""
-    if not facts or not truth["cells"]:
+    cells = [c for c in truth["cells"] if not ("value" in c and is_blank(c["value"]))]
+    if not facts or not cells:
         return
     located = {locator(f) for f in facts}
-    if any(locator(c) in located for c in truth["cells"]):
+    if any(locator(c) in located for c in cells):
         return
     sheets: dict[str, set[str]] = {}
     for fact in facts:
         sheets.setdefault(fact["sheet"], set()).add(fact["cell_ref"])
     hints = "; ".join(f"{c['sheet']}!{c['cell_ref']}: "
                       f"{locator_hint(c['sheet'], c['cell_ref'], sheets)}"
-                      for c in truth["cells"][:3])
+                      for c in cells[:3])
     raise ExtractionInputError(
         f"{target.ground_truth}: no ground-truth cell aligns with any of the {len(facts)} facts "
         f"of {target.document.name if target.document else target.key}, so nothing would be "

@@ -114,3 +114,8 @@ def test_a_ground_truth_states_how_its_values_are_compared_and_the_report_says_s
 def test_an_unknown_compare_option_is_refused():
     with pytest.raises(ExtractionInputError, match="whitespace: exact or collapse"):
         run_eval([], {"compare": {"whitespace": "loose"}, "cells": []})
+
+
+def test_a_ground_truth_of_blanks_only_is_not_refused_as_unaligned(tmp_path):
+    truth = {"cells": [{"sheet": "balance", "cell_ref": "Z9", "value": None}]}
+    check_aligned(Target("q", None, tmp_path / "gt.json"), truth, [fact("balance", "B2", 1)])
