@@ -32,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ground-truth", type=Path, metavar="FILE",
                         help="ground truth for --doc or --facts, in the fixtures' format; gated "
                              "only when --baseline is given")
+    parser.add_argument("--manifest", type=Path, metavar="FILE",
+                        help="score many documents of your own in one run: a JSON "
+                             "{\"documents\": [{\"document\", \"ground_truth\"}, ...], "
+                             "\"baseline\": FILE}, one baseline entry per document")
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="write the JSON report here (default: not written)")
     parser.add_argument("--save-facts", type=Path, metavar="FILE",
@@ -64,8 +68,19 @@ def run(args: argparse.Namespace) -> int:
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
     """The document sets to score and the baseline file to gate on (None: no gate). A document
     of your own is keyed by its file name (Target.own), also when only its facts are scored."""
-    from ragspine_eval.extraction.run import Target, fixture_targets
+    from ragspine_eval.extraction.run import Target, fixture_targets, sets_named_by
 
+    if args.manifest:
+        from ragspine_eval.extraction.manifest import load_manifest
+
+        clash = [f for f, v in (("--doc", args.doc), ("--facts", args.facts),
+                                ("--ground-truth", args.ground_truth), ("--docs", args.docs))
+                 if v]
+        if clash:
+            raise BadInput(f"--manifest names each document and its ground truth; drop "
+                           f"{', '.join(clash)}")
+        targets, stated = load_manifest(args.manifest)
+        return targets, args.baseline or stated
     if args.doc and args.facts:
         raise BadInput("--doc runs the engine over a document and --facts scores a facts file: "
                        "give one of them")
@@ -76,7 +91,12 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
         raise BadInput(f"--doc {args.doc} needs --ground-truth FILE (the fixtures' format: "
                        f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
     if args.ground_truth is None:
-        return fixture_targets(args.docs or "all"), args.baseline or paths.EXTRACTION_BASELINE
+        baseline = args.baseline or paths.EXTRACTION_BASELINE
+        if args.facts and not args.docs:
+            named = sets_named_by(args.facts)  # only the sets the facts are of
+            if named:
+                return [t for k in named for t in fixture_targets(k)], baseline
+        return fixture_targets(args.docs or "all"), baseline
     if not (args.doc or args.facts):
         raise BadInput("--ground-truth scores --doc FILE (through the engine) or --facts FILE; "
                        "give one of them")
@@ -87,7 +107,9 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
 
 def _record_command(args: argparse.Namespace, key: str, baseline_path: Path) -> str:
     parts = ["ragspine-eval extraction"]
-    if args.ground_truth:
+    if args.manifest:
+        parts += [f"--manifest {args.manifest}", f"--baseline {baseline_path}"]
+    elif args.ground_truth:
         parts += [f"--doc {args.doc}" if args.doc else f"--facts {args.facts}",
                   f"--ground-truth {args.ground_truth}", f"--baseline {baseline_path}"]
     else:

@@ -43,6 +43,8 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
     "pdf": {
         "color_mapping": "the engine's pdf_spine extractor does not read fills (resolved_rgb is "
                          "always None for PDF), so no colour can map to a tag",
+        "fill": "the engine's pdf_spine extractor does not read fills (resolved_rgb is always "
+                "None for PDF)",
         "header_attribution": "the engine's pdf_spine extractor does not report spans (a merged "
                               "header comes back as one cell and empty neighbours)",
     },
@@ -80,9 +82,16 @@ class LegendReview:
     not_confirmed: list[dict[str, Any]] = field(default_factory=list)
     mapping_version: int | None = None
     confirmed_by: str | None = None
+    stated: dict[str, dict[str, str]] | None = None  # the ground truth's legend, when applied
 
     @property
     def statement(self) -> str:
+        if self.stated is not None:
+            entries = ", ".join(f"{rgb} -> " + ",".join(f"{k}={v}" for k, v in tags.items())
+                                for rgb, tags in self.stated.items())
+            return (f"legend stated by the ground truth (the reviewer's mapping) applied to "
+                    f"{self.scope}: {entries or 'no entry'}; the engine's own legend detection "
+                    f"was not used")
         if not self.detected:
             return (f"the engine detected no legend in {self.scope}: nothing to confirm, so no "
                     f"colour tag was applied")
@@ -123,8 +132,11 @@ class EngineExtraction:
         }
 
 
-def extract(path: str | Path, doc_set: str | None = None) -> EngineExtraction:
-    """Run the engine's extractor over one document and return its facts.
+def extract(path: str | Path, doc_set: str | None = None,
+            legend: dict[str, dict[str, str]] | None = None) -> EngineExtraction:
+    """Run the engine's extractor over one document and return its facts. `legend` (a ground
+    truth's, {"RRGGBB": tags}) is the reviewed mapping when given: each cell whose resolved
+    fill it names gets its tags, and the engine's legend detection is not used.
 
     Raises ExtractionInputError when the file is missing, of a type the engine does not read,
     or will not open.
@@ -138,14 +150,18 @@ def extract(path: str | Path, doc_set: str | None = None) -> EngineExtraction:
         warnings += _route_pdf(path)
     grids = _grids(path, doc_type)
     unsupported = dict(UNSUPPORTED[doc_type])
-    legend, tags = None, {}
-    if "color_mapping" not in unsupported:
-        legend, tags = review_legend(grids, path.name)
+    review, tags = None, {}
+    if "color_mapping" not in unsupported and legend is not None:
+        review = LegendReview(path.name, stated=dict(legend))
+        tags = {g.sheet: {ref: dict(legend[c.resolved_rgb]) for ref, c in g.cells.items()
+                          if c.resolved_rgb in legend} for g in grids}
+    elif "color_mapping" not in unsupported:
+        review, tags = review_legend(grids, path.name)
     for grid in grids:
         warnings += [f"{grid.sheet}: {w}" for w in grid.warnings]
     facts = grid_facts(grids, doc_type, path.name, tags, unsupported, doc_set or doc_type)
     return EngineExtraction(path.name, doc_type, EXTRACTORS[doc_type], facts, unsupported,
-                            legend, warnings)
+                            review, warnings)
 
 
 def _route_pdf(path: Path) -> list[str]:

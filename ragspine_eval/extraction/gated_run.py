@@ -70,7 +70,11 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     """Check, run, gate, write (see the module docstring). `record_command(key)` builds the
     command that records one target's run. Raises RagspineEvalError for input it cannot use."""
     from ragspine_eval.extraction.run import score_engine, score_facts_file
-    from ragspine_eval.outputs.console import extraction_table, mismatch_details
+    from ragspine_eval.outputs.console import (
+        extraction_table,
+        mismatch_details,
+        mismatch_examples,
+    )
 
     say = echo or (lambda line: None)
     outputs = outputs or ExtractionOutputs()
@@ -94,6 +98,8 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
            else score_engine(targets, on_facts=saved.__setitem__))
     for t in targets:
         for line in extraction_table(t.key, run.reports[t.key], stored.get(t.key), run.engine):
+            say(line)
+        for line in mismatch_examples(run.reports[t.key]):
             say(line)
     run.baselines = {t.key: (stored.get(t.key) or {}).get("metrics") for t in targets}
     if baseline_path is not None:

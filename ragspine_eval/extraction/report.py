@@ -15,11 +15,14 @@ from typing import Any
 import pandas as pd
 
 from ragspine_eval import ratchet as baseline_mod
+from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.outputs.stats import wilson_interval
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
+FILL = "fill"  # a channel only where a ground truth states a fill as "RRGGBB" text
 COVERAGE = "coverage"
-VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list")
+VALUE_NORMALIZATION = ("an int equals the same float", "a tuple equals the same list",
+                       "a blank (null or \"\") equals a blank or no fact")
 FRAME_COLUMNS = ["sheet", "locator", "cell_ref", "channel", "expected", "actual", "correct",
                  "feature"]
 
@@ -136,21 +139,38 @@ class EvalReport:
     source: str = "facts"
     normalization: list[str] = field(default_factory=lambda: list(VALUE_NORMALIZATION))
     extraction: dict[str, Any] = field(default_factory=dict)
+    unreviewed: int = 0  # ground-truth cells marked "reviewed": false (a draft's)
+    warnings: list[str] = field(default_factory=list)
+    structure: dict[str, Any] | None = None  # extraction/structure.py's, for a scoped truth
+
+    @property
+    def unreviewed_statement(self) -> str | None:
+        if not self.unreviewed:
+            return None
+        return (f"scored against {self.unreviewed} unreviewed ground-truth cell(s) of "
+                f"{self.document or 'this document'} (a draft: check each and set "
+                f"\"reviewed\": true)")
 
     @property
     def metrics(self) -> dict[str, float]:
         """The rates the baseline gates on: each channel that scored a cell, and coverage."""
         rates = {n: m.accuracy for n, m in self.channels.items() if m.total and not m.not_scored}
+        if self.structure and self.structure["relations"] + self.structure["extracted"]:
+            rates[TABLE_STRUCTURE] = self.structure["f1"]
         return {**rates, COVERAGE: self.coverage.rate}
 
     def passed_ids(self) -> dict[str, list[str]]:
         ids = {name: sorted(s.locator for s in self.cells if s.channel == name and s.correct)
                for name in self.channels}
+        if self.structure:
+            ids[TABLE_STRUCTURE] = sorted(t["table"] for t in self.structure["tables"]
+                                          if t["f1"] == 1.0)
         matched = set(self.golden) - set(self.coverage.missing)
         return {**ids, COVERAGE: sorted(matched)}
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **({"warning": self.unreviewed_statement} if self.unreviewed else {}),
             "document": self.document,
             "source": self.source,
             "n_facts": self.n_facts,
@@ -160,6 +180,9 @@ class EvalReport:
             "extraction": self.extraction,
             "cells": [s.to_dict() for s in self.cells],
             "golden": dict(self.golden),
+            "unreviewed": self.unreviewed,
+            "warnings": list(self.warnings),
+            "structure": self.structure,
         }
 
     @classmethod
@@ -174,6 +197,9 @@ class EvalReport:
             source=data.get("source", "facts"),
             normalization=list(data.get("normalization", VALUE_NORMALIZATION)),
             extraction=data.get("extraction", {}),
+            unreviewed=data.get("unreviewed", 0),
+            warnings=list(data.get("warnings", [])),
+            structure=data.get("structure"),
         )
 
     def to_frame(self) -> pd.DataFrame:

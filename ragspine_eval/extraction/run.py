@@ -24,12 +24,15 @@ import pandas as pd
 
 from ragspine_eval import paths
 from ragspine_eval.extraction.adapter import engine_version, extract
+from ragspine_eval.extraction.compare import is_blank, stated_legend
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
+from ragspine_eval.extraction.locators import Scope, locator_hint
 from ragspine_eval.extraction.records import (
     ExtractionInputError,
     check_unique,
     load_facts,
     load_ground_truth,
+    locator,
     stated_document,
 )
 from ragspine_eval.extraction.report import COVERAGE, FRAME_COLUMNS
@@ -84,8 +87,16 @@ class ExtractionRun:
     gate: dict[str, dict[str, Any]] = field(default_factory=dict)
     provenance: Provenance | None = None
 
+    @property
+    def warnings(self) -> list[str]:
+        """What a reader must know before any figure: unreviewed ground truths, no facts."""
+        return [line for k, r in self.reports.items()
+                for line in ([r.unreviewed_statement] if r.unreviewed else [])
+                + [f"{k}: {w}" for w in r.warnings]]
+
     def to_dict(self) -> dict[str, Any]:
         return {
+            **({"warnings": self.warnings} if self.warnings else {}),
             "provenance": self.provenance.to_dict() if self.provenance else None,
             "harness": "extraction",
             "engine": self.engine,
@@ -156,15 +167,19 @@ def score_engine(targets: Sequence[Target],
     reports = {}
     for target in targets:
         truth = load_ground_truth(target.ground_truth)
+        Scope(truth.get("scope"), str(target.ground_truth))
         if target.document is None:
             raise ExtractionInputError(f"{target.key}: no document to run the engine on")
         check_truth_is_for(target.document, truth, target.ground_truth)
-        extraction = extract(target.document, target.key)
+        extraction = extract(target.document, target.key,
+                             stated_legend(truth, str(target.ground_truth)))
         if on_facts:
             on_facts(target.key, extraction.facts)
-        reports[target.key] = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
-                                       document=extraction.document, source="engine",
-                                       extraction=extraction.describe())
+        report = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
+                          document=extraction.document, source="engine",
+                          extraction=extraction.describe())
+        check_aligned(target, truth, extraction.facts)
+        reports[target.key] = report
     run = ExtractionRun(reports, source="engine")
     run.provenance = extraction_provenance(run, targets, clock)
     return run
@@ -183,6 +198,8 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
     check_set_names(records, [*FIXTURE_SETS, *(t.key for t in targets if t.key not in
                                                FIXTURE_SETS)])
     truths = {t.key: load_ground_truth(t.ground_truth) for t in targets}
+    for t in targets:
+        Scope(truths[t.key].get("scope"), str(t.ground_truth))
     names = {t.key: t.document.name if t.document else stated_document(truths[t.key])
              for t in targets}
     assigned: dict[str, list[tuple[str, dict[str, Any]]]] = {t.key: [] for t in targets}
@@ -211,6 +228,8 @@ def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionR
                                source=str(facts_path),
                                extraction={"facts_file": str(facts_path)})
                for t in targets}
+    for t in targets:
+        check_aligned(t, truths[t.key], [f for _, f in assigned[t.key]])
     run = ExtractionRun(reports, source=f"facts file {facts_path}")
     run.provenance = extraction_provenance(run, targets, clock, facts_path)
     return run
@@ -246,6 +265,48 @@ def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) 
         f"given is {document.name!r} ({document}); pass the ground truth written for "
         f"{document.name}, or, if it is the same document renamed, set \"document\" to "
         f"{document.name!r} in the ground truth")
+
+
+def check_aligned(target: Target, truth: dict[str, Any], facts: Sequence[dict[str, Any]],
+                  ) -> None:
+    """A ground truth none of whose cells (blanks aside) found a fact, while there are facts,
+    names locators the extractor does not use (`Balance` for `balance`, `$B$2`, `b2`): an
+    ExtractionInputError with the nearest real locator of its first cells, never a 0/0 score."""
+    cells = [c for c in truth["cells"] if not ("value" in c and is_blank(c["value"]))]
+    if not facts or not cells:
+        return
+    located = {locator(f) for f in facts}
+    if any(locator(c) in located for c in cells):
+        return
+    sheets: dict[str, set[str]] = {}
+    for fact in facts:
+        sheets.setdefault(fact["sheet"], set()).add(fact["cell_ref"])
+    hints = "; ".join(f"{c['sheet']}!{c['cell_ref']}: "
+                      f"{locator_hint(c['sheet'], c['cell_ref'], sheets)}"
+                      for c in cells[:3])
+    raise ExtractionInputError(
+        f"{target.ground_truth}: no ground-truth cell aligns with any of the {len(facts)} facts "
+        f"of {target.document.name if target.document else target.key}, so nothing would be "
+        f"scored; {hints}. Locators are 'sheet!cell_ref' exactly as the extractor writes them "
+        f"(`ragspine-eval truth check GT --doc DOC` checks them)")
+
+
+def sets_named_by(facts_path: Path) -> list[str]:
+    """The fixture sets a facts file names by `doc` or by `document` (a fixture document's file
+    name), in the fixtures' order; empty when it names none (or a set that is not known: the
+    caller then scores every set and check_set_names says what is wrong)."""
+    names = {doc_set.document_path(paths.FIXTURES_DIR).name.casefold(): key
+             for key, doc_set in DOCUMENT_SETS.items()}
+    named: set[str] = set()
+    for _, fact in load_facts(facts_path):
+        doc, document = fact.get("doc"), stated_document(fact)
+        if isinstance(doc, str) and doc.casefold() in FIXTURE_SETS:
+            named.add(doc.casefold())
+        elif doc is not None:
+            return []
+        elif document is not None and document.casefold() in names:
+            named.add(names[document.casefold()])
+    return [key for key in FIXTURE_SETS if key in named]
 
 
 def check_set_names(records: Sequence[tuple[str, dict[str, Any]]], known: Sequence[str]) -> None:

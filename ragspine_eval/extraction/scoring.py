@@ -15,7 +15,10 @@ no fact carries the channel's field) gets total 0 and the reason in `not_scored`
 scored as if it had claimed "no tags" or "not merged".
 
 Comparison is exact after type normalization only: an int equals the same float, a tuple
-equals the same list (`VALUE_NORMALIZATION`, named in every report); True is not 1.
+equals the same list, a blank (null or "") equals a blank or no fact at all
+(`VALUE_NORMALIZATION`, named in every report); True is not 1. A ground truth may state
+`compare` options (whitespace collapsed, dates as dates: extraction/compare.py), named in the
+report too. Its `scope` (extraction/locators.py) bounds which facts count as unexpected.
 
 Coverage keeps dropped cells visible: ground-truth cells with no fact (`missing`) and facts with
 no ground truth (`unexpected`). The baseline entry gates on the coverage rate as well as on
@@ -40,6 +43,13 @@ from json.encoder import (
 )
 from typing import Any
 
+from ragspine_eval.extraction.compare import (
+    COMPARE_OPTIONS,
+    compare_options,
+    is_blank,
+    value_comparer,
+)
+from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
     ground_truth_index,
@@ -48,12 +58,14 @@ from ragspine_eval.extraction.records import (
 )
 from ragspine_eval.extraction.report import (
     CHANNELS,
+    FILL,
     VALUE_NORMALIZATION,
     CellScore,
     ChannelMetric,
     Coverage,
     EvalReport,
 )
+from ragspine_eval.extraction.structure import structure_score
 
 # --- comparing values --------------------------------------------------------------------------
 
@@ -108,11 +120,21 @@ def _header_claim(record: Mapping[str, Any]) -> dict[str, Any]:
             "merge_span": _jsonable(span) if span is not None else None}
 
 
-_CLAIMS = {"cell_value": _value_claim, "color_mapping": _color_claim,
+def _fill_claim(record: Mapping[str, Any]) -> str | None:
+    """RRGGBB, upper case: a ground truth's `fill` (text), a fact's `fill` or `resolved_rgb`."""
+    value = record.get("fill")
+    if not isinstance(value, str):
+        value = record.get("resolved_rgb")
+    return value.lstrip("#").upper()[-6:] if isinstance(value, str) and value else None
+
+
+_CLAIMS = {FILL: _fill_claim, "cell_value": _value_claim, "color_mapping": _color_claim,
            "header_attribution": _header_claim}
 
 
 def states(channel: str, record: Mapping[str, Any]) -> bool:
+    if channel == FILL:  # a fill stated as text; an object (the fixtures') only describes
+        return isinstance(record.get("fill"), str)
     return any(f in record for f in CHANNEL_FIELDS[channel])
 
 
@@ -122,7 +144,7 @@ def fingerprint(cell: Mapping[str, Any]) -> str:
     Ints are hashed as floats, so rewriting 1234 as 1234.0 is not a change; fields that are
     never scored (feature, fill, number_format ...) are not part of it.
     """
-    claims = {ch: _claim(ch, cell) for ch in CHANNELS if states(ch, cell)}
+    claims = {ch: _claim(ch, cell) for ch in (*CHANNELS, FILL) if states(ch, cell)}
     return _fingerprint(locator(cell), claims)
 
 
@@ -187,6 +209,11 @@ def _canonical(loc: str, claims: Mapping[str, Any]) -> str:
                 for k, v in sorted(tags.items())) + "}")
         else:
             return _canonical_by_json(loc, claims)
+    fill = claims.get(FILL, _ABSENT)
+    if fill is not _ABSENT:
+        if fill is not None and type(fill) is not str:
+            return _canonical_by_json(loc, claims)
+        parts.append('"fill":' + ("null" if fill is None else encode_basestring(fill)))
     header = claims.get("header_attribution")
     if header is not None:
         origin, span = header["is_merged_origin"], header["merge_span"]
@@ -221,18 +248,28 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     fingerprints the cell, from claims read once (a million cells take seconds, not a minute).
     """
     truth = ground_truth_index(ground_truth)
+    scope = Scope(ground_truth.get("scope") if isinstance(ground_truth, dict) else None)
     facts = list(facts)
     by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
 
+    names_scored = CHANNELS
+    if any(isinstance(c.get("fill"), str) for c in truth.values()):
+        names_scored = (*CHANNELS, FILL)  # the fill channel, where the ground truth states one
     not_scored = dict(unsupported or {})
+    if facts and FILL in names_scored and FILL not in not_scored and not any(
+            "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
+        not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does not "
+                            "provide this channel")
     if facts:
         for channel, names in CHANNEL_FIELDS.items():
             if channel not in not_scored and not any(states(channel, f) for f in facts):
                 not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
                                        f"extractor does not provide this channel")
 
-    tallies = {ch: _Tally() for ch in CHANNELS}
-    scoring = [(ch, _CLAIMS[ch], _SAME[ch], tallies[ch]) for ch in CHANNELS
+    options = compare_options(ground_truth)
+    same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
+    tallies = {ch: _Tally() for ch in names_scored}
+    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
                if ch not in not_scored]
     scores: list[CellScore] = []
     missing: list[str] = []
@@ -243,11 +280,14 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
             golden[loc] = _fingerprint(loc, claims)
             fact = by_locator.get(loc)
             if fact is None:
-                missing.append(loc)
-                continue
+                if is_blank(claims.get("cell_value", _ABSENT)):
+                    fact = _NO_FACT  # a blank asserted: no fact is what it expects
+                else:
+                    missing.append(loc)
+                    continue
             for channel, claim, same, tally in scoring:
                 expected = claims.get(channel, _ABSENT)
-                if expected is _ABSENT:
+                if expected is _ABSENT or (fact is _NO_FACT and channel != "cell_value"):
                     continue
                 actual = claim(fact)
                 if same(expected, actual):
@@ -264,13 +304,31 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
                 scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected,
                                         actual, correct, cell.get("feature")))
 
-    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in CHANNELS}
+    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in names_scored}
     coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
-                        [loc for loc in by_locator if loc not in truth])
+                        [loc for loc, f in by_locator.items() if loc not in truth
+                         and scope.covers(f["sheet"], f["cell_ref"])])
     if document is None and isinstance(ground_truth, dict):
         document = ground_truth.get("document")
+    warnings = [] if facts else [NO_FACTS]
+    unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
+    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items() if COMPARE_OPTIONS[k][v])]
     return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      list(VALUE_NORMALIZATION), dict(extraction or {}))
+                      normalization, dict(extraction or {}), unreviewed, warnings,
+                      structure_score(list(truth.values()), facts, scope))
+
+
+NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "
+            "tables?): nothing was scored, and every ground-truth cell but a blank is missing")
+_NO_FACT: Mapping[str, Any] = {"value": None}
+
+
+def same_cell_value(expected: Any, actual: Any) -> bool:
+    """same_value, where a blank (null or "") equals a blank."""
+    if is_blank(expected) and is_blank(actual):
+        return True
+    return same_value(expected, actual)
+
 
 
 def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:
@@ -282,6 +340,8 @@ def _stated_claims(cell: Mapping[str, Any]) -> dict[str, Any]:
         claims["color_mapping"] = _color_claim(cell)
     if "merge_span" in cell or "is_merged_origin" in cell:
         claims["header_attribution"] = _header_claim(cell)
+    if isinstance(cell.get("fill"), str):
+        claims[FILL] = _fill_claim(cell)
     return claims
 
 
@@ -295,8 +355,8 @@ def _same_header(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     return expected == actual
 
 
-_SAME = {"cell_value": same_value, "color_mapping": _same_tags,
-         "header_attribution": _same_header}
+_SAME = {"cell_value": same_cell_value, "color_mapping": _same_tags,
+         "header_attribution": _same_header, FILL: lambda expected, actual: expected == actual}
 
 
 @contextmanager

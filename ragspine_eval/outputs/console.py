@@ -63,15 +63,21 @@ def extraction_table(key: str, report: EvalReport, stored: dict[str, Any] | None
     base = (stored or {}).get("metrics", {})
     cov = report.coverage
     source = f"{engine} (engine)" if report.source == "engine" and engine else report.source
-    lines = [f"extraction · {key} · {report.document or '?'} · {source} · "
-             f"{cov.ground_truth_cells} ground-truth cells · {report.n_facts} facts",
-             f"{'channel':<20} {'accuracy':>8} {'correct':>9} {'baseline':>9}  mismatches"]
+    lines = [f"WARNING: {report.unreviewed_statement}"] if report.unreviewed else []
+    lines += [f"extraction · {key} · {report.document or '?'} · {source} · "
+              f"{cov.ground_truth_cells} ground-truth cells · {report.n_facts} facts"]
+    lines += [f"WARNING: {w}" for w in report.warnings]
+    lines.append(f"{'channel':<20} {'accuracy':>8} {'correct':>9} {'baseline':>9}  mismatches")
 
     def base_text(name: str) -> str:
         value = base.get(name)
         return f"{value:.4f}" if isinstance(value, int | float) else "-"
 
     for name, m in report.channels.items():
+        if not report.n_facts and not m.total:
+            lines.append(f"{name:<20} {'-':>8} {'0/0':>9} {base_text(name):>9}  "
+                         f"not scored: no facts")
+            continue
         if m.not_scored:
             lines.append(f"{name:<20} {'-':>8} {'0/0':>9} {base_text(name):>9}  "
                          f"not scored: {m.not_scored}")
@@ -82,9 +88,27 @@ def extraction_table(key: str, report: EvalReport, stored: dict[str, Any] | None
     lines.append(f"{COVERAGE:<20} {cov.rate:>8.4f} {f'{cov.matched}/{cov.ground_truth_cells}':>9} "
                  f"{base_text(COVERAGE):>9}  missing: {short_ids(cov.missing) or '-'}; "
                  f"facts with no ground truth: {short_ids(cov.unexpected) or '-'}")
+    if report.structure:
+        st, name = report.structure, "table_structure"
+        below = short_ids([t["table"] for t in st["tables"] if t["f1"] < 1.0]) or "-"
+        counts = f"{st['matched']}/{st['relations']}"
+        lines.append(f"{name:<20} {st['f1']:>8.4f} {counts:>9} {base_text(name):>9}  "
+                     f"cell-adjacency F1 ({st['extracted']} relations extracted); tables "
+                     f"below 1: {below}")
     legend = report.extraction.get("legend")
     if legend:
         lines.append(f"legend: {legend['statement']}")
+    return lines
+
+
+def mismatch_examples(report: EvalReport, limit: int = 10) -> list[str]:
+    """The first `limit` mismatches of a document, channel by channel, each with what the
+    ground truth expects and what came back, then how many more there are."""
+    wrong = [(name, x) for name, m in report.channels.items() for x in m.mismatches]
+    lines = [f"  {x['locator']} {name}: expected {x['expected']!r}, got {x['actual']!r}"
+             for name, x in wrong[:limit]]
+    if len(wrong) > limit:
+        lines.append(f"  … and {len(wrong) - limit} more mismatches (see the report)")
     return lines
 
 

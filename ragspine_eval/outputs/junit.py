@@ -168,14 +168,14 @@ def extraction_junit_cases(run: ExtractionRun,
     """One row per scored cell and channel, grouped per channel across document sets, then one
     per ground-truth cell for coverage (failing where no fact was extracted for it). With a
     baseline comparison per document set, the cells it found regressed are marked."""
-    from ragspine_eval.extraction.report import COVERAGE
+    from ragspine_eval.extraction.report import COVERAGE, FILL
     from ragspine_eval.extraction.scoring import CHANNELS
 
     regressed = {key: _regressed((comparisons or {}).get(key)) for key in run.reports}
     rows = [JUnitCase(channel, f"{key} {cell.locator}", f"extraction.{key}.{channel}",
                       cell.correct, repr(cell.expected), repr(cell.actual),
                       (channel, cell.locator) in regressed[key])
-            for channel in CHANNELS for key, report in run.reports.items()
+            for channel in (*CHANNELS, FILL) for key, report in run.reports.items()
             for cell in report.cells if cell.channel == channel]
     for key, report in run.reports.items():
         missing = set(report.coverage.missing)

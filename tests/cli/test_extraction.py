@@ -402,3 +402,70 @@ def test_a_facts_file_that_holds_no_fact_exits_2(capsys, tmp_path, baseline, nam
 def test_allow_regression_without_update_baseline_exits_2(capsys, tmp_path, baseline):
     err = bad_run(capsys, tmp_path, baseline, "--allow-regression", "--reason", "pdf tables moved")
     assert "add --update-baseline" in err
+
+
+# --- your own documents (issue 16) ---------------------------------------------------------------
+
+
+def test_a_facts_file_for_one_pdf_scores_only_that_document(capsys, tmp_path, baseline,
+                                                             engine_facts):
+    pdf = [line for line in engine_facts if '"product_tables.pdf"' in line]
+    lines = [json.dumps({k: v for k, v in json.loads(line).items() if k != "doc"})
+             for line in pdf]  # named by "document" only
+    facts = write_facts(tmp_path / "pdf.jsonl", lines)
+    code, out, err = run(capsys, "extraction", "--facts", str(facts), "--baseline", str(baseline))
+    assert code == 0, out + err
+    assert "extraction · pdf · " in out
+    assert "· xlsx ·" not in out and "· pptx ·" not in out and "PASS: extraction pdf" in out
+    assert baseline.read_bytes() == BASELINE.read_bytes()
+
+
+def test_own_document_whose_ground_truth_aligns_with_nothing_exits_2_naming_the_sheet(
+        capsys, tmp_path):
+    doc = DOCUMENT_SETS["xlsx"].document_path()
+    truth = tmp_path / "gt.json"
+    truth.write_text(json.dumps({"cells": [{"sheet": "performance", "cell_ref": "b4",
+                                            "value": 1}]}), encoding="utf-8")
+    report = tmp_path / "r.json"
+    code, _, err = run(capsys, "extraction", "--doc", str(doc), "--ground-truth", str(truth),
+                       "--report", str(report))
+    assert code == 2 and "'Performance'" in err and not report.exists()
+
+
+REALDOCS = paths.PROJECT_ROOT.parent / "shared" / "realdocs"
+HAND_TRUTHS = sorted((paths.PROJECT_ROOT / "tests" / "fixtures" / "realdocs_truth").glob("*.json"))
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="../shared/realdocs absent")
+def test_one_manifest_gates_the_eight_real_documents_and_a_changed_cell_names_doc_and_locator(
+        capsys, tmp_path):
+    entries = [{"document": str(REALDOCS / t.stem), "ground_truth": str(t)} for t in HAND_TRUTHS]
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"baseline": "b.json", "documents": entries}), encoding="utf-8")
+    report, junit, summary = tmp_path / "r.json", tmp_path / "j.xml", tmp_path / "s.md"
+    code, out, err = run(capsys, "extraction", "--manifest", str(manifest), "--report",
+                         str(report), "--junit", str(junit), "--summary-md", str(summary))
+    assert code == 0, out + err
+    stored = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    assert sorted(stored) == sorted(t.stem for t in HAND_TRUTHS) and len(stored) == 8
+    assert len(json.loads(report.read_text(encoding="utf-8"))["documents"]) == 8
+    assert all(f"{t.stem}" in summary.read_text(encoding="utf-8") for t in HAND_TRUTHS)
+    assert run(capsys, "extraction", "--manifest", str(manifest))[0] == 0
+
+    changed = json.loads((HAND_TRUTHS[0]).read_text(encoding="utf-8"))
+    cell = next(c for c in changed["cells"] if isinstance(c["value"], int | float))
+    cell["value"] += 1
+    (tmp_path / "changed.json").write_text(json.dumps(changed), encoding="utf-8")
+    entries[0]["ground_truth"] = "changed.json"
+    manifest.write_text(json.dumps({"baseline": "b.json", "documents": entries}), encoding="utf-8")
+    code, out, _ = run(capsys, "extraction", "--manifest", str(manifest))
+    assert code == 1
+    locator = f"{cell['sheet']}!{cell['cell_ref']}"
+    assert f"GOLDEN CHANGE [{HAND_TRUTHS[0].stem}] {locator}" in out
+    assert f"FAIL: extraction {HAND_TRUTHS[0].stem} gate" in out
+
+
+def test_manifest_with_doc_is_refused(capsys, tmp_path):
+    code, _, err = run(capsys, "extraction", "--manifest", str(tmp_path / "m.json"), "--docs",
+                       "xlsx")
+    assert code == 2 and "--manifest" in err and "--docs" in err

@@ -173,7 +173,8 @@ def test_values_compare_exactly_after_type_normalization_only(a, b, equal):
 
 def test_the_report_names_its_normalization():
     report = run_eval(perfect_facts(SMALL_TRUTH), SMALL_TRUTH)
-    assert report.normalization == ["an int equals the same float", "a tuple equals the same list"]
+    assert report.normalization == ["an int equals the same float", "a tuple equals the same list",
+                                    "a blank (null or \"\") equals a blank or no fact"]
     assert report.to_dict()["normalization"] == report.normalization
 
 
