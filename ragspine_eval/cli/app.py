@@ -27,7 +27,7 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "golden", "diff", "notebooks", "serve", "fixtures")
+SUBCOMMANDS = ("qa", "extraction", "golden", "diff", "notebooks", "serve", "fixtures", "judge")
 
 DESCRIPTION = """\
 Score the RAGSpine engine against version-controlled golden sets and fail on any regression.
