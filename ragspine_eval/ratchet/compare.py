@@ -6,7 +6,10 @@ Invariants:
   was removed or changed since the baseline (adding cases is fine);
 - only metrics the stored entry lists are checked; exact equality passes;
 - `ratcheted` only raises: each metric to max(stored, observed), a lower-is-better count only
-  down; keys of the stored entry this module does not know are kept.
+  down; keys of the stored entry this module does not know are kept;
+- a run judged by another faithfulness judge than its entry ("judge", a QA entry's; an entry
+  without it was measured with LEGACY_JUDGE) is compared, with a warning as the first note;
+  the gate (gate.py) records it only as a reviewed change.
 """
 
 from __future__ import annotations
@@ -15,6 +18,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 LOWER_IS_BETTER = ("fabrication_count",)
+# A QA entry recorded before entries named their judge was measured with this one, the only
+# judge there was; an entry without "judge" (extraction's) is compared with no judge check.
+LEGACY_JUDGE = {"name": "lexical", "threshold": 0.6}
+
+
+def judge_change(stored: dict[str, Any], current: dict[str, Any]
+                 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(stored judge, current judge) when the run was judged otherwise than its baseline."""
+    if "judge" not in current:
+        return None
+    then = stored.get("judge", LEGACY_JUDGE)
+    return None if then == current["judge"] else (then, current["judge"])
+
+
+def judge_text(judge: Any) -> str:
+    if not isinstance(judge, dict):  # a hand-edited entry: show what it holds
+        return repr(judge)
+    return f"{judge.get('name')} (threshold {judge.get('threshold')})"
 
 
 @dataclass
@@ -103,6 +124,11 @@ def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparis
                     case_regressions.append({"metric": name, "id": case_id})
     else:
         notes.append("baseline predates per-case ids: case-level regression checks skipped")
+    changed = judge_change(stored, current)
+    if changed:
+        notes.insert(0, f"warning: the baseline was recorded with judge {judge_text(changed[0])} "
+                        f"and this run used {judge_text(changed[1])}: faithfulness is compared "
+                        f"across judges and may move for that reason alone")
 
     passed = not (regressions or case_regressions or golden_changes)
     return BaselineComparison(passed, regressions, case_regressions, golden_changes,
@@ -125,6 +151,8 @@ def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]
     for key in ("n_cases", "passed_ids", "golden"):
         if key in current:
             merged[key] = current[key]
+    if "judge" in current and ("judge" in stored or judge_change(stored, current)):
+        merged["judge"] = current["judge"]  # a legacy entry judged as before stays as it was
     return merged
 
 
@@ -136,7 +164,7 @@ LISTED_PER_KIND = 20
 def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
     """Lines for a person: what regressed, what changed in the golden set, what improved.
     With `limit`, at most that many case regressions and golden changes each, then a count."""
-    lines = [f"note: {n}" for n in cmp.notes]
+    lines = [n if n.startswith("warning: ") else f"note: {n}" for n in cmp.notes]
     for r in cmp.regressions:
         if r["current"] is None:
             lines.append(f"REGRESSION [{key}] {r['metric']}: in the baseline, missing from this run")

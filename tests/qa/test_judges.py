@@ -219,3 +219,24 @@ def test_the_numeric_judge_beats_the_target_on_held_out_wice_claims():
     lexical = check_judge(held, LexicalOverlapJudge())
     assert numeric.balanced_accuracy >= 0.69
     assert numeric.balanced_accuracy > lexical.balanced_accuracy
+
+
+# --- the judge reaches the gates ---------------------------------------------------------------
+
+
+def test_run_qa_eval_scores_faithfulness_with_the_judge_given_and_names_it(tiny_golden):
+    from ragspine_eval.qa.run import run_qa_eval
+
+    class RejectsAll:
+        threshold = None
+
+        def entails(self, claim, context):
+            return False
+
+    default = run_qa_eval(tiny_golden, "tool")
+    rejecting = run_qa_eval(tiny_golden, "tool", judge=RejectsAll())
+    assert default.metrics["faithfulness"].pass_rate > 0
+    assert rejecting.metrics["faithfulness"].pass_rate == 0
+    assert default.provenance.judge == {"name": "lexical", "threshold": 0.6}
+    assert rejecting.provenance.judge == {"name": "RejectsAll", "threshold": None}
+    assert run_qa_eval(tiny_golden, "tool", judge="numeric").provenance.judge["name"] == "numeric"
