@@ -77,6 +77,9 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
                        f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
     if args.ground_truth is None:
         return fixture_targets(args.docs or "all"), args.baseline or paths.EXTRACTION_BASELINE
+    if args.require_baseline and args.baseline is None:
+        raise BadInput("--require-baseline gates on a baseline: give --baseline FILE (a document "
+                       "of your own is not gated on the fixtures' baseline)")
     if not (args.doc or args.facts):
         raise BadInput("--ground-truth scores --doc FILE (through the engine) or --facts FILE; "
                        "give one of them")

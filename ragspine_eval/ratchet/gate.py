@@ -42,6 +42,8 @@ class GateOptions:
     accept_golden_change: bool = False
     # the command a person runs to record a gain, shown when a run improved
     record_command: str = "--update-baseline"
+    # a missing entry fails (exit 1) instead of bootstrapping, unless update records it
+    require_baseline: bool = False
 
     def check(self) -> None:
         """Raise BaselineError for options that would be ignored or that lack their reason;
@@ -60,7 +62,7 @@ class GateOptions:
 
 @dataclass
 class GateResult:
-    status: str  # bootstrap | pass | improved | ratcheted | updated | regression | refused
+    status: str  # bootstrap | pass | improved | ratcheted | updated | regression | refused | missing
     exit_code: int
     lines: list[str]
     comparison: BaselineComparison | None = None
@@ -75,6 +77,13 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
     """
     path = Path(path)
     options.check()
+    if options.require_baseline and not options.update and key not in load_baselines(path):
+        # before the lock: a missing entry writes nothing, not even the lock file
+        where = f"{path} does not exist" if not path.exists() else f"{path} has no entry {key!r}"
+        return GateResult("missing", 1, [
+            f"MISSING BASELINE: {where} and --require-baseline is set, so this run is not "
+            f"gated and fails; nothing was written. Record a baseline with: "
+            f"{options.record_command}, review it and commit it"])
     with locked(path):
         new_file = not path.exists()
         baselines = load_baselines(path)
