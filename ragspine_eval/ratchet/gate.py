@@ -124,8 +124,13 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
                 write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
                              options.reason or "automatic ratchet after a passing run")
                 return GateResult("ratcheted", 0, lines + [f"baseline {key!r} raised in {path}"], cmp)
-            lines.append(f"this run improved on the baseline; record the gain with: "
-                         f"{options.record_command}")
+            if cmp.improvements:
+                lines.append(f"this run improved on the baseline; record the gain with: "
+                             f"{options.record_command}")
+            else:
+                new_cases = len(set(current.get("golden", {})) - set(stored.get("golden", {})))
+                lines.append(f"the golden set grew by {new_cases} case(s) the baseline does not "
+                             f"know; record them with: {options.record_command}")
             return GateResult("improved", 0, lines, cmp)
         return GateResult("pass", 0, lines, cmp)
 
