@@ -164,9 +164,9 @@ def _on_shared_cases(improvements: list[dict[str, Any]], stored: dict[str, Any],
         # the gate's cases among the shared ones: every stored case is shared when cases were
         # only added, and the stored rate is passed / applicable
         total = None if golden_changes else _applicable(row["baseline"], len(then_ids))
-        on_shared = (f"{then_n / total:.4f} -> {now_n / total:.4f} ({then_n}/{total} passed then, "
-                     f"{now_n}/{total} now)" if total else
-                     f"{then_n} passed then, {now_n} now")
+        on_shared = (f" it is {then_n / total:.4f} -> {now_n / total:.4f} ({then_n}/{total} "
+                     f"passed then, {now_n}/{total} now)" if total else
+                     f", {then_n} passed then and {now_n} pass now")
         row = {**row, "shared": {"n_cases": len(shared), "passed_then": then_n,
                                  "passed_now": now_n, "applicable": total}}
         if now_n > then_n:
@@ -174,7 +174,7 @@ def _on_shared_cases(improvements: list[dict[str, Any]], stored: dict[str, Any],
         else:
             notes.append(f"the golden set changed since the baseline ({change}): "
                          f"{row['metric']} {_num(row['baseline'])} -> {_num(row['current'])} is "
-                         f"no improvement: on the {len(shared)} cases both runs share it is "
+                         f"no improvement: on the {len(shared)} cases both runs share"
                          f"{on_shared}")
     for row in kept:
         if "shared" in row:

@@ -118,7 +118,7 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
         if _gained(cmp, stored, current):
             if options.ratchet and judge_change(stored, current):
                 lines.append("not ratcheted automatically: this run used another judge than the "
-                             "baseline; " + _rejudge_hint(stored, current, options))
+                             "baseline; " + _rejudge_hint(current, options))
                 return GateResult("improved", 0, lines, cmp)
             if options.ratchet:
                 write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
@@ -152,7 +152,7 @@ def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, 
     return bool(cmp.improvements) or set(current.get("golden", {})) - set(stored.get("golden", {}))
 
 
-def _rejudge_hint(stored: dict[str, Any], current: dict[str, Any], options: GateOptions) -> str:
+def _rejudge_hint(current: dict[str, Any], options: GateOptions) -> str:
     judge = current["judge"]["name"]
     return (f"record it with: {options.record_command} --allow-regression --reason \"faithfulness "
             f"judged by {judge} from now on\"")
@@ -170,7 +170,7 @@ def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, A
         return GateResult("refused", 1, lines + [
             f"update refused: {path} [{key}] was measured with judge {judge_text(changed[0])}; "
             f"moving it to {judge_text(changed[1])} is a reviewed change: "
-            + _rejudge_hint(stored, current, options)], cmp)
+            + _rejudge_hint(current, options)], cmp)
     dropped = cmp.regressions or cmp.case_regressions
     if dropped and not options.allow_regression:
         return GateResult("refused", 1, lines + [
