@@ -10,17 +10,19 @@ setup:
 	@bash scripts/bootstrap.sh
 
 # The main job: score both QA modes and every extraction document set against the committed
-# baselines (JSON reports under out/), then run every notebook with papermill and render the
+# baselines (JSON reports under out/; --require-baseline: a missing entry fails instead of being
+# recorded in a clone CI never commits), then run every notebook with papermill and render the
 # HTML reports into out/. Every step runs even after a failure, so all reports exist; the job
 # exits non-zero on any regression.
 run: setup
 	@mkdir -p $(OUT)
 	@status=0; \
 	for mode in tool agent; do \
-	  $(BIN)/ragspine-eval qa --mode $$mode --report $(OUT)/qa_$$mode.json \
+	  $(BIN)/ragspine-eval qa --mode $$mode --require-baseline --report $(OUT)/qa_$$mode.json \
 	    --junit $(OUT)/qa_$$mode.xml --summary-md $(OUT)/qa_$$mode.md || status=1; \
 	done; \
-	$(BIN)/ragspine-eval extraction --docs all --report $(OUT)/extraction_report.json \
+	$(BIN)/ragspine-eval extraction --docs all --require-baseline \
+	  --report $(OUT)/extraction_report.json \
 	  --junit $(OUT)/extraction.xml --summary-md $(OUT)/extraction.md || status=1; \
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status

@@ -27,8 +27,8 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "truth", "golden", "diff", "notebooks", "serve", "fixtures",
-               "cache")
+SUBCOMMANDS = ("qa", "extraction", "truth", "golden", "diff", "judge", "notebooks", "serve",
+               "fixtures", "cache")
 
 DESCRIPTION = """\
 Score the RAGSpine engine against version-controlled golden sets and fail on any regression.

@@ -45,6 +45,9 @@ def add_gate_arguments(parser: argparse.ArgumentParser, default_baseline: Path) 
     parser.add_argument("--accept-golden-change", action="store_true",
                         help="record removed or edited golden cases (needs --reason)")
     parser.add_argument("--reason", help="why the baseline moves; kept in the history file")
+    parser.add_argument("--require-baseline", action="store_true",
+                        help="fail (exit 1) when the baseline has no entry for this run instead "
+                             "of recording one; for CI, where a recorded entry is never committed")
 
 
 def gate_options(args: argparse.Namespace):  # noqa: ANN201 - a GateOptions
@@ -53,7 +56,8 @@ def gate_options(args: argparse.Namespace):  # noqa: ANN201 - a GateOptions
 
     return GateOptions(update=args.update_baseline, ratchet=args.ratchet,
                        allow_regression=args.allow_regression, reason=args.reason,
-                       accept_golden_change=args.accept_golden_change)
+                       accept_golden_change=args.accept_golden_change,
+                       require_baseline=args.require_baseline)
 
 
 def positive_int(text: str) -> int:

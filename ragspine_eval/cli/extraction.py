@@ -97,6 +97,9 @@ def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:
             if named:
                 return [t for k in named for t in fixture_targets(k)], baseline
         return fixture_targets(args.docs or "all"), baseline
+    if args.require_baseline and args.baseline is None:
+        raise BadInput("--require-baseline gates on a baseline: give --baseline FILE (a document "
+                       "of your own is not gated on the fixtures' baseline)")
     if not (args.doc or args.facts):
         raise BadInput("--ground-truth scores --doc FILE (through the engine) or --facts FILE; "
                        "give one of them")

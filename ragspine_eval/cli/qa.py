@@ -72,15 +72,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="http or callable engine: reuse stored outcomes, keyed by TEXT "
                              "naming what is deployed (e.g. a build id); without it they are "
                              "never cached")
+    parser.add_argument("--judge", default="lexical", metavar="NAME",
+                        help="the faithfulness judge, one of `ragspine-eval judge list` "
+                             "(default: lexical)")
+    parser.add_argument("--judge-threshold", type=float, default=None, metavar="T",
+                        help="the judge's lexical threshold, 0 to 1 (default: the judge's own)")
     add_gate_arguments(parser, paths.QA_BASELINE)
 
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
+    from ragspine_eval.qa import judges
     from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
+    judge = judges.get(args.judge, args.judge_threshold)  # a bad name: exit 2 before any run
     progress = _progress(args)
     echo = _Echo(progress)
     try:
@@ -90,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             outputs=QAOutputs(args.report, args.junit, args.summary_md),
             options=gate_options(args), record_command=lambda spec: record_command(args, spec),
             echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
-            retries=args.retries, fail_fast=args.fail_fast, progress=progress,
+            retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
             cache=False if args.no_cache else None, cache_key=args.cache_key,
             executor=args.executor, scheduler=args.scheduler)
     finally:
@@ -137,7 +144,10 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
             parts.append(f"{flag} {shlex.quote(str(given))}")
     # how the engine is called: a slow service needs the same limits to answer again
     defaults = build_parser().parse_args(["qa"])
-    for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries")):
+    for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries"),
+                       ("--judge-threshold", "judge_threshold")):
         if getattr(args, name) != getattr(defaults, name):
             parts.append(f"{flag} {getattr(args, name):g}")
+    if args.judge != defaults.judge:  # the baseline records the judge it was measured with
+        parts.insert(2, f"--judge {shlex.quote(args.judge)}")
     return " ".join(parts + ["--update-baseline"])

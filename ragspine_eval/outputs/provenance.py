@@ -2,7 +2,7 @@
 
 A `Provenance` is written at the top of every JSON report (and shown by the CLI, the Markdown
 summary and the notebooks), so a report read a month later still says which golden set, which
-knowledge base, which engine and which baseline entry produced it.
+knowledge base, which engine, which faithfulness judge (QA) and which baseline entry produced it.
 
 Invariants:
 - everything that can vary between two runs of the same inputs sits under the one key `times`
@@ -79,6 +79,7 @@ class Provenance:
     documents: InputRef | None = None  # extraction run by the engine: the documents it read
     # QA: outcomes reused from the outcome cache and computed ({"reused", "computed", "folder"})
     cache: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None  # qa: the faithfulness judge, {"name", "threshold"}
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -115,6 +116,8 @@ class Provenance:
         inputs = "".join(f" · {label} {ref.path} [{ref.fingerprint}]"
                          for label, ref in (("kb", self.kb), ("facts", self.facts),
                                             ("documents", self.documents)) if ref)
+        if self.judge is not None:
+            inputs += f" · judge {self.judge.get('name')} (threshold {self.judge.get('threshold')})"
         out.append(golden + inputs)
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
@@ -223,7 +226,7 @@ class Clock:
 def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
             facts: InputRef | None = None, documents: InputRef | None = None,
             engine: str = ENGINE_DIST, engine_version: str | None = None,
-            clock: Clock | None = None) -> Provenance:
+            clock: Clock | None = None, judge: dict[str, Any] | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
     version of the `engine` distribution (None for an engine that is not a Python package)."""
     commit, dirty = git_state()
@@ -242,4 +245,5 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         times=clock.times() if clock else None,
         facts=facts,
         documents=documents,
+        judge=judge,
     )

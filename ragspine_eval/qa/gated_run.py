@@ -77,11 +77,13 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
                  outputs: QAOutputs | None = None,
                  options: ratchet.GateOptions | None = None,
                  record_command: Callable[[Any], str] | None = None,
-                 echo: Echo | None = None, **run_options: Any) -> QAGatedRun:
+                 echo: Echo | None = None, judge: Any = None,
+                 **run_options: Any) -> QAGatedRun:
     """Check, run, write the report, gate, write the CI files (see the module docstring).
 
     `record_command(spec)` builds the command that records this run (shown when it improved);
-    `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress).
+    `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress);
+    `judge` is the faithfulness judge: a registered name (qa.judges; None: lexical) or a judge.
     Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
     EngineSpecError, ...) for input the run cannot use.
     """
@@ -96,6 +98,10 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
                            "summary": outputs.summary_md}, baseline=baseline_path)
     spec = parse_engine(engine, mode)
+    if judge is None or isinstance(judge, str):  # an unknown name fails here, before any run
+        from ragspine_eval.qa import judges
+
+        judge = judges.get(judge or judges.DEFAULT_JUDGE)
     if options is not None:
         if record_command is not None:
             options = _with_record_command(options, record_command(spec))
@@ -105,7 +111,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     if stored is not None:
         ratchet.validate_entry(baseline_path, spec.key, stored)
 
-    report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, **run_options)
+    report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
+                         **run_options)
     report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
     for line in (*gate_table(report, stored), *report.provenance.lines()):
         say(line)

@@ -1,6 +1,8 @@
 """The QA golden set: `GoldenCase` and its loader.
 
-Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation. Invariants:
+Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation, contradictions
+included (refuse: true with a value, a source, a narrative_doc or a clarification; ask_first with
+a value or a narrative_doc). Invariants:
 - a file loads whole or not at all: the first invalid line raises `GoldenSetError` naming the file,
   the line number, the case id (when one could be read) and the reason; `check_golden_set`
   collects every invalid line instead, for `ragspine-eval golden`;
@@ -290,6 +292,26 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         raise fail("a refusal case must expect refuse: true")
     if case_type == "clarification" and expected["clarification"] == "none":
         raise fail("a clarification case cannot expect clarification 'none'")
+    _check_contradictions(fail, expected)
+
+
+def _check_contradictions(fail: Any, expected: dict[str, Any]) -> None:
+    """Expectations no answer can meet together (README, "Writing cases"): the case would fail
+    whatever the engine does, or pass by ignoring half of what it asserts."""
+    what = {"value": "a value and source", "narrative_doc": "a narrative_doc"}
+    answers = [name for name in what if name in expected]
+    if expected["refuse"] is True:
+        if answers:
+            raise fail(f"contradiction: refuse: true with {what[answers[0]]}: a refused question "
+                       f"gets no answer to check; drop expected.{answers[0]} or set refuse: false")
+        if expected["clarification"] != "none":
+            raise fail(f"contradiction: refuse: true with clarification "
+                       f"{expected['clarification']!r}: a refusal neither asks first nor answers "
+                       f"with assumptions; set clarification 'none' or refuse: false")
+    if expected["clarification"] == "ask_first" and answers:
+        raise fail(f"contradiction: clarification 'ask_first' with {what[answers[0]]}: the engine "
+                   f"is to ask before it answers, so this turn has no answer to check; drop "
+                   f"expected.{answers[0]} or use 'answer_with_assumptions'")
 
 
 def _check_missing(fail: Any, missing: list[str], note: str = "") -> None:

@@ -331,14 +331,19 @@ def evaluate(
 
 def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
     """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
-    the ids that passed each gate and the fingerprint of every golden case."""
-    return {
+    the ids that passed each gate and the fingerprint of every golden case; "judge" ({"name",
+    "threshold"}) when the report's provenance names the faithfulness judge."""
+    entry = {
         "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
         "fabrication_count": report.fabrication_count,
         "n_cases": report.n_cases,
         "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
         "golden": {c.id: c.fingerprint for c in report.cases},
     }
+    judge = getattr(report.provenance, "judge", None)
+    if judge is not None:
+        entry["judge"] = dict(judge)
+    return entry
 
 
 def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]

@@ -1,8 +1,8 @@
 """One call that runs the QA harness: load the golden set, build the KB, run, score.
 
 `run_qa_eval` loads the golden set, builds the KB's stores in a scratch folder, runs the cases
-on an engine (runner.py) and evaluates them (report.py); the report carries its provenance (no
-baseline yet: gated_run adds it). Nothing is written here.
+on an engine (runner.py) and evaluates them (report.py) with a faithfulness judge (judges.py);
+the report carries its provenance, the judge included (no baseline yet: gated_run adds it). Nothing is written here.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ragspine_eval.outputs.provenance import (
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.engines.base import Engine
 from ragspine_eval.qa.golden import load_golden_set
+from ragspine_eval.qa.groundedness import EntailmentJudge
 from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 
@@ -41,13 +42,16 @@ def run_qa_eval(
     cache_key: str | None = None,
     executor: str = "local",
     scheduler: str | None = None,
+    judge: str | EntailmentJudge | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
     `engine` is an --engine string ("ragspine", "http://HOST:PORT", "module:callable"; see
     engines.factory) or an Engine object; `mode` defaults to the engine's first mode. `progress`
     is called with (cases done, cases in total, errors so far). The report carries its
-    provenance (no baseline yet: the caller that gates adds it).
+    provenance (no baseline yet: the caller that gates adds it). `judge` is the faithfulness
+    judge: a registered name (qa.judges; None: the default, lexical) or an object with
+    `entails(claim, context)`; the provenance names it.
 
     The outcome cache (cache.py): `cache=None` uses it for the in-process engine, and for an HTTP
     or callable engine only when `cache_key` names what is deployed; `cache=False` never uses
@@ -57,10 +61,13 @@ def run_qa_eval(
     `executor`: "local" (runner.py: threads, or worker processes with `jobs`) or "dask"
     (dask_executor.py: a LocalCluster of `jobs` workers, or the cluster at `scheduler`).
     """
+    from ragspine_eval.qa import judges
     from ragspine_eval.qa.engines.factory import build_engine, parse_engine
     from ragspine_eval.qa.kb import build_eval_kb
     from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT, RunOptions
 
+    if judge is None or isinstance(judge, str):
+        judge = judges.get(judge or judges.DEFAULT_JUDGE)
     clock = Clock()
     options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
@@ -82,7 +89,8 @@ def run_qa_eval(
             if spec is not None and callable(close):
                 close()
     name = getattr(eng, "name", eng.label)
-    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), engine=name)
+    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), judge=judge,
+                      engine=name)
     if any(reused):
         report.cases = [replace(record, reused=True) if was_reused else record
                         for record, was_reused in zip(report.cases, reused, strict=True)]
@@ -90,6 +98,7 @@ def run_qa_eval(
     in_process = spec is not None and spec.kind == "ragspine"
     report.provenance = qa_provenance(
         report, golden_path, InputRef(display_path(kb_dir), kb.fingerprint), clock,
+        judge=judges.describe(judge),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
@@ -164,7 +173,7 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
 def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | None,
                   clock: Clock | None = None, **engine: Any) -> Provenance:
-    """The provenance of a QA report; `engine` may name engine= and engine_version=."""
+    """The provenance of a QA report; `engine` may name engine=, engine_version= and judge=."""
     from ragspine_eval.outputs.provenance import collect
 
     fps = {c.id: c.fingerprint for c in report.cases}

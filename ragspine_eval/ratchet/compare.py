@@ -5,8 +5,14 @@ Invariants:
   passed at baseline time and fails now (even when the rate is unchanged), or a golden case that
   was removed or changed since the baseline (adding cases is fine);
 - only metrics the stored entry lists are checked; exact equality passes;
+- "improved" holds on the same cases: when the golden set changed, a rate that rose only counts
+  as an improvement if more of the cases both runs share (same id, same fingerprint) pass now;
+  otherwise a note says the set changed and gives the rate on those shared cases;
 - `ratcheted` only raises: each metric to max(stored, observed), a lower-is-better count only
-  down; keys of the stored entry this module does not know are kept.
+  down; keys of the stored entry this module does not know are kept;
+- a run judged by another faithfulness judge than its entry ("judge", a QA entry's; an entry
+  without it was measured with LEGACY_JUDGE) is compared, with a warning as the first note;
+  the gate (gate.py) records it only as a reviewed change.
 """
 
 from __future__ import annotations
@@ -15,6 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 LOWER_IS_BETTER = ("fabrication_count",)
+# A QA entry recorded before entries named their judge was measured with this one, the only
+# judge there was; an entry without "judge" (extraction's) is compared with no judge check.
+LEGACY_JUDGE = {"name": "lexical", "threshold": 0.6}
+
+
+def judge_change(stored: dict[str, Any], current: dict[str, Any]
+                 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(stored judge, current judge) when the run was judged otherwise than its baseline."""
+    if "judge" not in current:
+        return None
+    then = stored.get("judge", LEGACY_JUDGE)
+    return None if then == current["judge"] else (then, current["judge"])
+
+
+def judge_text(judge: Any) -> str:
+    if not isinstance(judge, dict):  # a hand-edited entry: show what it holds
+        return repr(judge)
+    return f"{judge.get('name')} (threshold {judge.get('threshold')})"
 
 
 @dataclass
@@ -103,10 +127,73 @@ def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparis
                     case_regressions.append({"metric": name, "id": case_id})
     else:
         notes.append("baseline predates per-case ids: case-level regression checks skipped")
+    changed = judge_change(stored, current)
+    if changed:
+        notes.insert(0, f"warning: the baseline was recorded with judge {judge_text(changed[0])} "
+                        f"and this run used {judge_text(changed[1])}: faithfulness is compared "
+                        f"across judges and may move for that reason alone")
 
+    added = sorted(set(now_golden) - set(stored.get("golden", now_golden)))
+    if improvements and (added or golden_changes) and "passed_ids" in stored:
+        improvements = _on_shared_cases(improvements, stored, current, added, golden_changes,
+                                        notes)
     passed = not (regressions or case_regressions or golden_changes)
     return BaselineComparison(passed, regressions, case_regressions, golden_changes,
                               improvements, notes)
+
+
+def _on_shared_cases(improvements: list[dict[str, Any]], stored: dict[str, Any],
+                     current: dict[str, Any], added: list[str],
+                     golden_changes: list[dict[str, str]], notes: list[str]
+                     ) -> list[dict[str, Any]]:
+    """The improvements that hold on the cases both runs share (same id, same fingerprint);
+    a rate that rose only because cases were added or removed becomes a note saying so."""
+    now_golden = current.get("golden", {})
+    shared = {i for i, fp in stored["golden"].items() if now_golden.get(i) == fp}
+    change = ", ".join(part for part in (
+        f"{len(added)} added" if added else "",
+        f"{len(golden_changes)} removed or changed" if golden_changes else "") if part)
+    kept = []
+    for row in improvements:
+        then_ids, now_ids = stored["passed_ids"].get(row["metric"]), \
+            current.get("passed_ids", {}).get(row["metric"])
+        if row["metric"] in LOWER_IS_BETTER or then_ids is None or now_ids is None:
+            kept.append(row)
+            continue
+        then_n, now_n = len(shared.intersection(then_ids)), len(shared.intersection(now_ids))
+        # the gate's cases among the shared ones: every stored case is shared when cases were
+        # only added, and the stored rate is passed / applicable
+        total = None if golden_changes else _applicable(row["baseline"], len(then_ids))
+        on_shared = (f" it is {then_n / total:.4f} -> {now_n / total:.4f} ({then_n}/{total} "
+                     f"passed then, {now_n}/{total} now)" if total else
+                     f", {then_n} passed then and {now_n} pass now")
+        row = {**row, "shared": {"n_cases": len(shared), "passed_then": then_n,
+                                 "passed_now": now_n, "applicable": total}}
+        if now_n > then_n:
+            kept.append(row)
+        else:
+            notes.append(f"the golden set changed since the baseline ({change}): "
+                         f"{row['metric']} {_num(row['baseline'])} -> {_num(row['current'])} is "
+                         f"no improvement: on the {len(shared)} cases both runs share"
+                         f"{on_shared}")
+    for row in kept:
+        if "shared" in row:
+            sh = row["shared"]
+            total = sh["applicable"]
+            row["note"] = (f"the golden set changed ({change}); on the {sh['n_cases']} cases both "
+                           f"runs share: " + (
+                               f"{sh['passed_then'] / total:.4f} -> {sh['passed_now'] / total:.4f}"
+                               if total else f"{sh['passed_then']} -> {sh['passed_now']} passed"))
+    return kept
+
+
+def _applicable(rate: float, n_passed: int) -> int | None:
+    """How many cases a gate applied to, from its rate and its passed cases (None: unknowable,
+    as at a rate of 0 or where the rate is not passed / applicable)."""
+    if not rate or not n_passed:
+        return None
+    total = n_passed / rate
+    return round(total) if abs(total - round(total)) < 1e-6 else None
 
 
 def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
@@ -125,6 +212,8 @@ def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]
     for key in ("n_cases", "passed_ids", "golden"):
         if key in current:
             merged[key] = current[key]
+    if "judge" in current and ("judge" in stored or judge_change(stored, current)):
+        merged["judge"] = current["judge"]  # a legacy entry judged as before stays as it was
     return merged
 
 
@@ -136,7 +225,7 @@ LISTED_PER_KIND = 20
 def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
     """Lines for a person: what regressed, what changed in the golden set, what improved.
     With `limit`, at most that many case regressions and golden changes each, then a count."""
-    lines = [f"note: {n}" for n in cmp.notes]
+    lines = [n if n.startswith("warning: ") else f"note: {n}" for n in cmp.notes]
     for r in cmp.regressions:
         if r["current"] is None:
             lines.append(f"REGRESSION [{key}] {r['metric']}: in the baseline, missing from this run")
@@ -156,7 +245,8 @@ def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> lis
         lines.append(f"… and {len(cmp.golden_changes) - limit:,} more golden changes [{key}]")
     for r in cmp.improvements:
         lines.append(f"improved [{key}] {r['metric']}: {_num(r['baseline'])} -> "
-                     f"{_num(r['current'])} ({r['delta']:+.4g})")
+                     f"{_num(r['current'])} ({r['delta']:+.4g})"
+                     + (f"; {r['note']}" if r.get("note") else ""))
     return lines
 
 

@@ -1,8 +1,12 @@
 """The gate: compare a run with its stored entry and, where asked, record it.
 
-Exit codes of a gate: 0 pass, bootstrap or recorded; 1 a regression or a refused update. The
+Exit codes of a gate: 0 pass, bootstrap or recorded; 1 a regression, a refused update, or a
+missing entry under require_baseline (a CI gate that records its own first entry could never
+fail; with --update-baseline the entry is recorded as asked). The
 baseline ratchets up and never down: an update that would lower anything is refused unless the
-caller passes allow_regression with a reason, and then the history keeps that reason.
+caller passes allow_regression with a reason, and then the history keeps that reason. A QA run
+judged by another faithfulness judge than its entry is compared with a warning (compare.py) and
+recorded only with allow_regression and a reason: the entry then names the new judge.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from ragspine_eval.ratchet.compare import (
     BaselineComparison,
     compare,
     describe,
+    judge_change,
+    judge_text,
     ratcheted,
 )
 from ragspine_eval.ratchet.store import (
@@ -36,6 +42,8 @@ class GateOptions:
     accept_golden_change: bool = False
     # the command a person runs to record a gain, shown when a run improved
     record_command: str = "--update-baseline"
+    # a missing entry fails (exit 1) instead of bootstrapping, unless update records it
+    require_baseline: bool = False
 
     def check(self) -> None:
         """Raise BaselineError for options that would be ignored or that lack their reason;
@@ -54,7 +62,7 @@ class GateOptions:
 
 @dataclass
 class GateResult:
-    status: str  # bootstrap | pass | improved | ratcheted | updated | regression | refused
+    status: str  # bootstrap | pass | improved | ratcheted | updated | regression | refused | missing
     exit_code: int
     lines: list[str]
     comparison: BaselineComparison | None = None
@@ -69,6 +77,13 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
     """
     path = Path(path)
     options.check()
+    if options.require_baseline and not options.update and key not in load_baselines(path):
+        # before the lock: a missing entry writes nothing, not even the lock file
+        where = f"{path} does not exist" if not path.exists() else f"{path} has no entry {key!r}"
+        return GateResult("missing", 1, [
+            f"MISSING BASELINE: {where} and --require-baseline is set, so this run is not "
+            f"gated and fails; nothing was written. Record a baseline with: "
+            f"{options.record_command}, review it and commit it"])
     with locked(path):
         new_file = not path.exists()
         baselines = load_baselines(path)
@@ -101,12 +116,21 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
                              f"--reason \"...\"")
             return GateResult("regression", 1, lines, cmp)
         if _gained(cmp, stored, current):
+            if options.ratchet and judge_change(stored, current):
+                lines.append("not ratcheted automatically: this run used another judge than the "
+                             "baseline; " + _rejudge_hint(current, options))
+                return GateResult("improved", 0, lines, cmp)
             if options.ratchet:
                 write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
                              options.reason or "automatic ratchet after a passing run")
                 return GateResult("ratcheted", 0, lines + [f"baseline {key!r} raised in {path}"], cmp)
-            lines.append(f"this run improved on the baseline; record the gain with: "
-                         f"{options.record_command}")
+            if cmp.improvements:
+                lines.append(f"this run improved on the baseline; record the gain with: "
+                             f"{options.record_command}")
+            else:
+                new_cases = len(set(current.get("golden", {})) - set(stored.get("golden", {})))
+                lines.append(f"the golden set grew by {new_cases} case(s) the baseline does not "
+                             f"know; record them with: {options.record_command}")
             return GateResult("improved", 0, lines, cmp)
         return GateResult("pass", 0, lines, cmp)
 
@@ -128,6 +152,12 @@ def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, 
     return bool(cmp.improvements) or set(current.get("golden", {})) - set(stored.get("golden", {}))
 
 
+def _rejudge_hint(current: dict[str, Any], options: GateOptions) -> str:
+    judge = current["judge"]["name"]
+    return (f"record it with: {options.record_command} --allow-regression --reason \"faithfulness "
+            f"judged by {judge} from now on\"")
+
+
 def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, Any],
             current: dict[str, Any], cmp: BaselineComparison, options: GateOptions,
             lines: list[str]) -> GateResult:
@@ -135,6 +165,12 @@ def _update(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, A
         return GateResult("refused", 1, lines + [
             "update refused: golden cases were removed or changed since the baseline; if that "
             "was reviewed, add --accept-golden-change --reason \"...\""], cmp)
+    changed = judge_change(stored, current)
+    if changed and not options.allow_regression:
+        return GateResult("refused", 1, lines + [
+            f"update refused: {path} [{key}] was measured with judge {judge_text(changed[0])}; "
+            f"moving it to {judge_text(changed[1])} is a reviewed change: "
+            + _rejudge_hint(current, options)], cmp)
     dropped = cmp.regressions or cmp.case_regressions
     if dropped and not options.allow_regression:
         return GateResult("refused", 1, lines + [

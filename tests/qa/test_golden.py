@@ -196,3 +196,54 @@ def test_kb_check_catches_a_typo_in_a_case(tmp_path):
     assert len(problems) == 2
     assert f"{path}:1" in problems[0] and "1702.0 USD_M" in problems[0]
     assert f"{path}:2" in problems[1] and "not a fact" in problems[1]
+
+
+# --- contradictions: expectations no answer can meet together ------------------------------------
+
+_VALUE = {"value": 1702.0, "unit": "USD_M",
+          "source": {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}}
+
+
+@pytest.mark.parametrize(("case_type", "expected", "reason"), [
+    ("refusal", {"clarification": "none", "refuse": True, **_VALUE},
+     "contradiction: refuse: true with a value and source"),
+    ("numeric", {"clarification": "none", "refuse": True, **_VALUE},
+     "contradiction: refuse: true with a value and source"),
+    ("refusal", {"clarification": "none", "refuse": True, "narrative_doc": "HK_QBR_2025Q4.pptx"},
+     "contradiction: refuse: true with a narrative_doc"),
+    ("narrative", {"clarification": "none", "refuse": True, "narrative_doc": "HK_QBR_2025Q4.pptx"},
+     "contradiction: refuse: true with a narrative_doc"),
+    ("refusal", {"clarification": "ask_first", "refuse": True},
+     "contradiction: refuse: true with clarification 'ask_first'"),
+    ("clarification", {"clarification": "answer_with_assumptions", "refuse": True},
+     "contradiction: refuse: true with clarification 'answer_with_assumptions'"),
+    ("numeric", {"clarification": "ask_first", "refuse": False, **_VALUE},
+     "contradiction: clarification 'ask_first' with a value and source"),
+    ("clarification", {"clarification": "ask_first", "refuse": False, **_VALUE},
+     "contradiction: clarification 'ask_first' with a value and source"),
+    ("clarification", {"clarification": "ask_first", "refuse": False,
+                       "narrative_doc": "HK_QBR_2025Q4.pptx"},
+     "contradiction: clarification 'ask_first' with a narrative_doc"),
+])
+def test_a_contradiction_rejects_the_file_naming_file_line_and_what_to_change(
+        tmp_path, case_type, expected, reason):
+    path = write(tmp_path, NUM_001, refusal(id="bad-1", case_type=case_type, expected=expected))
+    with pytest.raises(GoldenSetError) as err:
+        load_golden_set(path)
+    assert str(err.value).startswith(f"{path}:2 (id 'bad-1'): {reason}")
+    assert "drop expected." in str(err.value) or "set clarification 'none'" in str(err.value)
+    assert [e.line for e in check_golden_set(path).errors] == [2]
+
+
+@pytest.mark.parametrize(("case_type", "expected"), [
+    ("numeric", {"clarification": "answer_with_assumptions", "refuse": False, **_VALUE}),
+    ("clarification", {"clarification": "ask_first", "refuse": False}),
+    ("refusal", {"clarification": "none", "refuse": True}),
+])
+def test_what_is_not_a_contradiction_still_loads(tmp_path, case_type, expected):
+    path = write(tmp_path, refusal(id="ok-1", case_type=case_type, expected=expected))
+    assert [c.id for c in load_golden_set(path)] == ["ok-1"]
+
+
+def test_the_committed_golden_set_holds_no_contradiction():
+    assert check_golden_set(paths.QA_GOLDEN_SET).errors == []
