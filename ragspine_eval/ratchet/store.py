@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -36,7 +37,8 @@ from typing import Any
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import outputs as output_checks
-from ragspine_eval.files.atomic import resolved, write_bytes_atomic, write_json_atomic
+from ragspine_eval.files import reading
+from ragspine_eval.files.atomic import resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
 from ragspine_eval.outputs.provenance import display_path, git_state
 from ragspine_eval.ratchet.compare import LOWER_IS_BETTER, BaselineComparison
@@ -60,33 +62,38 @@ def lock_path(path: str | Path) -> Path:
 
 
 def load_baselines(path: str | Path) -> dict[str, Any]:
-    """The whole baseline file ({} when it does not exist yet)."""
+    """The whole baseline file ({} when it does not exist yet), read strictly and bounded
+    (files.reading). A null entry is an error (it would read as "no entry yet"); the shape of
+    the entry a run uses is checked by `validate_entry`; keys we do not know are kept."""
     path = Path(path)
+
+    def bad(reason: str) -> BaselineError:
+        return BaselineError(f"{path}: the baseline {reason}; it was left as it is: "
+                             f"{_restore_hint(path)}")
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = reading.read_bytes(path, "baseline", lambda reason: bad(f"cannot be used: {reason}"))
     except FileNotFoundError:
         return {}
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); it was "
-                            f"left as it is") from None
-    except UnicodeDecodeError as exc:
-        raise BaselineError(f"{path}: the baseline is not UTF-8 text ({exc.reason}); it was left "
-                            f"as it is: {_restore_hint(path)}") from None
+    text = reading.decode(raw, lambda reason: bad(f"is {reason}"))
     if not text.strip():
-        raise BaselineError(f"{path}: the baseline is not valid JSON: the file is empty; it was "
-                            f"left as it is: {_restore_hint(path)}")
+        raise bad("is not valid JSON: the file is empty")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        # json's own reasons often end in "... at", the position being kept apart; say it whole
-        reason = exc.msg[:1].lower() + exc.msg[1:].removesuffix(" at")
-        raise BaselineError(
-            f"{path}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON: {reason} at line "
-            f"{exc.lineno}, column {exc.colno}; it was left as it is: {_restore_hint(path)}"
-        ) from None
+        data = reading.parse_json(text)
+    except reading.JSONProblem as exc:
+        if exc.line is not None:
+            reason = exc.reason.removeprefix("not valid JSON: ")
+            raise BaselineError(
+                f"{path}:{exc.line}:{exc.column}: the baseline is not valid JSON: {reason} at "
+                f"line {exc.line}, column {exc.column}; it was left as it is: "
+                f"{_restore_hint(path)}") from None
+        raise bad(f"cannot be used: {exc.reason}") from None
     if not isinstance(data, dict):
         raise BaselineError(f"{path}: the baseline must be a JSON object keyed by mode or "
                             f"document set, got {type(data).__name__}; it was left as it is")
+    for key, entry in data.items():
+        if entry is None:  # never "no entry yet": a run would bootstrap over the file
+            raise bad(f"entry {reading.clip(key)} is null, not an object of metrics")
     return data
 
 
@@ -94,7 +101,7 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     """Check the shape of one stored entry; raise BaselineError naming what is wrong."""
 
     def bad(reason: str) -> BaselineError:
-        return BaselineError(f"{path}: entry {key!r}: {reason}; the file was left as it is: "
+        return BaselineError(f"{path}: entry {reading.clip(key)}: {reason}; the file was left as it is: "
                              f"{_restore_hint(path)}")
 
     if not isinstance(entry, dict):
@@ -104,11 +111,11 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
         raise bad("'metrics' must be an object of rates")
     for name, rate in metrics.items():
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
-            raise bad(f"metric {name!r} must be a rate in [0, 1], got {rate!r}")
+            raise bad(f"metric {reading.clip(name)} must be a rate in [0, 1], got {reading.clip(rate)}")
     for name in (*LOWER_IS_BETTER, "n_cases"):
         value = entry.get(name, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bad(f"{name!r} must be a non-negative integer, got {value!r}")
+            raise bad(f"{name!r} must be a non-negative integer, got {reading.clip(value)}")
     ids = entry.get("passed_ids", {})
     if not isinstance(ids, dict) or not all(
         isinstance(v, list) and all(isinstance(i, str) for i in v) for v in ids.values()
@@ -142,6 +149,12 @@ def locked(path: Path) -> Iterator[None]:
     with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
+            try:
+                recover(path)
+            except OSError as exc:
+                raise BaselineError(f"{path}: cannot finish the baseline change a killed run left "
+                                    f"({exc.strerror or exc}); the baseline was left as it is"
+                                    ) from None
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -200,28 +213,100 @@ def write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str, 
         record["golden_changes"] = cmp.golden_changes
         record["regressions"] = cmp.regressions
         record["case_regressions"] = cmp.case_regressions
-    hist = history_path(path)
+    line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    body = json.dumps({**baselines, key: new}, indent=2, ensure_ascii=False) + "\n"
     try:
-        old_bytes = _read_or_none(path)
-        history = _read_or_none(hist) or b""
-        if history and not history.endswith(b"\n"):
-            history += b"\n"  # a line cut short by an old crash keeps a line of its own
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
-        write_json_atomic(path, {**baselines, key: new})
-        try:
-            write_bytes_atomic(hist, history + line.encode("utf-8"))
-        except BaseException:
-            try:
-                _put_back(path, old_bytes)
-            except OSError as undo:
-                raise BaselineError(
-                    f"{path}: the baseline was replaced but its history line could not be "
-                    f"written, and putting the old baseline back failed too "
-                    f"({undo.strerror or undo}); {_restore_hint(path)}") from None
-            raise
+        history = _read_or_none(history_path(path))
+        # a line cut short by an old crash keeps a line of its own
+        tail = ("\n" if history and not history.endswith(b"\n") else "") + line
+        commit(path, body.encode("utf-8"), tail.encode("utf-8"), _read_or_none(path), history)
     except OSError as exc:
         raise BaselineError(f"{path}: cannot record the baseline ({exc.strerror or exc}); the "
                             f"baseline and its history were left as they were") from None
+
+
+# --- the journal: the baseline and its history change together ----------------------------------
+#
+# A change is first written whole to the journal (one atomic rename: the commit point), then
+# applied to the baseline and to its history, then the journal is removed. A writer killed
+# before the rename changed nothing; one killed after it left a journal that the next writer
+# (under the lock, `recover`) applies again: applying is idempotent, since the journal holds the
+# new baseline bytes and the history's length before the change plus the line to add.
+
+
+def journal_path(path: str | Path) -> Path:
+    path = resolved(Path(path))
+    return path.with_name(path.name + ".journal")
+
+
+def commit(path: Path, baseline: bytes, history_tail: bytes, old_baseline: bytes | None,
+           old_history: bytes | None) -> None:
+    """Replace the baseline with `baseline` and add `history_tail` to its history (`old_history`
+    as read under the lock): both or neither, under SIGKILL at any instruction (callers hold the
+    lock). A failure while applying (a full disk) puts the old files back."""
+    journal = journal_path(path)
+    history_keep = len(old_history or b"")
+    header = json.dumps({"history_keep": history_keep,
+                         "history_tail": history_tail.decode("utf-8")}).encode("utf-8")
+    write_bytes_atomic(journal, [header, b"\n", baseline])
+    try:
+        _apply(path, history_keep, history_tail, baseline)
+    except BaseException:
+        try:
+            for own, old in ((path, old_baseline), (history_path(path), old_history)):
+                if _read_or_none(own) != old:
+                    _put_back(own, old)
+            journal.unlink(missing_ok=True)
+        except OSError as undo:
+            raise BaselineError(
+                f"{path}: the baseline could not be recorded, and putting the old one back failed "
+                f"too ({undo.strerror or undo}); the next recording completes the change from "
+                f"{journal}, or {_restore_hint(path)}") from None
+        raise
+    journal.unlink(missing_ok=True)  # (a writer that does not hold the lock races here)
+    _fsync_folder(journal.parent)
+
+
+def _apply(path: Path, history_keep: int, history_tail: bytes, baseline: bytes) -> None:
+    hist = history_path(path)
+    history = _read_or_none(hist) or b""
+    write_bytes_atomic(path, baseline)
+    write_bytes_atomic(hist, history[:history_keep] + history_tail)
+
+
+def recover(path: str | Path) -> None:
+    """Finish a change a killed writer committed (its journal) and remove the temporary files a
+    killed writer left beside the baseline. Callers hold the lock (`locked` calls this)."""
+    path = Path(path)
+    journal = journal_path(path)
+    data = _read_or_none(journal)
+    if data is not None:
+        header, _, baseline = data.partition(b"\n")
+        try:
+            meta = json.loads(header)
+            keep, tail = int(meta["history_keep"]), meta["history_tail"].encode("utf-8")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise BaselineError(f"{journal}: an unfinished baseline change that cannot be read; "
+                                f"remove it once {path} and its history agree") from None
+        _apply(path, keep, tail, baseline)
+        journal.unlink()
+        _fsync_folder(journal.parent)
+    real = resolved(path)
+    for own in (real, history_path(path), journal):
+        for stray in real.parent.glob(f".{_glob_escape(own.name)}.*.tmp"):
+            stray.unlink(missing_ok=True)
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _read_or_none(path: Path) -> bytes | None:
