@@ -99,8 +99,8 @@ def parse_json(text: str | bytes, *, controls: bool = False) -> Any:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_parse_int,
                           parse_float=_parse_float)
     except json.JSONDecodeError as exc:
-        reason = exc.msg[:1].lower() + exc.msg[1:].removesuffix(" at")
-        raise JSONProblem(f"not valid JSON: {reason}", exc.lineno, exc.colno) from None
+        raise JSONProblem(f"not valid JSON: {exc.msg.removesuffix(' at')}", exc.lineno,
+                          exc.colno) from None
     except RecursionError:
         raise JSONProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     except UnicodeDecodeError as exc:

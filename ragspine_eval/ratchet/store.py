@@ -83,6 +83,7 @@ def load_baselines(path: str | Path) -> dict[str, Any]:
     except reading.JSONProblem as exc:
         if exc.line is not None:
             reason = exc.reason.removeprefix("not valid JSON: ")
+            reason = reason[:1].lower() + reason[1:]
             raise BaselineError(
                 f"{path}:{exc.line}:{exc.column}: the baseline is not valid JSON: {reason} at "
                 f"line {exc.line}, column {exc.column}; it was left as it is: "
