@@ -222,23 +222,19 @@ def check_shape(data: Any, name: str) -> None:
 
 
 def _check_qa_parts(data: Mapping[str, Any], name: str) -> None:
-    def bad(where: str, expected: str) -> ReportError:
-        return ReportError(f"{name}: {where} must be {expected}; pass the file `ragspine-eval qa "
-                           f"--report` wrote")
-
-    cases = data.get("cases", [])
-    if not isinstance(cases, list) or not all(isinstance(c, Mapping) for c in cases):
-        raise bad("'cases'", "an array of objects")
-    for i, c in enumerate(cases):
-        for key in ("id", "fingerprint"):
-            if key in c and not isinstance(c[key], str):
-                raise bad(f"cases[{i}].{key}", "a string")
-    errors = data.get("errors") or []
-    if not isinstance(errors, list) or not all(
-            isinstance(e, Mapping) and isinstance(e.get("id", ""), str) for e in errors):
-        raise bad("'errors'", "an array of objects with a string 'id'")
-    if not isinstance(data.get("mode", ""), str | None):
-        raise bad("'mode'", "a string")
+    cases, errors = data.get("cases", []), data.get("errors") or []
+    for where, ok, expected in (
+        ("'cases'", isinstance(cases, list) and all(
+            isinstance(c, Mapping) and all(isinstance(c.get(k, ""), str)
+                                           for k in ("id", "fingerprint")) for c in cases),
+         "an array of objects with string 'id' and 'fingerprint'"),
+        ("'errors'", isinstance(errors, list) and all(
+            isinstance(e, Mapping) and isinstance(e.get("id", ""), str) for e in errors),
+         "an array of objects with a string 'id'"),
+        ("'mode'", isinstance(data.get("mode", ""), str | None), "a string")):
+        if not ok:
+            raise ReportError(f"{name}: {where} must be {expected}; pass the file "
+                              f"`ragspine-eval qa --report` wrote")
     extraction_diff.check_provenance(data.get("provenance"), name)
 
 

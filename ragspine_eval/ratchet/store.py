@@ -183,11 +183,14 @@ def check_baseline_location(path: str | Path) -> None:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None],
-                  baseline: str | Path | None = None) -> None:
+                  baseline: str | Path | None = None,
+                  inputs: Mapping[str | Path, str] | None = None) -> None:
     """Before a run: `files.outputs.check_outputs`, with the baseline, its history and its lock
-    protected, and the baseline's own location checked (check_baseline_location): raises
-    OutputError naming the first output that could not be written, or BaselineError."""
-    protected: dict[Path, str] = {}
+    protected, as well as each of `inputs` (path -> how to name it: "golden set g.jsonl"; a
+    folder protects every file in it), and the baseline's own location checked
+    (check_baseline_location): raises OutputError naming the first output that could not be
+    written, or BaselineError."""
+    protected: dict[Path, str] = {Path(p): what for p, what in (inputs or {}).items()}
     if baseline is not None:
         check_baseline_location(baseline)
         baseline = Path(baseline)
@@ -241,12 +244,13 @@ def journal_path(path: str | Path) -> Path:
 
 
 def commit(path: Path, baseline: bytes, history_tail: bytes, old_baseline: bytes | None,
-           old_history: bytes | None) -> None:
-    """Replace the baseline with `baseline` and add `history_tail` to its history (`old_history`
-    as read under the lock): both or neither, under SIGKILL at any instruction (callers hold the
+           old_history: bytes | None, history_keep: int | None = None) -> None:
+    """Replace the baseline with `baseline` and its history with its first `history_keep` bytes
+    (default: all of `old_history`, as read under the lock) and `history_tail`: both or neither, under SIGKILL at any instruction (callers hold the
     lock). A failure while applying (a full disk) puts the old files back."""
     journal = journal_path(path)
-    history_keep = len(old_history or b"")
+    if history_keep is None:
+        history_keep = len(old_history or b"")
     header = json.dumps({"history_keep": history_keep,
                          "history_tail": history_tail.decode("utf-8")}).encode("utf-8")
     write_bytes_atomic(journal, [header, b"\n", baseline])
@@ -308,6 +312,40 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+Snapshot = tuple[bytes | None, bytes | None]  # the baseline's bytes and its history's
+
+
+def snapshot(path: str | Path) -> Snapshot:
+    """The baseline and its history as they are now (None: no such file)."""
+    return _read_or_none(resolved(Path(path))), _read_or_none(history_path(path))
+
+
+def undo(path: str | Path, before: Snapshot, after: Snapshot) -> None:
+    """Put back the baseline and history of `before`, when they are still those of `after` (what
+    this run recorded): a run whose outputs then failed leaves the baseline as it found it. A
+    file changed since by another run is never overwritten: BaselineError says so."""
+    path = Path(path)
+    if before == after:
+        return
+    with locked(path):
+        if snapshot(path) != after:
+            raise BaselineError(f"{path}: this run's baseline change could not be undone: another "
+                                f"run recorded since; check the baseline and its history")
+        try:
+            old_baseline, old_history = before
+            if old_baseline is None:  # the run started the baseline: remove what it made
+                resolved(path).unlink(missing_ok=True)
+                if old_history is None:
+                    history_path(path).unlink(missing_ok=True)
+                else:
+                    write_bytes_atomic(history_path(path), old_history)
+                return
+            commit(path, old_baseline, b"", after[0], after[1], history_keep=len(old_history or b""))
+        except OSError as exc:
+            raise BaselineError(f"{path}: this run's baseline change could not be undone "
+                                f"({exc.strerror or exc}); {_restore_hint(path)}") from None
 
 
 def _read_or_none(path: Path) -> bytes | None:
