@@ -202,7 +202,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
         raise ReportError(f"{path}: no such report; write one with `ragspine-eval qa --report "
                           f"{path}`") from None
     try:
-        data = reading.parse_json(reading.decode(raw, fail))
+        data = reading.parse_json(reading.decode(raw, fail), controls=True)  # answers may hold controls
     except reading.JSONProblem as exc:
         where = f":{exc.line}:{exc.column}" if exc.line is not None else ""
         reason = exc.reason.replace("not valid JSON: ", "", 1)
