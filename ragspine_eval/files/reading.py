@@ -47,6 +47,7 @@ MESSAGE_CLIP = 80
 # pair in JSON decodes to one character, so every surrogate left is a lone one)
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|[\ud800-\udfff]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_RAW_C1 = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 
 ErrorFactory = Callable[[str], Exception]
 
@@ -95,6 +96,11 @@ def _too_big(kind: str, limit: int) -> str:
 def parse_json(text: str | bytes, *, controls: bool = False) -> Any:
     """Parse strict JSON (see the module docstring); raise JSONProblem. With `controls`, control
     characters in strings are accepted (an engine's answer is data to escape, not reject)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONProblem(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_parse_int,
                           parse_float=_parse_float)
@@ -105,8 +111,18 @@ def parse_json(text: str | bytes, *, controls: bool = False) -> Any:
         raise JSONProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     except UnicodeDecodeError as exc:
         raise JSONProblem(f"not UTF-8 text ({exc.reason})") from None
-    check_tree(data, controls=controls)
+    if _may_hide_a_problem(text):
+        check_tree(data, controls=controls)
     return data
+
+
+def _may_hide_a_problem(text: str) -> bool:
+    """False when the text itself shows that no string can hold a forbidden character and no
+    nesting can be too deep, so that the walk of check_tree is skipped: the parser already
+    refuses raw control characters below U+0020 inside strings, and valid UTF-8 holds no
+    surrogate; what remains is an escape (\\u…), a raw DEL or C1 character, or many brackets."""
+    return ("\\u" in text or _RAW_C1.search(text) is not None
+            or text.count("[") + text.count("{") > MAX_DEPTH)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
