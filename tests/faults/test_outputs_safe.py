@@ -122,3 +122,22 @@ def test_an_exception_inside_a_gate_is_exit_3_never_1(capsys, tmp_path, tiny_gol
                        str(tiny_golden), "--baseline", str(tmp_path / "b.json"))
     assert code == 3
     assert "this is a bug in ragspine-eval" in err and "ZeroDivisionError" in err
+
+
+def test_diff_prints_escape_sequences_from_report_ids_as_text(capsys, tmp_path):
+    esc = "case-\x1b]0;pwned\x07\x1b[2J"
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"mode": "tool", "metrics": {"g": {"passed_ids": [esc],
+                                                                 "failures": []}}}), "utf-8")
+    new.write_text(json.dumps({"mode": "tool", "metrics": {"g": {"passed_ids": [],
+                                                                 "failures": [{"id": esc}]}}}),
+                   "utf-8")
+    code, out, err = run(capsys, "diff", str(old), str(new))
+    assert code == 1 and "\x1b" not in out + err and "\x07" not in out
+    assert "case-\\x1b]0;pwned\\x07\\x1b[2J" in out
+
+
+def test_a_bad_input_message_reaches_the_terminal_escaped(capsys, tmp_path):
+    report = tmp_path / "r\x1b[2J.json"
+    code, _, err = run(capsys, "diff", str(report), str(report))
+    assert code == 2 and "\x1b" not in err and "r\\x1b[2J.json" in err
