@@ -16,9 +16,14 @@ Invariants, all enforced here and nowhere else:
 - every change adds one line to the history file next to the baseline
   (qa_baseline.json -> qa_baseline_history.jsonl): UTC time, mode (the baseline key: a QA mode
   or an extraction document set), action, the commit of the project's checkout, reason, and
-  the old and new values. Baseline and history change together or not at all: under the lock
-  the baseline is replaced, then the history is rewritten atomically with the new line, and if
-  that fails the old baseline bytes are put back;
+  the old and new values. Baseline and history change together or not at all, under SIGKILL at
+  any instruction too: the change is first written whole to a journal beside the baseline (one
+  atomic rename: the commit point), then applied to both files; the next writer to take the
+  lock finishes a journal a killed writer left and removes its temporary files (`recover`).
+  A failure while applying puts the old bytes back (`commit`), and a run whose outputs fail
+  after its gate recorded undoes the change (`undo`);
+- every file is read strictly and with a bound (files.reading): a null entry, a duplicated key,
+  a lone surrogate or a number beyond float range is a BaselineError, never a bootstrap;
 - a baseline is only ever started in a folder that exists: a mistyped path is an error, never a
   new baseline that passes. A new baseline file is announced as such.
 """
