@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.extraction.records import ground_truth_cells, load_facts, load_ground_truth
+from ragspine_eval.extraction.records import (
+    ground_truth_cells,
+    load_facts,
+    load_ground_truth,
+)
 from ragspine_eval.files import reading
 from ragspine_eval.outputs.diff import diff_reports, diff_table
 from ragspine_eval.qa.engines.http import MalformedResponse, outcome_from_response
@@ -69,7 +73,7 @@ def mutated(draw: st.DrawFn, seed_text: str) -> bytes:
         doc = json.loads(seed_text)
         where = draw(st.sampled_from(_paths(doc)))
         if how == "drop" and where:
-            parent = _paths(doc) and where[:-1]
+            parent = where[:-1]
             node = doc
             for step in parent:
                 node = node[step]
