@@ -103,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except RagspineEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # one line whatever the input held: escaped for the terminal, cut to a readable length
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)
@@ -118,6 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bug(exc)
 
 
+def _one_line(text: str, limit: int = 2000) -> str:
+    from ragspine_eval.outputs.escape import terminal
+
+    text = terminal(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _bug(exc: BaseException) -> int:
     """A bug of ragspine-eval: one line saying so and where the traceback is, exit 3."""
     text = "".join(traceback.format_exception(exc))
@@ -130,7 +138,7 @@ def _bug(exc: BaseException) -> int:
         where = "the traceback follows"
         print(text, file=sys.stderr)
     print(f"error: this is a bug in ragspine-eval, not a verdict on the engine "
-          f"({type(exc).__name__}: {str(exc)[:200]}); {where}; please report it",
+          f"({type(exc).__name__}: {_one_line(str(exc), 200)}); {where}; please report it",
           file=sys.stderr)
     return EXIT_BUG
 

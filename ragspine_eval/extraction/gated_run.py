@@ -8,7 +8,11 @@
 3. with `options` (the CLI) each target with a baseline file is gated and recorded where asked;
    without them (a notebook) each is only compared; `baseline_path=None` (a document of your own
    without --baseline) gates nothing;
-4. the JSON report, the facts, the JUnit and Markdown files are written.
+4. the JSON report, the facts, the JUnit and Markdown files are written; when one cannot be
+   (exit 2), what the gates recorded is undone, so exit 2 leaves the baseline as it was.
+No output may land on an input (a ground truth, a document, the facts file, the baseline, its
+history, the notebooks): exit 2 before the run. Every line for a person is escaped for the
+terminal (outputs.escape).
 
 `echo` receives each line a person should read, in order (the CLI passes `print`).
 """
@@ -21,11 +25,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval import ratchet
+from ragspine_eval import paths, ratchet
+from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
 from ragspine_eval.files.outputs import write_output
+from ragspine_eval.outputs import escape
+from ragspine_eval.ratchet import store
 
 Echo = Callable[[str], None]
 
@@ -76,13 +83,20 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         mismatch_examples,
     )
 
-    say = echo or (lambda line: None)
+    say = (lambda line: None) if echo is None else (lambda line: echo(escape.terminal(line)))
     outputs = outputs or ExtractionOutputs()
     targets = list(targets)
     baseline_path = Path(baseline_path) if baseline_path is not None else None
+    inputs = {paths.PROJECT_ROOT / "notebooks": "notebooks"}
+    for t in targets:
+        inputs[t.ground_truth] = f"ground truth {t.ground_truth}"
+        if t.document is not None:
+            inputs[t.document] = f"document {t.document}"
+    if facts_path is not None:
+        inputs[Path(facts_path)] = f"facts file {facts_path}"
     ratchet.check_outputs({"report": outputs.report, "facts": outputs.save_facts,
                            "junit": outputs.junit, "summary": outputs.summary_md},
-                          baseline=baseline_path)
+                          baseline=baseline_path, inputs=inputs)
     gate_options: dict[str, ratchet.GateOptions] = {}
     if options is not None and baseline_path is not None:
         for t in targets:
@@ -110,6 +124,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         k: (compare_to_baseline(r, stored[k]) if k in stored else None)
         for k, r in run.reports.items()})
 
+    before = store.snapshot(baseline_path) if baseline_path is not None else (None, None)
     for t in targets:
         if baseline_path is None:
             gated.verdicts.append(f"no baseline gate for {t.key} (a document of your own): pass "
@@ -135,9 +150,15 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         write_atomic(path, "".join(line + "\n" for line in lines))
         return f"{len(lines)} facts"
 
-    _write(gated, "report", outputs.report, lambda p: write_json_atomic(p, run.to_dict()), say)
-    _write(gated, "facts", outputs.save_facts, save_facts, say)
-    _write_ci_files(gated, outputs, say)
+    try:
+        _write(gated, "report", outputs.report, lambda p: write_json_atomic(p, run.to_dict()), say)
+        _write(gated, "facts", outputs.save_facts, save_facts, say)
+        _write_ci_files(gated, outputs, say)
+    except RagspineEvalError:
+        # exit 2 means the baseline did not move: put back what the gates recorded
+        if baseline_path is not None:
+            store.undo(baseline_path, before, store.snapshot(baseline_path))
+        raise
     if options is not None:
         for line in gated.verdicts:
             say(line)

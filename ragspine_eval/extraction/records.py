@@ -27,12 +27,12 @@ zero).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 
 CHANNEL_FIELDS = {
     "cell_value": ("value",),
@@ -192,43 +192,49 @@ def load_facts(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _iter_jsonl(path: Path) -> Iterable[tuple[str, dict[str, Any]]]:
+    # strict and bounded: files.reading
+    def fail(reason: str) -> ExtractionInputError:
+        return ExtractionInputError(f"{path}: {reason}")
+
+    def line_fail(lineno: int, reason: str) -> ExtractionInputError:
+        return ExtractionInputError(f"{path}:{lineno}: {reason}")
+
     try:
-        handle = path.open("r", encoding="utf-8-sig")
-    except OSError as exc:
-        raise ExtractionInputError(f"{path}: cannot read the facts file ({exc.strerror})") from None
-    with handle:
-        try:
-            for lineno, raw in enumerate(handle, start=1):
-                line = raw.strip()
-                if not line:
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ExtractionInputError(
-                        f"{where}: bad JSON ({exc.msg} at column {exc.colno})") from None
-                yield where, check_record(record, where)
-        except UnicodeDecodeError as exc:
-            raise ExtractionInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        for lineno, raw in reading.iter_lines(path, "facts", fail, line_fail):
+            line = raw.strip()
+            if not line:
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                record = reading.parse_json(line)
+            except reading.JSONProblem as exc:
+                column = f" at column {exc.column}" if exc.column is not None else ""
+                raise ExtractionInputError(
+                    f"{where}: bad JSON ({exc.reason.removeprefix('not valid JSON: ')}{column})"
+                ) from None
+            yield where, check_record(record, where)
+    except FileNotFoundError:
+        raise ExtractionInputError(f"{path}: no such facts file") from None
 
 
 def _read_json(path: Path, what: str, hint_jsonl: bool = False) -> Any:
+    # strict and bounded: files.reading
+    def fail(reason: str) -> ExtractionInputError:
+        return ExtractionInputError(f"{path}: {reason}")
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = reading.decode(reading.read_bytes(path, what, fail), fail)
     except FileNotFoundError:
         raise ExtractionInputError(f"{path}: no such {what} file") from None
-    except OSError as exc:
-        raise ExtractionInputError(f"{path}: cannot read the {what} file ({exc.strerror})"
-                                   ) from None
-    except UnicodeDecodeError as exc:
-        raise ExtractionInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return reading.parse_json(text)
+    except reading.JSONProblem as exc:
+        if exc.line is None:
+            raise ExtractionInputError(f"{path}: {exc.reason}") from None
+        reason = exc.reason.removeprefix("not valid JSON: ")
         hint = ("; one record a line is JSONL: name the file *.jsonl"
-                if hint_jsonl and exc.msg == "Extra data" else "")
-        raise ExtractionInputError(f"{path}:{exc.lineno}:{exc.colno}: bad JSON ({exc.msg}){hint}"
+                if hint_jsonl and reason == "Extra data" else "")
+        raise ExtractionInputError(f"{path}:{exc.line}:{exc.column}: bad JSON ({reason}){hint}"
                                    ) from None
 
 

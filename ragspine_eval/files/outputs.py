@@ -28,11 +28,13 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
     """Before a run: raise OutputError naming the first output file that could not be written.
 
     `outputs` maps a label such as "report" to a path (None: an output not asked for);
-    `protected` maps the real path of each file no output may land on to how to name it
-    ("baseline data/golden/qa_baseline.json"). An output's folder may be made at write time, so
-    it need not exist yet, but it must be possible to make it.
+    `protected` maps the path of each file no output may land on to how to name it
+    ("baseline data/golden/qa_baseline.json"); a protected folder (a knowledge base) protects
+    every file in it. An output's folder may be made at write time, so it need not exist yet,
+    but it must be possible to make it.
     """
     protected = {resolved(Path(p)): what for p, what in (protected or {}).items()}
+    folders = {p: what for p, what in protected.items() if p.is_dir()}
     seen: dict[Path, str] = {}
     for label, path in outputs.items():
         if path is None:
@@ -42,6 +44,11 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
         if real in protected:
             raise OutputError(f"{path}: the {label} file would overwrite the "
                               f"{protected[real]}; choose another path")
+        inside = next((what for folder, what in folders.items() if real.is_relative_to(folder)),
+                      None)
+        if inside is not None:
+            raise OutputError(f"{path}: the {label} file would land inside the {inside}; choose "
+                              f"a path outside it")
         if real in seen:
             raise OutputError(f"{path}: given for both the {seen[real]} and the {label} "
                               f"file; each needs a path of its own")

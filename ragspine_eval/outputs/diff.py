@@ -20,7 +20,6 @@ reuse it with its own loader.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ragspine_eval.errors import ReportError
-from ragspine_eval.outputs import extraction_diff
+from ragspine_eval.files import reading
+from ragspine_eval.files.reading import clip
+from ragspine_eval.outputs import escape, extraction_diff
 from ragspine_eval.outputs.stats import mcnemar_exact
 
 if TYPE_CHECKING:
@@ -188,25 +189,53 @@ def diff_reports(old: QAEvalReport | Mapping[str, Any] | str | Path,
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
+    """A report file read strictly and bounded (files.reading), its shape checked, so that a bad
+    file fails here with its name (ReportError, exit 2) and never with a traceback."""
     path = Path(path)
+
+    def fail(reason: str) -> ReportError:
+        return ReportError(f"{path}: {reason}")
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = reading.read_bytes(path, "report", fail)
     except FileNotFoundError:
         raise ReportError(f"{path}: no such report; write one with `ragspine-eval qa --report "
                           f"{path}`") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read the report ({exc})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}:{exc.lineno}:{exc.colno}: the report is not valid JSON "
-                          f"({exc.msg})") from None
-    # shape check, so a bad file fails here with its name
-    if extraction_diff.is_extraction_report(data):
-        extraction_diff.extraction_verdicts(data, str(path))
-    else:
-        qa_verdicts(data, str(path))
+        data = reading.parse_json(reading.decode(raw, fail), controls=True)  # answers may hold controls
+    except reading.JSONProblem as exc:
+        where = f":{exc.line}:{exc.column}" if exc.line is not None else ""
+        reason = exc.reason.replace("not valid JSON: ", "", 1)
+        raise ReportError(f"{path}{where}: the report is not valid JSON ({reason})") from None
+    check_shape(data, str(path))
     return data
+
+
+def check_shape(data: Any, name: str) -> None:
+    """Raise ReportError unless `data` has the shape of a QA or an extraction report in every
+    part diff reads (wrong types named with where they are)."""
+    if extraction_diff.is_extraction_report(data):
+        extraction_diff.check_shape(data, name)
+    else:
+        qa_verdicts(data, name)
+        _check_qa_parts(data, name)
+
+
+def _check_qa_parts(data: Mapping[str, Any], name: str) -> None:
+    cases, errors = data.get("cases", []), data.get("errors") or []
+    for where, ok, expected in (
+        ("'cases'", isinstance(cases, list) and all(
+            isinstance(c, Mapping) and all(isinstance(c.get(k, ""), str)
+                                           for k in ("id", "fingerprint")) for c in cases),
+         "an array of objects with string 'id' and 'fingerprint'"),
+        ("'errors'", isinstance(errors, list) and all(
+            isinstance(e, Mapping) and isinstance(e.get("id", ""), str) for e in errors),
+         "an array of objects with a string 'id'"),
+        ("'mode'", isinstance(data.get("mode", ""), str | None), "a string")):
+        if not ok:
+            raise ReportError(f"{name}: {where} must be {expected}; pass the file "
+                              f"`ragspine-eval qa --report` wrote")
+    extraction_diff.check_provenance(data.get("provenance"), name)
 
 
 def _diff_extraction(old: Mapping[str, Any], old_name: str, new: Mapping[str, Any],
@@ -235,7 +264,8 @@ def _diff_extraction(old: Mapping[str, Any], old_name: str, new: Mapping[str, An
 
 def qa_verdicts(data: Any, name: str) -> dict[str, dict[str, bool]]:
     """{gate: {case id: passed}} of a QA report dict: the six metrics, then fabrication."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("metrics"), Mapping):
+    if not isinstance(data, Mapping) or not isinstance(data.get("metrics"), Mapping) or (
+            "fabrication" in data and not isinstance(data["fabrication"], Mapping)):
         raise ReportError(f"{name}: not a ragspine-eval QA report (no 'metrics' object); "
                           f"pass the file `ragspine-eval qa --report` wrote")
     gates = dict(data["metrics"])
@@ -246,14 +276,17 @@ def qa_verdicts(data: Any, name: str) -> dict[str, dict[str, bool]]:
         ids = metric.get("passed_ids") if isinstance(metric, Mapping) else None
         failures = metric.get("failures") if isinstance(metric, Mapping) else None
         if not isinstance(ids, list) or not isinstance(failures, list):
-            raise ReportError(f"{name}: gate {gate!r} lacks 'passed_ids' or 'failures', so its "
-                              f"cases cannot be paired; rerun the report with this version")
-        verdicts = {str(i): True for i in ids}
+            raise ReportError(f"{name}: gate {clip(gate)} lacks 'passed_ids' or 'failures', so "
+                              f"its cases cannot be paired; rerun the report with this version")
+        if not all(isinstance(i, str) for i in ids):
+            raise ReportError(f"{name}: gate {clip(gate)}: every entry of 'passed_ids' must be "
+                              f"a case id (a string); the report is corrupt")
+        verdicts = dict.fromkeys(ids, True)
         for f in failures:
-            case_id = str(f.get("id")) if isinstance(f, Mapping) else None
-            if case_id is None or case_id in verdicts:
-                raise ReportError(f"{name}: gate {gate!r}: failure {f!r} has no id or also "
-                                  f"passed; the report is corrupt")
+            case_id = f.get("id") if isinstance(f, Mapping) else None
+            if not isinstance(case_id, str) or case_id in verdicts:
+                raise ReportError(f"{name}: gate {clip(gate)}: failure {clip(f)} has no id or "
+                                  f"also passed; the report is corrupt")
             verdicts[case_id] = False
         out[gate] = verdicts
     return out
@@ -266,7 +299,9 @@ def _as_dict(report: Any) -> tuple[dict[str, Any], str]:
         data = report.to_dict()
         return data, f"report {data.get('mode')}"
     if isinstance(report, Mapping):
-        return dict(report), f"report {report.get('mode')}"
+        name = f"report {clip(report.get('mode'))}"
+        check_shape(report, name)
+        return dict(report), name
     raise TypeError(f"cannot diff a {type(report).__name__}; pass a path, a dict or a QAEvalReport")
 
 
@@ -352,7 +387,7 @@ def diff_table(diff: ReportDiff) -> list[str]:
     n = sum(len(g.pass_to_fail) for g in diff.gates)
     lines.append(f"REGRESSED: {n} pass→fail flip(s) in {len(diff.regressed_cases)} {diff.unit}(s)"
                  if diff.regressed else "no case went from pass to fail")
-    return lines
+    return [escape.terminal(line) for line in lines]  # ids are data: no escape sequence
 
 
 

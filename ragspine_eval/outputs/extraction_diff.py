@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragspine_eval.errors import ReportError
+from ragspine_eval.files.reading import clip
 
 Verdicts = dict[str, dict[str, bool]]  # "set channel" -> locator -> correct
 
@@ -88,9 +89,58 @@ def _documents(data: Mapping[str, Any], name: str) -> dict[str, Mapping[str, Any
         if not (isinstance(doc, Mapping) and isinstance(doc.get("cells"), list)
                 and all(isinstance(c, Mapping) and {"channel", "sheet", "cell_ref", "correct"}
                         <= c.keys() for c in doc["cells"])):
-            raise ReportError(f"{name}: document set {key!r} lacks its scored 'cells', so its "
-                              f"cells cannot be paired; rerun the report with this version")
+            raise ReportError(f"{name}: document set {clip(key)} lacks its scored 'cells', so "
+                              f"its cells cannot be paired; rerun the report with this version")
     return dict(docs)
+
+
+def check_shape(data: Mapping[str, Any], name: str) -> None:
+    """Raise ReportError unless every part of an extraction report that diff reads has the
+    type it needs: a wrong type is named with where it is, never a traceback."""
+    def bad(where: str, expected: str) -> ReportError:
+        return ReportError(f"{name}: {where} must be {expected}; pass the file `ragspine-eval "
+                           f"extraction --report` wrote")
+
+    for key, doc in _documents(data, name).items():
+        for i, cell in enumerate(doc["cells"]):
+            for field in ("channel", "sheet", "cell_ref"):
+                if not isinstance(cell[field], str):
+                    raise bad(f"documents.{clip(key)}.cells[{i}].{field}", "a string")
+            if not isinstance(cell["correct"], bool):
+                raise bad(f"documents.{clip(key)}.cells[{i}].correct", "true or false")
+        coverage = doc.get("coverage", {})
+        if not isinstance(coverage, Mapping):
+            raise bad(f"documents.{clip(key)}.coverage", "an object")
+        missing = coverage.get("missing") or []
+        if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
+            raise bad(f"documents.{clip(key)}.coverage.missing", "an array of locators")
+        if not isinstance(doc.get("golden") or {}, Mapping):
+            raise bad(f"documents.{clip(key)}.golden", "an object of locators")
+    if not isinstance(data.get("engine") or "", str):
+        raise bad("'engine'", "a string")
+    check_provenance(data.get("provenance"), name)
+
+
+def check_provenance(prov: Any, name: str) -> None:
+    """The parts of a report's provenance diff reads, of either harness: raise ReportError for
+    a wrong type."""
+    def bad(where: str, expected: str) -> ReportError:
+        return ReportError(f"{name}: provenance{where} must be {expected}; the report is corrupt")
+
+    if prov is None:
+        return
+    if not isinstance(prov, Mapping):
+        raise bad("", "an object")
+    for key in ("engine", "engine_version", "git_commit"):
+        if not isinstance(prov.get(key) or "", str):
+            raise bad(f".{key}", "a string")
+    for key in ("times", "golden", "kb"):
+        part = prov.get(key) or {}
+        if not isinstance(part, Mapping):
+            raise bad(f".{key}", "an object")
+        for field in ("started_at", "fingerprint"):
+            if not isinstance(part.get(field) or "", str):
+                raise bad(f".{key}.{field}", "a string")
 
 
 def _locator(cell: Mapping[str, Any]) -> str:

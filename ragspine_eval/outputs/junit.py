@@ -24,7 +24,6 @@ for coverage).
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragspine_eval.files import write_atomic
+from ragspine_eval.outputs import escape
 
 if TYPE_CHECKING:
     from ragspine_eval.extraction.run import ExtractionRun
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from ragspine_eval.qa.report import QAEvalReport
     from ragspine_eval.ratchet import BaselineComparison
 
-# XML 1.0 cannot carry most control characters, even escaped; an engine answer might.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 MESSAGE_CHARS = 200
 
 
@@ -60,7 +58,7 @@ class JUnitCase:
 
 
 def _clean(text: str | None) -> str:
-    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text or "")
+    return escape.xml(text or "")  # the file always parses, whatever the data holds
 
 
 def _message(case: JUnitCase) -> str:
@@ -79,20 +77,21 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
     for case in cases:
         suites.setdefault(case.suite, []).append(case)
 
-    root = ET.Element("testsuites", name=name)
+    root = ET.Element("testsuites", name=_clean(name))
     total = failed = 0
     for suite_name, members in suites.items():
         n_failed = sum(1 for c in members if not c.passed)
-        suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(members)),
+        suite = ET.SubElement(root, "testsuite", name=_clean(suite_name), tests=str(len(members)),
                               failures=str(n_failed), errors="0", skipped="0")
         if timestamp:
             suite.set("timestamp", timestamp)
         if properties:
             props = ET.SubElement(suite, "properties")
             for key, value in properties.items():
-                ET.SubElement(props, "property", name=key, value=_clean(value))
+                ET.SubElement(props, "property", name=_clean(key), value=_clean(value))
         for case in members:
-            element = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname)
+            element = ET.SubElement(suite, "testcase", name=_clean(case.name),
+                                    classname=_clean(case.classname))
             if not case.passed:
                 failure = ET.SubElement(element, "failure", message=_message(case),
                                         type="Regression" if case.regressed else "AssertionError")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragspine_eval.files import write_atomic
+from ragspine_eval.outputs import escape
 from ragspine_eval.outputs.stats import format_interval, wilson_interval
 from ragspine_eval.ratchet import BaselineComparison, GateResult, describe
 
@@ -69,7 +70,7 @@ class TagRow:
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return escape.markdown(text)  # no live HTML, control character or broken table from data
 
 
 def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],

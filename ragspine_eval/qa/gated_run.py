@@ -9,7 +9,10 @@
 4. the ratchet: with `options` (the CLI) the gate compares and records where asked; without
    them (a notebook) the run is only compared and nothing is recorded. A run with engine errors
    never creates or changes a baseline;
-5. the JUnit and Markdown files are written.
+5. the JUnit and Markdown files are written; when one cannot be (exit 2), what the gate recorded
+   is undone, so exit 2 always leaves the baseline and its history as they were.
+No output may land on an input: the golden set, the knowledge base, the baseline, its history,
+the notebooks (exit 2 before the run).
 
 `echo` receives each line a person should read, at the moment it is true (the gate table before
 the report is written, the gate's lines after), so the CLI passes `print` and a notebook nothing.
@@ -23,13 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths, ratchet
+from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_output
+from ragspine_eval.outputs import escape
 from ragspine_eval.qa.report import (
     QAEvalReport,
     compare_to_baseline,
     make_baseline_entry,
 )
+from ragspine_eval.ratchet import store
 
 Echo = Callable[[str], None]
 
@@ -92,11 +98,14 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     from ragspine_eval.qa.golden import load_golden_set
     from ragspine_eval.qa.run import run_qa_eval
 
-    say = echo or (lambda line: None)
+    say = _escaped(echo)
     outputs = outputs or QAOutputs()
     golden_path, baseline_path = Path(golden_path), Path(baseline_path)
     ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
-                           "summary": outputs.summary_md}, baseline=baseline_path)
+                           "summary": outputs.summary_md}, baseline=baseline_path,
+                          inputs={golden_path: f"golden set {golden_path}",
+                                  Path(kb_dir): f"knowledge base {kb_dir}",
+                                  paths.PROJECT_ROOT / "notebooks": "notebooks"})
     spec = parse_engine(engine, mode)
     if judge is None or isinstance(judge, str):  # an unknown name fails here, before any run
         from ragspine_eval.qa import judges
@@ -120,6 +129,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
                      None if stored is None else compare_to_baseline(report, stored))
     _write(run, "report", outputs.report, lambda p: write_json_atomic(p, report.to_dict()), say)
 
+    before = store.snapshot(baseline_path)
     if options is not None:
         entry = make_baseline_entry(report)
         if report.errors:
@@ -131,10 +141,23 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
             run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
         for line in run.gate.lines:
             say(line)
-    _write_ci_files(run, outputs, say)
+    try:
+        _write_ci_files(run, outputs, say)
+    except RagspineEvalError:
+        # exit 2 means the baseline did not move: put back what the gate recorded
+        store.undo(baseline_path, before, store.snapshot(baseline_path))
+        raise
     if options is not None:
         say(run.verdict)
     return run
+
+
+def _escaped(echo: Echo | None) -> Echo:
+    """Every line for a person goes through outputs.escape.terminal: case ids and answers are
+    data, never escape sequences for the terminal."""
+    if echo is None:
+        return lambda line: None
+    return lambda line: echo(escape.terminal(line))
 
 
 def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:

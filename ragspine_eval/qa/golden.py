@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 
 CASE_TYPES = ("numeric", "clarification", "refusal", "narrative", "composite")
 CLARIFICATION_MODES = ("none", "ask_first", "answer_with_assumptions")
@@ -36,15 +37,17 @@ FIELDS = ("id", "question", "case_type", "expected", "tags", "reference_date")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NEEDS_VALUE = ("numeric", "composite")
 _NEEDS_NARRATIVE = ("narrative", "composite")
+_REASON_CLIP = 400  # a reason quoting a value is cut: one line, never two million characters
 
 
 class GoldenSetError(RagspineEvalError, ValueError):
     """An invalid golden set. `str(err)` is the one line an analyst needs: file:line: id: reason."""
 
     def __init__(self, path: Path | str, line: int | None, case_id: str | None, reason: str):
+        reason = reason if len(reason) <= _REASON_CLIP else reason[:_REASON_CLIP - 1] + "…"
         self.path, self.line, self.case_id, self.reason = str(path), line, case_id, reason
         where = f"{self.path}:{line}" if line is not None else self.path
-        who = f" (id {case_id!r})" if case_id else ""
+        who = f" (id {reading.clip(case_id)})" if case_id else ""
         super().__init__(f"{where}{who}: {reason}")
 
 
@@ -140,33 +143,38 @@ def check_golden_set(path: str | Path) -> GoldenCheck:
 
 
 def _read_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase | GoldenSetError]]:
-    """Each non-blank line as its case or as the error that rejects it."""
+    """Each non-blank line as its case or as the error that rejects it. The file and each line
+    are bounded (files.reading); a line that is not UTF-8 or too long ends the reading."""
     path = Path(path)
     first_line_of: dict[str, int] = {}
+
+    def file_error(reason: str) -> GoldenSetError:
+        return GoldenSetError(path, None, None, reason)
+
+    def line_error(lineno: int, reason: str) -> GoldenSetError:
+        return GoldenSetError(path, lineno, None, reason)
+
     try:
-        handle = path.open("r", encoding="utf-8-sig", newline=None)
-    except OSError as exc:
-        raise GoldenSetError(path, None, None, f"cannot read the golden set ({exc.strerror})") from None
-    with handle:
-        try:
-            for lineno, raw in enumerate(handle, start=1):
-                line = raw.strip()
-                if not line:
-                    continue
-                try:
-                    case = _parse_line(path, lineno, line)
-                except GoldenSetError as err:
-                    yield lineno, err
-                    continue
-                if case.id in first_line_of:
-                    yield lineno, GoldenSetError(
-                        path, lineno, case.id, f"duplicate id: ids must be unique (first on line "
-                                               f"{first_line_of[case.id]})")
-                    continue
-                first_line_of[case.id] = lineno
-                yield lineno, case
-        except UnicodeDecodeError as exc:
-            raise GoldenSetError(path, None, None, f"not UTF-8 text ({exc.reason})") from None
+        lines = reading.iter_lines(path, "golden", file_error, line_error)
+        for lineno, raw in lines:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                case = _parse_line(path, lineno, line)
+            except GoldenSetError as err:
+                yield lineno, err
+                continue
+            if case.id in first_line_of:
+                yield lineno, GoldenSetError(
+                    path, lineno, case.id, f"duplicate id: ids must be unique (first on line "
+                                           f"{first_line_of[case.id]})")
+                continue
+            first_line_of[case.id] = lineno
+            yield lineno, case
+    except FileNotFoundError:
+        raise GoldenSetError(path, None, None, "cannot read the golden set (No such file or "
+                                               "directory)") from None
 
 
 def load_golden_set(path: str | Path) -> list[GoldenCase]:
@@ -196,9 +204,11 @@ def summarize(cases: Iterable[GoldenCase]) -> dict[str, Any]:
 
 def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise GoldenSetError(path, lineno, None, f"bad JSON: {exc.msg} at column {exc.colno}") from None
+        record = reading.parse_json(line)
+    except reading.JSONProblem as exc:
+        reason = exc.reason.replace("not valid JSON: ", "bad JSON: ", 1)
+        column = f" at column {exc.column}" if exc.column is not None else ""
+        raise GoldenSetError(path, lineno, None, f"{reason}{column}") from None
     if not isinstance(record, dict):
         raise GoldenSetError(path, lineno, None, "a case must be a JSON object")
     case_id = record.get("id") if isinstance(record.get("id"), str) else None
@@ -219,11 +229,11 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     _expect_type(fail, "case_type", record["case_type"], str)
     case_type = record["case_type"]
     if case_type not in CASE_TYPES:
-        raise fail(f"unknown case_type {case_type!r}; expected one of {', '.join(CASE_TYPES)}")
+        raise fail(f"unknown case_type {reading.clip(case_type)}; expected one of {', '.join(CASE_TYPES)}")
     _expect_type(fail, "reference_date", record["reference_date"], str)
     reference_date = _iso_date(record["reference_date"])
     if reference_date is None:
-        raise fail(f"bad ISO date in reference_date: {record['reference_date']!r} (use YYYY-MM-DD)")
+        raise fail(f"bad ISO date in reference_date: {reading.clip(record['reference_date'])} (use YYYY-MM-DD)")
 
     tags = record["tags"]
     _expect_type(fail, "tags", tags, dict)
@@ -260,7 +270,7 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
     _expect_type(fail, "expected.clarification", expected["clarification"], str)
     if expected["clarification"] not in CLARIFICATION_MODES:
         raise fail(
-            f"expected.clarification is {expected['clarification']!r}; "
+            f"expected.clarification is {reading.clip(expected['clarification'])}; "
             f"expected one of {', '.join(CLARIFICATION_MODES)}"
         )
     _expect_type(fail, "expected.refuse", expected["refuse"], bool)
@@ -325,7 +335,7 @@ def _check_unknown(fail: Any, record: dict[str, Any], allowed: tuple[str, ...],
                    prefix: str = "") -> None:
     unknown = sorted(set(record) - set(allowed))
     if unknown:
-        raise fail(f"unknown field(s) {', '.join(repr(prefix + k) for k in unknown)}; allowed: "
+        raise fail(f"unknown field(s) {', '.join(reading.clip(prefix + k) for k in unknown[:5])}; allowed: "
                    f"{', '.join(allowed)}")
 
 

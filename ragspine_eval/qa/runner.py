@@ -16,7 +16,8 @@
   a worker starts no case after its own error;
 - parallel cases run in threads, or in worker processes when the engine says
   `parallel = "processes"` (the in-process engine: CPU-bound Python, and SQLite handles that must
-  not cross a fork). Worker processes are spawned, not forked, and receive a pickled engine that
+  not cross a fork); an engine that also says `isolated = True` (a user's callable) runs in a
+  worker process for one job too, so that os._exit or a crash in it ends one case, not the run. Worker processes are spawned, not forked, and receive a pickled engine that
   opens its own handles.
 
 The workers themselves (threads and processes) are in workers.py. How, and why it is cheap
@@ -76,7 +77,8 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
     if not cases:
         return []
     jobs = min(options.jobs, len(cases))
-    processes = jobs > 1 and getattr(engine, "parallel", "threads") == "processes"
+    processes = (getattr(engine, "parallel", "threads") == "processes"
+                 and (jobs > 1 or getattr(engine, "isolated", False)))
     run = _Run(cases, options, progress)
     worker = ProcessWorker if processes else ThreadWorker
     workers = [worker(engine, run) for _ in range(jobs)]

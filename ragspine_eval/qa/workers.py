@@ -14,6 +14,7 @@ import multiprocessing
 import pickle
 import select
 import selectors
+import signal
 import threading
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from ragspine_eval.qa.engines.base import (
     CaseOutcome,
     Engine,
     error_outcome,
+    outcome_problem,
     timeout_outcome,
 )
 from ragspine_eval.qa.golden import GoldenCase
@@ -39,14 +41,20 @@ PIPELINE_BYTES = 32 * 1024
 
 
 def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
-    """engine.run_case, with anything it raises or returns amiss turned into the case's error."""
+    """engine.run_case, with anything it raises or returns amiss turned into the case's error:
+    sys.exit and a KeyboardInterrupt the engine raises too (a real Ctrl-C reaches the main
+    thread only, never a worker), and a CaseOutcome built with wrong types."""
     try:
         out = engine.run_case(case)
-    except Exception as exc:
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
         return error_outcome(exc)
     if not isinstance(out, CaseOutcome):
         return CaseOutcome(error=f"engine {engine.name} returned {type(out).__name__}, "
                                  f"not a CaseOutcome")
+    problem = outcome_problem(out)
+    if problem is not None:
+        return CaseOutcome(error=f"OutcomeError: {engine.name} returned an outcome whose "
+                                 f"{problem}")
     return out
 
 
@@ -142,7 +150,9 @@ _READY = b"ready"
 
 
 def _process_main(engine: Engine, conn: Any) -> None:
-    """A worker process: answer pickled cases from the pipe until it closes or sends b""."""
+    """A worker process: answer pickled cases from the pipe until it closes or sends b"".
+    Ctrl-C is the parent's to handle (it stops the run and ends its workers): ignored here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         conn.send_bytes(_READY)
         while True:

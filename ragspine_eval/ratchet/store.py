@@ -16,9 +16,14 @@ Invariants, all enforced here and nowhere else:
 - every change adds one line to the history file next to the baseline
   (qa_baseline.json -> qa_baseline_history.jsonl): UTC time, mode (the baseline key: a QA mode
   or an extraction document set), action, the commit of the project's checkout, reason, and
-  the old and new values. Baseline and history change together or not at all: under the lock
-  the baseline is replaced, then the history is rewritten atomically with the new line, and if
-  that fails the old baseline bytes are put back;
+  the old and new values. Baseline and history change together or not at all, under SIGKILL at
+  any instruction too: the change is first written whole to a journal beside the baseline (one
+  atomic rename: the commit point), then applied to both files; the next writer to take the
+  lock finishes a journal a killed writer left and removes its temporary files (`recover`).
+  A failure while applying puts the old bytes back (`commit`), and a run whose outputs fail
+  after its gate recorded undoes the change (`undo`);
+- every file is read strictly and with a bound (files.reading): a null entry, a duplicated key,
+  a lone surrogate or a number beyond float range is a BaselineError, never a bootstrap;
 - a baseline is only ever started in a folder that exists: a mistyped path is an error, never a
   new baseline that passes. A new baseline file is announced as such.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -36,7 +42,8 @@ from typing import Any
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import outputs as output_checks
-from ragspine_eval.files.atomic import resolved, write_bytes_atomic, write_json_atomic
+from ragspine_eval.files import reading
+from ragspine_eval.files.atomic import resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
 from ragspine_eval.outputs.provenance import display_path, git_state
 from ragspine_eval.ratchet.compare import LOWER_IS_BETTER, BaselineComparison
@@ -60,33 +67,39 @@ def lock_path(path: str | Path) -> Path:
 
 
 def load_baselines(path: str | Path) -> dict[str, Any]:
-    """The whole baseline file ({} when it does not exist yet)."""
+    """The whole baseline file ({} when it does not exist yet), read strictly and bounded
+    (files.reading). A null entry is an error (it would read as "no entry yet"); the shape of
+    the entry a run uses is checked by `validate_entry`; keys we do not know are kept."""
     path = Path(path)
+
+    def bad(reason: str) -> BaselineError:
+        return BaselineError(f"{path}: the baseline {reason}; it was left as it is: "
+                             f"{_restore_hint(path)}")
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = reading.read_bytes(path, "baseline", lambda reason: bad(f"cannot be used: {reason}"))
     except FileNotFoundError:
         return {}
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read the baseline ({exc.strerror or exc}); it was "
-                            f"left as it is") from None
-    except UnicodeDecodeError as exc:
-        raise BaselineError(f"{path}: the baseline is not UTF-8 text ({exc.reason}); it was left "
-                            f"as it is: {_restore_hint(path)}") from None
+    text = reading.decode(raw, lambda reason: bad(f"is {reason}"))
     if not text.strip():
-        raise BaselineError(f"{path}: the baseline is not valid JSON: the file is empty; it was "
-                            f"left as it is: {_restore_hint(path)}")
+        raise bad("is not valid JSON: the file is empty")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        # json's own reasons often end in "... at", the position being kept apart; say it whole
-        reason = exc.msg[:1].lower() + exc.msg[1:].removesuffix(" at")
-        raise BaselineError(
-            f"{path}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON: {reason} at line "
-            f"{exc.lineno}, column {exc.colno}; it was left as it is: {_restore_hint(path)}"
-        ) from None
+        data = reading.parse_json(text)
+    except reading.JSONProblem as exc:
+        if exc.line is not None:
+            reason = exc.reason.removeprefix("not valid JSON: ")
+            reason = reason[:1].lower() + reason[1:]
+            raise BaselineError(
+                f"{path}:{exc.line}:{exc.column}: the baseline is not valid JSON: {reason} at "
+                f"line {exc.line}, column {exc.column}; it was left as it is: "
+                f"{_restore_hint(path)}") from None
+        raise bad(f"cannot be used: {exc.reason}") from None
     if not isinstance(data, dict):
         raise BaselineError(f"{path}: the baseline must be a JSON object keyed by mode or "
                             f"document set, got {type(data).__name__}; it was left as it is")
+    for key, entry in data.items():
+        if entry is None:  # never "no entry yet": a run would bootstrap over the file
+            raise bad(f"entry {reading.clip(key)} is null, not an object of metrics")
     return data
 
 
@@ -94,7 +107,7 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     """Check the shape of one stored entry; raise BaselineError naming what is wrong."""
 
     def bad(reason: str) -> BaselineError:
-        return BaselineError(f"{path}: entry {key!r}: {reason}; the file was left as it is: "
+        return BaselineError(f"{path}: entry {reading.clip(key)}: {reason}; the file was left as it is: "
                              f"{_restore_hint(path)}")
 
     if not isinstance(entry, dict):
@@ -104,11 +117,11 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
         raise bad("'metrics' must be an object of rates")
     for name, rate in metrics.items():
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
-            raise bad(f"metric {name!r} must be a rate in [0, 1], got {rate!r}")
+            raise bad(f"metric {reading.clip(name)} must be a rate in [0, 1], got {reading.clip(rate)}")
     for name in (*LOWER_IS_BETTER, "n_cases"):
         value = entry.get(name, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bad(f"{name!r} must be a non-negative integer, got {value!r}")
+            raise bad(f"{name!r} must be a non-negative integer, got {reading.clip(value)}")
     ids = entry.get("passed_ids", {})
     if not isinstance(ids, dict) or not all(
         isinstance(v, list) and all(isinstance(i, str) for i in v) for v in ids.values()
@@ -142,6 +155,12 @@ def locked(path: Path) -> Iterator[None]:
     with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
+            try:
+                recover(path)
+            except OSError as exc:
+                raise BaselineError(f"{path}: cannot finish the baseline change a killed run left "
+                                    f"({exc.strerror or exc}); the baseline was left as it is"
+                                    ) from None
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -169,11 +188,14 @@ def check_baseline_location(path: str | Path) -> None:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None],
-                  baseline: str | Path | None = None) -> None:
+                  baseline: str | Path | None = None,
+                  inputs: Mapping[str | Path, str] | None = None) -> None:
     """Before a run: `files.outputs.check_outputs`, with the baseline, its history and its lock
-    protected, and the baseline's own location checked (check_baseline_location): raises
-    OutputError naming the first output that could not be written, or BaselineError."""
-    protected: dict[Path, str] = {}
+    protected, as well as each of `inputs` (path -> how to name it: "golden set g.jsonl"; a
+    folder protects every file in it), and the baseline's own location checked
+    (check_baseline_location): raises OutputError naming the first output that could not be
+    written, or BaselineError."""
+    protected: dict[Path, str] = {Path(p): what for p, what in (inputs or {}).items()}
     if baseline is not None:
         check_baseline_location(baseline)
         baseline = Path(baseline)
@@ -200,28 +222,135 @@ def write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str, 
         record["golden_changes"] = cmp.golden_changes
         record["regressions"] = cmp.regressions
         record["case_regressions"] = cmp.case_regressions
-    hist = history_path(path)
+    line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    body = json.dumps({**baselines, key: new}, indent=2, ensure_ascii=False) + "\n"
     try:
-        old_bytes = _read_or_none(path)
-        history = _read_or_none(hist) or b""
-        if history and not history.endswith(b"\n"):
-            history += b"\n"  # a line cut short by an old crash keeps a line of its own
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
-        write_json_atomic(path, {**baselines, key: new})
-        try:
-            write_bytes_atomic(hist, history + line.encode("utf-8"))
-        except BaseException:
-            try:
-                _put_back(path, old_bytes)
-            except OSError as undo:
-                raise BaselineError(
-                    f"{path}: the baseline was replaced but its history line could not be "
-                    f"written, and putting the old baseline back failed too "
-                    f"({undo.strerror or undo}); {_restore_hint(path)}") from None
-            raise
+        history = _read_or_none(history_path(path))
+        # a line cut short by an old crash keeps a line of its own
+        tail = ("\n" if history and not history.endswith(b"\n") else "") + line
+        commit(path, body.encode("utf-8"), tail.encode("utf-8"), _read_or_none(path), history)
     except OSError as exc:
         raise BaselineError(f"{path}: cannot record the baseline ({exc.strerror or exc}); the "
                             f"baseline and its history were left as they were") from None
+
+
+# --- the journal: the baseline and its history change together ----------------------------------
+#
+# A change is first written whole to the journal (one atomic rename: the commit point), then
+# applied to the baseline and to its history, then the journal is removed. A writer killed
+# before the rename changed nothing; one killed after it left a journal that the next writer
+# (under the lock, `recover`) applies again: applying is idempotent, since the journal holds the
+# new baseline bytes and the history's length before the change plus the line to add.
+
+
+def journal_path(path: str | Path) -> Path:
+    path = resolved(Path(path))
+    return path.with_name(path.name + ".journal")
+
+
+def commit(path: Path, baseline: bytes, history_tail: bytes, old_baseline: bytes | None,
+           old_history: bytes | None, history_keep: int | None = None) -> None:
+    """Replace the baseline with `baseline` and its history with its first `history_keep` bytes
+    (default: all of `old_history`, as read under the lock) and `history_tail`: both or neither, under SIGKILL at any instruction (callers hold the
+    lock). A failure while applying (a full disk) puts the old files back."""
+    journal = journal_path(path)
+    if history_keep is None:
+        history_keep = len(old_history or b"")
+    header = json.dumps({"history_keep": history_keep,
+                         "history_tail": history_tail.decode("utf-8")}).encode("utf-8")
+    write_bytes_atomic(journal, [header, b"\n", baseline])
+    try:
+        _apply(path, history_keep, history_tail, baseline)
+    except BaseException:
+        try:
+            for own, old in ((path, old_baseline), (history_path(path), old_history)):
+                if _read_or_none(own) != old:
+                    _put_back(own, old)
+            journal.unlink(missing_ok=True)
+        except OSError as undo:
+            raise BaselineError(
+                f"{path}: the baseline could not be recorded, and putting the old one back failed "
+                f"too ({undo.strerror or undo}); the next recording completes the change from "
+                f"{journal}, or {_restore_hint(path)}") from None
+        raise
+    journal.unlink(missing_ok=True)  # (a writer that does not hold the lock races here)
+    _fsync_folder(journal.parent)
+
+
+def _apply(path: Path, history_keep: int, history_tail: bytes, baseline: bytes) -> None:
+    hist = history_path(path)
+    history = _read_or_none(hist) or b""
+    write_bytes_atomic(path, baseline)
+    write_bytes_atomic(hist, history[:history_keep] + history_tail)
+
+
+def recover(path: str | Path) -> None:
+    """Finish a change a killed writer committed (its journal) and remove the temporary files a
+    killed writer left beside the baseline. Callers hold the lock (`locked` calls this)."""
+    path = Path(path)
+    journal = journal_path(path)
+    data = _read_or_none(journal)
+    if data is not None:
+        header, _, baseline = data.partition(b"\n")
+        try:
+            meta = json.loads(header)
+            keep, tail = int(meta["history_keep"]), meta["history_tail"].encode("utf-8")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise BaselineError(f"{journal}: an unfinished baseline change that cannot be read; "
+                                f"remove it once {path} and its history agree") from None
+        _apply(path, keep, tail, baseline)
+        journal.unlink()
+        _fsync_folder(journal.parent)
+    real = resolved(path)
+    for own in (real, history_path(path), journal):
+        for stray in real.parent.glob(f".{_glob_escape(own.name)}.*.tmp"):
+            stray.unlink(missing_ok=True)
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+Snapshot = tuple[bytes | None, bytes | None]  # the baseline's bytes and its history's
+
+
+def snapshot(path: str | Path) -> Snapshot:
+    """The baseline and its history as they are now (None: no such file)."""
+    return _read_or_none(resolved(Path(path))), _read_or_none(history_path(path))
+
+
+def undo(path: str | Path, before: Snapshot, after: Snapshot) -> None:
+    """Put back the baseline and history of `before`, when they are still those of `after` (what
+    this run recorded): a run whose outputs then failed leaves the baseline as it found it. A
+    file changed since by another run is never overwritten: BaselineError says so."""
+    path = Path(path)
+    if before == after:
+        return
+    with locked(path):
+        if snapshot(path) != after:
+            raise BaselineError(f"{path}: this run's baseline change could not be undone: another "
+                                f"run recorded since; check the baseline and its history")
+        try:
+            old_baseline, old_history = before
+            if old_baseline is None:  # the run started the baseline: remove what it made
+                resolved(path).unlink(missing_ok=True)
+                if old_history is None:
+                    history_path(path).unlink(missing_ok=True)
+                else:
+                    write_bytes_atomic(history_path(path), old_history)
+                return
+            commit(path, old_baseline, b"", after[0], after[1], history_keep=len(old_history or b""))
+        except OSError as exc:
+            raise BaselineError(f"{path}: this run's baseline change could not be undone "
+                                f"({exc.strerror or exc}); {_restore_hint(path)}") from None
 
 
 def _read_or_none(path: Path) -> bytes | None:

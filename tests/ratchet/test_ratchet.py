@@ -426,7 +426,7 @@ def _update_many(path: str, key: str, n: int, start, lock: bool = True) -> None:
                  GateOptions(update=True, reason=f"{key} step {i}"))
 
 
-def race(path: Path, n: int, lock: bool = True) -> None:
+def race(path: Path, n: int, lock: bool = True) -> list[int]:
     ctx = multiprocessing.get_context("fork")
     start = ctx.Barrier(2)
     workers = [ctx.Process(target=_update_many, args=(str(path), key, n, start, lock))
@@ -435,7 +435,9 @@ def race(path: Path, n: int, lock: bool = True) -> None:
         w.start()
     for w in workers:
         w.join(timeout=60)
-        assert w.exitcode == 0
+        assert w.exitcode is not None
+        assert w.exitcode == 0 or not lock
+    return [w.exitcode for w in workers]
 
 
 def lost_updates(path: Path, n: int) -> list[str]:
@@ -465,10 +467,11 @@ def test_two_processes_updating_one_baseline_lose_neither_update(tmp_path):
 
 
 def test_without_the_lock_the_same_race_loses_updates(tmp_path):
-    """The test above can fail: with the lock made a no-op, the forced race loses an update."""
+    """The test above can fail: with the lock made a no-op, the forced race loses an update (or
+    a writer fails outright, its journal or temporary file taken by the other)."""
     path = tmp_path / "b.json"
-    race(path, n=8, lock=False)
-    assert lost_updates(path, n=8) != []
+    codes = race(path, n=8, lock=False)
+    assert codes != [0, 0] or lost_updates(path, n=8) != []
 
 
 def test_history_appends_whole_lines_only(tmp_path):

@@ -13,10 +13,12 @@ over HTTP, a user's callable) is scored by the same rules. Invariants:
 
 from __future__ import annotations
 
+import sys
 import traceback
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
+from ragspine_eval.files.reading import JSONProblem, check_tree, clip
 from ragspine_eval.qa.golden import GoldenCase
 
 
@@ -58,7 +60,11 @@ class CaseOutcome:
         for name, value in data.items():
             check = _FIELD_CHECKS[name]
             if not check[0](value):
-                raise OutcomeError(f"field {name!r} must be {check[1]}, got {value!r:.80}")
+                raise OutcomeError(f"field {name!r} must be {check[1]}, got {clip(value)}")
+            try:
+                check_tree(value, controls=True)  # no lone surrogate: the report could not be written
+            except JSONProblem as exc:
+                raise OutcomeError(f"field {name!r}: {exc.reason}") from None
         values = {name: data[name] for name in known if name in data}
         if values.get("found_value") is not None:
             values["found_value"] = float(values["found_value"])
@@ -74,7 +80,18 @@ def _is_opt_str(v: Any) -> bool:
 
 
 def _is_number(v: Any) -> bool:
-    return v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool)
+                         and abs(v) <= sys.float_info.max)
+
+
+def outcome_problem(out: CaseOutcome) -> str | None:
+    """Why an outcome an engine built cannot be scored or written (a field of the wrong type, a
+    lone surrogate), else None: a CaseOutcome built by hand is checked as from_dict checks."""
+    try:
+        CaseOutcome.from_dict({f.name: getattr(out, f.name) for f in fields(CaseOutcome)})
+    except OutcomeError as exc:
+        return str(exc)
+    return None
 
 
 def _is_source(v: Any) -> bool:
@@ -116,10 +133,18 @@ class Engine(Protocol):
 
 
 def error_outcome(exc: BaseException) -> CaseOutcome:
-    """The outcome of a case whose engine call raised: no answer, the error named."""
+    """The outcome of a case whose engine call raised (sys.exit and KeyboardInterrupt raised by
+    the engine included): no answer, the error named, cut to ERROR_CHARS and free of lone
+    surrogates so that the report can always be written."""
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
-    return CaseOutcome(error=f"{type(exc).__name__}: {exc}{where}")
+    what = {SystemExit: " (the engine called sys.exit)",
+            KeyboardInterrupt: " (raised by the engine)"}.get(type(exc), "")
+    text = f"{type(exc).__name__}: {str(exc)[:ERROR_CHARS]}{what}{where}"
+    return CaseOutcome(error=text.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+ERROR_CHARS = 2000
 
 
 def timeout_outcome(seconds: float) -> CaseOutcome:

@@ -5,7 +5,8 @@ a missing field takes CaseOutcome's default, an unknown field or a value of the 
 that case's error, naming the field. An exception raised by the callable is that case's error
 too; the run goes on. The attribute after the colon may be dotted (`module:Class.method`).
 
-The module is imported from the Python path, then from the current directory, so a team's fork
+A callable that can be pickled runs in a worker process, so that os._exit, a crash or a hang
+ends that case only (see CallableEngine). The module is imported from the Python path, then from the current directory, so a team's fork
 or a wrapper script next to the golden set works without installing it. The baseline key is
 "<mode>@<module>:<attribute>": the mode names what the callable does, and the callable never
 compares against the in-process baseline.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import pickle
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -29,14 +31,22 @@ class CallableSpecError(RagspineEvalError, ValueError):
 
 
 class CallableEngine:
-    """Wraps `function(case) -> CaseOutcome | dict`."""
+    """Wraps `function(case) -> CaseOutcome | dict`.
 
-    parallel = "threads"
+    The callable runs in a worker process whenever it can be pickled (any module-level
+    function or class attribute), even for one job: a callable that calls os._exit, crashes
+    the interpreter or hangs then ends that case alone (the runner starts a fresh worker), never
+    the run. One that cannot be pickled (a lambda handed in by a library caller) runs in
+    threads, where sys.exit, a KeyboardInterrupt it raises, an exception or a hang are still
+    that case's error."""
+
+    isolated = True  # worker processes for one job too (runner.run_cases)
 
     def __init__(self, function: Callable[[GoldenCase], Any], spec: str, mode: str):
         self.function = function
         self.name, self.mode = spec, mode
         self.label = f"{mode}@{spec}"
+        self.parallel = "processes" if _picklable(function) else "threads"
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         result = self.function(case)  # an exception is the runner's to record as the case error
@@ -46,6 +56,14 @@ class CallableEngine:
             return CaseOutcome.from_dict(result)
         except OutcomeError as exc:
             return CaseOutcome(error=f"OutcomeError: {self.name} returned {exc}")
+
+
+def _picklable(function: Any) -> bool:
+    try:
+        pickle.dumps(function)
+    except Exception:  # noqa: BLE001 - pickle raises several kinds; any means "no"
+        return False
+    return True
 
 
 def load_callable(spec: str) -> Callable[[GoldenCase], Any]:

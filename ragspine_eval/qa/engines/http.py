@@ -35,7 +35,10 @@ made and why it stopped, not with a timeout that would hide the failure. A case 
 when an attempt itself gets no answer in the time left. After a case has used up its retries on
 connection errors (or stopped retrying them for lack of time), later cases try once until the
 service answers again, so a dead service ends a run in seconds, not in retries times cases.
-A non-JSON body or a body without the fields above is a malformed response. Every error
+A non-JSON body or a body without the fields above is a malformed response, and so is a body
+larger than the "response" size limit (files.reading; read no further than the limit), JSON
+that is not strict (a lone surrogate, a number beyond float range, deep nesting) or a tool
+count beyond MAX_TOOL_CALLS: what a response makes the harness allocate is bounded. Every error
 message names the endpoint without credentials.
 
 Credentials: user:password in the URL is sent as HTTP basic auth, and the environment variable
@@ -58,6 +61,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 from ragspine_eval.qa.engines.base import CaseOutcome, timeout_outcome
 from ragspine_eval.qa.golden import GoldenCase
 
@@ -66,6 +70,8 @@ TOKEN_ENV = "RAGSPINE_EVAL_HTTP_TOKEN"
 DEFAULT_RETRIES = 2
 DEFAULT_BACKOFF = 0.5  # seconds before the first retry; doubled for each further one
 HTTP_MODE = "agent"
+# a case makes a handful of tool calls; a count beyond this would only make the harness allocate
+MAX_TOOL_CALLS = 10_000
 
 _OUT_OF_SCOPE = "out_of_scope_entity"
 _ASK_FIRST = "ask_first"
@@ -174,29 +180,48 @@ class HttpEngine:
 
     def _post(self, payload: dict[str, Any], timeout: float) -> Any:
         try:
-            response = self._client().post(self.endpoint, json=payload, params=self._params,
-                                           auth=self._auth, headers=self._headers,
-                                           timeout=timeout)
+            with self._client().stream("POST", self.endpoint, json=payload, params=self._params,
+                                       auth=self._auth, headers=self._headers,
+                                       timeout=timeout) as response:
+                body = self._read_bounded(response)
         except httpx.TimeoutException:
             raise
         except httpx.TransportError as exc:
-            raise _Retryable(f"cannot reach {self._where()} ({type(exc).__name__}: {exc})",
-                             connection=True) from None
+            raise _Retryable(f"cannot reach {self._where()} ({type(exc).__name__}: "
+                             f"{_snippet(str(exc))})", connection=True) from None
         with self._lock:
             self._unreachable = False
+        text = body.decode("utf-8", errors="replace")
         if response.status_code >= 500:
             raise _Retryable(f"HTTP {response.status_code} from {self._where()}: "
-                             f"{_snippet(response.text)}", connection=False)
+                             f"{_snippet(text)}", connection=False)
         if response.status_code >= 400:
             raise _Fatal(f"HTTP {response.status_code} from {self._where()} (not retried): "
-                         f"{_snippet(response.text)}")
+                         f"{_snippet(text)}")
         if response.status_code != 200:
             raise _Fatal(f"HTTP {response.status_code} from {self._where()}: expected 200")
         try:
-            return response.json()
-        except ValueError:
-            raise _Fatal(f"malformed response from {self._where()}: not JSON: "
-                         f"{_snippet(response.text)}") from None
+            # strict: no lone surrogate, no number beyond float range, no deep nesting; control
+            # characters are the answer's own (the outputs escape them)
+            return reading.parse_json(body, controls=True)
+        except reading.JSONProblem as exc:
+            why = "not JSON" if exc.line is not None else exc.reason
+            raise _Fatal(f"malformed response from {self._where()}: {why}: "
+                         f"{_snippet(text)}") from None
+
+    def _read_bounded(self, response: httpx.Response) -> bytes:
+        """The body, at most `size_limit("response")` bytes: a larger one is the case's error
+        once the limit is passed, never read whole."""
+        limit = reading.size_limit("response")
+        pieces, size = [], 0
+        for piece in response.iter_bytes():
+            size += len(piece)
+            if size > limit:
+                raise _Fatal(f"malformed response from {self._where()}: larger than the "
+                             f"{limit / reading.MB:g} MiB a response may be (raise it with "
+                             f"{reading.ENV_PREFIX}RESPONSE_MB)")
+            pieces.append(piece)
+        return b"".join(pieces)
 
     def _where(self) -> str:
         return redact_url(self.endpoint)
@@ -247,8 +272,9 @@ def outcome_from_response(body: Any, passages: Mapping[tuple[str, str], str]) ->
     statuses: list[str] = []
     for key, status in _STATUS_NAMES:
         count = summary.get(key, 0)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise MalformedResponse(f"'tool_status_summary.{key}' must be a count, got {count!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_TOOL_CALLS:
+            raise MalformedResponse(f"'tool_status_summary.{key}' must be a count of tool calls "
+                                    f"(0 to {MAX_TOOL_CALLS:,}), got {reading.clip(count)}")
         statuses.extend([status] * count)
 
     mode = clarification["mode"] if clarification else "none"

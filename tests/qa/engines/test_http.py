@@ -297,16 +297,16 @@ def test_connection_refused_is_retried_then_the_cases_error():
 def test_after_a_dead_service_later_cases_try_once_until_it_answers_again(stub, monkeypatch):
     attempts = []
     engine = engine_for(stub.url, retries=3)
-    real_post = engine._client().post
+    real_stream = engine._client().stream
 
-    def post(*args, **kwargs):
+    def stream(*args, **kwargs):
         attempts.append(1)
         if len(attempts) <= 5:  # the service is down for the first case and the next one
             import httpx
             raise httpx.ConnectError("[Errno 111] Connection refused")
-        return real_post(*args, **kwargs)
+        return real_stream(*args, **kwargs)
 
-    monkeypatch.setattr(engine._client(), "post", post)
+    monkeypatch.setattr(engine._client(), "stream", stream)
     assert "cannot reach" in engine.run_case(make_case("a")).error  # 1 + 3 retries
     assert len(attempts) == 4
     assert "cannot reach" in engine.run_case(make_case("b")).error  # one attempt only
@@ -325,11 +325,11 @@ def test_a_case_that_gives_up_on_a_dead_service_for_lack_of_time_also_stops_late
     attempts = []
     engine = HttpEngine(f"http://127.0.0.1:{free_port()}", case_timeout=1.0, retries=3)
 
-    def post(*args, **kwargs):
+    def stream(*args, **kwargs):
         attempts.append(1)
         raise httpx.ConnectError("[Errno 111] Connection refused")
 
-    monkeypatch.setattr(engine._client(), "post", post)
+    monkeypatch.setattr(engine._client(), "stream", stream)
     first = engine.run_case(make_case("a"))  # 0.5 s pause, then the 1 s one would not fit
     assert first.error.startswith("EngineError: cannot reach ") and len(attempts) == 2
     assert first.error.endswith("(after 2 attempts; a retry would end past the case timeout "
