@@ -40,7 +40,7 @@ STYLE = """<style>
 .rse-filter-bar{margin:10px 0 6px;font-weight:600}
 .rse-filter-bar button{margin-left:10px;cursor:pointer}
 table.rse-failures{table-layout:fixed;width:100%;border-collapse:collapse;font-size:12.5px}
-table.rse-failures th,table.rse-failures td{text-align:left;vertical-align:top;padding:4px 6px;
+table.rse-failures th,table.rse-failures td{text-align:left !important;vertical-align:top;padding:4px 6px;
  border-bottom:1px solid #ddd;overflow-wrap:anywhere;white-space:normal}
 table.rse-failures th{background:#f3f3f3;position:sticky;top:0}
 table.rse-failures tr.rse-row{cursor:pointer}
@@ -56,7 +56,7 @@ table.rse-failures details[open] summary{margin-bottom:4px}
 .rse-case-slot{border:1px solid #bbb;border-radius:6px;padding:8px 12px;background:#fcfcfc}
 .rse-case-view pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
 .rse-case-view table{border-collapse:collapse;font-size:12.5px;table-layout:fixed;width:100%}
-.rse-case-view td,.rse-case-view th{text-align:left;vertical-align:top;padding:3px 6px;
+.rse-case-view td,.rse-case-view th{text-align:left !important;vertical-align:top;padding:3px 6px;
  border-bottom:1px solid #ddd;overflow-wrap:anywhere}
 </style>"""
 # (header, width) of the default columns: fixed widths that add up to 100%
