@@ -193,7 +193,7 @@ def tag_intervals(rates: pd.DataFrame,
         ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
     y = alt.Y("bucket:N", title="tag value", sort=order["bucket"].tolist())
     x_scale = _zoomed(rates["ci_lo"], rates["pass_rate"])
-    axis = alt.Axis(format=PERCENT, tickCount=4)
+    axis = alt.Axis(format=PERCENT, tickCount=4, labelOverlap=True, labelSeparation=6)
     rules = alt.Chart().mark_rule(color="#777777", clip=True).encode(
         y=y, x=alt.X("ci_lo:Q", title="pass rate", scale=x_scale, axis=axis), x2="ci_hi:Q")
     dots = alt.Chart().mark_point(filled=True, size=45).encode(
