@@ -4,7 +4,7 @@
 
 Opens the report in Debian's headless Chromium with the network cut, optionally clicks a
 heatmap cell (e.g. clarification_appropriateness scope=ACME_HK) and opens the first case left
-in the table, then saves the verdict banner and the explorer as one PNG.
+in the table, then saves the explorer (charts, table, the open case) as one PNG.
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ def main(argv: list[str] | None = None) -> int:
                 page.locator("tr.rse-row:not([hidden])").first.click()
                 page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
                 page.wait_for_timeout(400)
-            top = page.locator(".rse-verdict").first.bounding_box()
-            end = page.locator(".rse-explorer").first.bounding_box()
+            top, bottom = page.evaluate("""() => { const box = document.querySelector(
+                '.rse-explorer').getBoundingClientRect();
+                return [box.top + window.scrollY, box.bottom + window.scrollY]; }""")
             page.screenshot(path=str(args.png), full_page=True, clip={
-                "x": 0, "y": top["y"] - 8, "width": args.width,
-                "height": end["y"] + end["height"] - top["y"] + 16})
+                "x": 0, "y": max(0, top - 8), "width": args.width, "height": bottom - top + 16})
         finally:
             browser.close()
     print(f"wrote {args.png} ({args.png.stat().st_size // 1024} KB)")

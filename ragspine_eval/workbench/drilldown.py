@@ -33,7 +33,7 @@ STYLE = """<style>
 .rse-verdict-pass{background:#edf8f0;border-color:#1a9850}
 .rse-verdict-fail{background:#fdeeee;border-color:#d73027}
 .rse-verdict-none{background:#eef2f8;border-color:#4575b4}
-.rse-verdict h2{margin:0 0 4px;font-size:1.35em}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
+.rse-verdict h2{margin:0 0 4px !important;font-size:1.6em !important;font-weight:800 !important}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
 .rse-explorer{font-family:system-ui,sans-serif;max-width:100%}
 .rse-explorer-charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 .rse-explorer .rse-chart .mark-text,.rse-explorer .rse-chart .rse-frame{pointer-events:none}
@@ -55,6 +55,7 @@ table.rse-failures details[open] summary{margin-bottom:4px}
 .rse-case-panel{margin-top:12px}
 .rse-case-slot{border:1px solid #bbb;border-radius:6px;padding:8px 12px;background:#fcfcfc}
 .rse-case-view pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
+.rse-case-view tr.rse-case-fail td{color:#b2182b;font-weight:600}
 .rse-case-view table{border-collapse:collapse;font-size:12.5px;table-layout:fixed;width:100%}
 .rse-case-view td,.rse-case-view th{text-align:left !important;vertical-align:top;padding:3px 6px;
  border-bottom:1px solid #ddd;overflow-wrap:anywhere}
