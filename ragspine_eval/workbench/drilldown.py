@@ -49,7 +49,7 @@ table.rse-failures tr.rse-selected{background:#e4ecff}
 table.rse-failures tr.rse-regressed td:first-child{border-left:4px solid #d73027}
 .rse-badge{color:#b2182b;font-weight:700}
 .rse-clamp{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
-.rse-tags{color:#555;font-size:11.5px}
+.rse-tags{color:#555;font-size:11.5px;overflow-wrap:normal}
 table.rse-failures details summary{cursor:pointer;color:#2b5797}
 table.rse-failures details[open] summary{margin-bottom:4px}
 .rse-case-panel{margin-top:12px}
@@ -61,8 +61,8 @@ table.rse-failures details[open] summary{margin-bottom:4px}
  border-bottom:1px solid #ddd;overflow-wrap:anywhere}
 </style>"""
 # (header, width) of the default columns: fixed widths that add up to 100%
-COLUMNS = [("id", 8), ("gate", 14), ("at baseline", 9), ("tags", 13), ("question", 19),
-           ("expected", 11), ("actual", 10), ("answer", 16)]
+COLUMNS = [("id", 10), ("gate", 13), ("at baseline", 9), ("tags", 14), ("question", 18),
+           ("expected", 10), ("actual", 10), ("answer", 16)]
 
 
 def _fmt(value: Any, gate: str) -> str:
