@@ -1,10 +1,11 @@
 """The workbench: reports turned into what an analyst reads, in JupyterLab and in HTML.
 
-session (what a notebook calls: run a mode, load the other mode, show a case, assert the
-gate), case_view (one case whole, as a dict and as HTML), frames
-(reports as tidy DataFrames), charts (Altair charts of the frames), tables (static and
-interactive tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel
-the notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
+session (what a notebook calls: run a mode, the verdict banner, the explorer, a case, the
+other mode, the gate), frames (reports as tidy DataFrames), charts (Altair charts of the frames), embed (live
+Vega charts with no network), drilldown (the verdict banner and the clickable failure explorer),
+case_view (one case whole), tables (static and interactive tables), notebooks (papermill runs
+and the HTML reports), kernel (the Jupyter kernel the notebooks are pinned to),
+report_template/ (the nbconvert template: every script inlined).
 
 `from ragspine_eval import workbench` gives session's functions (`workbench.run_qa(...)`).
 """
@@ -15,15 +16,19 @@ from ragspine_eval.workbench.session import (
     assert_gate,
     assert_gates,
     default_report_path,
+    explorer,
     gate_message,
     load_report,
+    mode_comparison,
     other_mode_report,
     run_extraction,
     run_qa,
     setup_display,
     show_case,
+    verdict,
 )
 
 __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates",
-           "default_report_path", "gate_message", "load_report", "other_mode_report",
-           "run_extraction", "run_qa", "setup_display", "show_case"]
+           "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
+           "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
+           "verdict"]

@@ -40,10 +40,49 @@ def _as_report(report: QAEvalReport | dict[str, Any]) -> QAEvalReport:
     return report if isinstance(report, QAEvalReport) else QAEvalReport.from_dict(report)
 
 
+class _Index:
+    """One pass over a report: its cases by id and each gate's verdicts by id, so that the
+    explorer's case views (up to thousands per page) cost a lookup each, not a scan."""
+
+    def __init__(self, report: QAEvalReport) -> None:
+        self.cases = {c.id: c for c in report.cases}
+        self.results = {gate: {r.id: r for r in metric.results}
+                        for gate, metric in report.gates().items()}
+
+
+_INDEXES: dict[int, tuple[QAEvalReport, _Index]] = {}
+
+
+def _index(report: QAEvalReport) -> _Index:
+    held = _INDEXES.get(id(report))
+    if held is not None and held[0] is report:
+        return held[1]
+    if len(_INDEXES) >= 4:  # a notebook holds a few reports at a time
+        _INDEXES.pop(next(iter(_INDEXES)))
+    index = _Index(report)
+    _INDEXES[id(report)] = (report, index)
+    return index
+
+
+_BASELINES: dict[int, tuple[dict[str, Any], BaselineVerdicts]] = {}
+
+
+def _baseline_verdicts(stored: dict[str, Any]) -> BaselineVerdicts:
+    """The stored entry read once (its sets of passed ids), however many cases are shown."""
+    held = _BASELINES.get(id(stored))
+    if held is not None and held[0] is stored:
+        return held[1]
+    if len(_BASELINES) >= 4:
+        _BASELINES.pop(next(iter(_BASELINES)))
+    verdicts = BaselineVerdicts(stored)
+    _BASELINES[id(stored)] = (stored, verdicts)
+    return verdicts
+
+
 def _find(report: QAEvalReport, case_id: str) -> CaseRecord:
-    for case in report.cases:
-        if case.id == case_id:
-            return case
+    case = _index(report).cases.get(case_id)
+    if case is not None:
+        return case
     ids = [c.id for c in report.cases]
     close = difflib.get_close_matches(case_id, ids, n=CLOSEST_IDS, cutoff=0.5)
     hint = (f"the closest ids are {', '.join(close)}" if close else
@@ -54,19 +93,18 @@ def _find(report: QAEvalReport, case_id: str) -> CaseRecord:
 def _verdicts(report: QAEvalReport, case: CaseRecord,
               baseline: BaselineVerdicts | None) -> list[dict[str, Any]]:
     rows = []
-    for gate, metric in report.gates().items():
-        for r in metric.results:
-            if r.id != case.id:
-                continue
-            explanation = r.explanation or ("Passed (the report keeps the evidence of failing "
-                                            "verdicts only)." if r.passed else "Failed.")
-            rows.append({
-                "gate": gate, "passed": r.passed, "expected": r.expected, "actual": r.actual,
-                "explanation": explanation, "evidence": _json_safe(r.evidence or {}),
-                "at_baseline": (None if baseline is None
-                                else baseline.at(gate, case.id, case.fingerprint)),
-            })
-            break
+    for gate, results in _index(report).results.items():
+        r = results.get(case.id)
+        if r is None:
+            continue
+        explanation = r.explanation or ("Passed (the report keeps the evidence of failing "
+                                        "verdicts only)." if r.passed else "Failed.")
+        rows.append({
+            "gate": gate, "passed": r.passed, "expected": r.expected, "actual": r.actual,
+            "explanation": explanation, "evidence": _json_safe(r.evidence or {}),
+            "at_baseline": (None if baseline is None
+                            else baseline.at(gate, case.id, case.fingerprint)),
+        })
     return rows
 
 
@@ -101,7 +139,7 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
     """One case whole, JSON-safe (see the module docstring for the keys)."""
     report = _as_report(report)
     case = _find(report, case_id)
-    baseline = BaselineVerdicts(stored) if stored is not None else None
+    baseline = _baseline_verdicts(stored) if stored is not None else None
     claimed = {t for claim in split_claims(case.narrative_answer) for t in tokens(claim)}
     detail = {
         "id": case.id, "question": case.question, "reference_date": case.reference_date,
@@ -115,7 +153,7 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
     }
     if other is not None:
         other = _as_report(other)
-        there = next((c for c in other.cases if c.id == case.id), None)
+        there = _index(other).cases.get(case.id)
         detail["other"] = {"mode": other.mode, "answer": there.answer if there else None,
                            "verdicts": _verdicts(other, there, None) if there else []}
     return detail

@@ -1,21 +1,32 @@
 """Altair charts built from the frames module's DataFrames.
 
 Every chart has a title and axis labels, shows pass rates as percentages, and colours pass
-rate on one fixed scale (0% red to 100% green) so two reports read alike. `enable_offline()`
-registers a renderer that emits both the Vega-Lite spec (interactive in JupyterLab) and an
-inline SVG drawn by vl-convert inside the kernel (what nbconvert puts in the HTML report), so a
-rendered report loads nothing from the network.
+rate on one fixed scale (0% red to 100% green) so two reports read alike; a gate that regressed
+is drawn in the failing colour whatever its rate. Fabrication is a rate where lower is better
+("0 of 13 fabricated", with its interval), never a 100% pass rate. The heatmap and the failure
+bars carry a click selection named `SELECTION` over (gate, bucket) that the explorer listens to.
+`enable_offline()` registers a renderer that displays each chart as HTML: its static SVG drawn
+by vl-convert in the kernel, replaced by a live vega-embed view (tooltips, clicks) when the page
+runs scripts (see embed.py); nothing is loaded from the network.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
+from ragspine_eval.qa.gates import FABRICATION
+from ragspine_eval.workbench import embed
+
 PASS_RATE_SCALE = alt.Scale(domain=[0, 1], range=["#d73027", "#fee08b", "#1a9850"])
+STATUS_SCALE = alt.Scale(domain=["pass", "regression", "no baseline"],
+                         range=["#1a9850", "#d73027", "#4575b4"])
 PERCENT = ".0%"
+SELECTION = "pick"
+SMALL_BUCKET = 5  # fewer cases than this: one case moves the rate by 20 points or more
 _TAG_ORDER = {"topic": 0, "scope": 1, "qtype": 2}
 
 
@@ -25,114 +36,178 @@ def _empty(title: str, note: str = "nothing to show: no failure") -> alt.Chart:
         size=14, color="#1a9850").encode(text="note:N").properties(width=300, height=80)
 
 
-def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value"
-                      ) -> alt.Chart:
+def _zoomed(*columns: pd.Series, pad: float = 0.02) -> alt.Scale:
+    """A rate scale from just below the lowest value shown (to a 5-point step) up to 100%."""
+    values = pd.concat([pd.to_numeric(c, errors="coerce") for c in columns]).dropna()
+    low = 0.0 if values.empty else max(0.0, math.floor((values.min() - pad) * 20) / 20)
+    return alt.Scale(domain=[min(low, 0.9), 1], clamp=True, zero=False)
+
+
+def _selection() -> alt.Parameter:
+    return alt.selection_point(name=SELECTION, fields=["gate", "bucket"], on="click",
+                               clear="dblclick", toggle=False)
+
+
+def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value",
+                      select: bool = False) -> alt.Chart:
     """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate and
-    labelled with it; a cell holding cases that passed at baseline time and fail now is framed
-    in black and labelled "▼n", so a drop shows where it sits."""
+    labelled passed/total (fabrication: "fabricated of total"); a cell holding cases that
+    passed at baseline time and fail now is framed in black and labelled "▼n", so a drop shows
+    where it sits; a bucket of fewer than SMALL_BUCKET cases is labelled in italics and says so
+    in its tooltip. `select`: clicking a cell selects (gate, bucket) as `SELECTION`."""
     if rates.empty:
         return _empty(title)
     buckets = rates.drop_duplicates("bucket").sort_values(
         ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
     regressed = rates["regressed"] if "regressed" in rates else pd.Series(0, index=rates.index)
-    data = rates.assign(label=[f"{r:.0%}" + (f" ▼{n}" if n else "")
-                               for r, n in zip(rates["pass_rate"], regressed, strict=True)],
-                        dropped=regressed > 0)
+    fabrication = rates["gate"] == FABRICATION
+    failed = rates["total"] - rates["passed"]
+    counts = [f"{f} of {t}" if fab else f"{p}/{t}" for p, f, t, fab in
+              zip(rates["passed"], failed, rates["total"], fabrication, strict=True)]
+    data = rates.assign(
+        label=[c + (f" ▼{n}" if n else "") for c, n in zip(counts, regressed, strict=True)],
+        dropped=regressed > 0, small=rates["total"] < SMALL_BUCKET,
+        reads=[f"{c} fabricated a number (lower is better)" if fab else f"{c} passed"
+               for c, fab in zip(counts, fabrication, strict=True)],
+        note=["small bucket: one case moves it by 20+ points" if t < SMALL_BUCKET else ""
+              for t in rates["total"]],
+        **{"passed/total": [f"{p}/{t}" for p, t in zip(rates["passed"], rates["total"],
+                                                       strict=True)]})
     base = alt.Chart().encode(
         x=alt.X("gate:N", title="gate", sort=list(dict.fromkeys(rates["gate"])),
                 axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("bucket:N", title="tag value", sort=buckets["bucket"].tolist()),
     )
-    cells = base.mark_rect().encode(
+    tooltip = ["gate", alt.Tooltip("bucket:N", title="tag value"), "passed/total",
+               alt.Tooltip("reads:N", title="reads"),
+               alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+               alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+               alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
+               *([alt.Tooltip("regressed:Q", title="regressed since baseline")]
+                 if "regressed" in rates else []),
+               alt.Tooltip("note:N", title="note")]
+    cells = base.mark_rect(cursor="pointer" if select else "default").encode(
         color=alt.Color("pass_rate:Q", title="pass rate", scale=PASS_RATE_SCALE,
                         legend=alt.Legend(format=PERCENT)),
-        tooltip=["gate", "tag", "value", "passed", "total",
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
-                 alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
-                 alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
-                 *([alt.Tooltip("regressed:Q", title="regressed since baseline")]
-                   if "regressed" in rates else [])],
+        tooltip=tooltip,
     )
+    if select:
+        pick = _selection()
+        cells = cells.add_params(pick).encode(
+            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.3)))
     outlines = base.transform_filter(alt.datum.dropped).mark_rect(
-        filled=False, stroke="black", strokeWidth=2.5)
-    labels = base.mark_text(fontSize=10).encode(text="label:N")
+        filled=False, stroke="black", strokeWidth=2.5, style="rse-frame")
+    labels = alt.layer(*(base.transform_filter(keep).mark_text(
+        fontSize=10, fontStyle=style).encode(text="label:N", tooltip=tooltip)
+        for keep, style in ((~alt.datum.small, "normal"), (alt.datum.small, "italic"))))
     compared = "baseline_rate" in rates and rates["baseline_rate"].notna().any()
     subtitle = ("no baseline to compare with" if not compared else
                 "▼n, framed: n cases that passed at baseline time fail now" if regressed.any()
                 else "no case fails that passed at baseline time")
+    notes = [subtitle, f"cells: passed/total (fabrication: fabricated of total); italic: fewer "
+                       f"than {SMALL_BUCKET} cases"]
+    if select:
+        notes.append("click a cell to list its failing cases below; double-click to clear")
     return alt.layer(cells, outlines, labels, data=data).properties(
-        title=alt.Title(title, subtitle=subtitle), width=alt.Step(70), height=alt.Step(18))
+        title=alt.Title(title, subtitle=notes), width=alt.Step(70), height=alt.Step(18))
 
 
 def failure_bars(failures: pd.DataFrame, by: str = "qtype",
-                 title: str = "Failures per gate and question type") -> alt.Chart:
-    """failures: frames.failures_by(report, by). Stacked bars of failure counts."""
+                 title: str = "Failures per gate and question type",
+                 select: bool = False) -> alt.Chart:
+    """failures: frames.failures_by(report, by). Stacked bars of failure counts. `select`:
+    clicking a bar segment selects (gate, bucket "by=value") as `SELECTION`."""
     if failures.empty:
         return _empty(title)
-    return alt.Chart(failures, title=title).mark_bar().encode(
+    data = failures.assign(bucket=[f"{by}={v}" for v in failures[by]])
+    chart = alt.Chart(data, title=title).mark_bar(
+        cursor="pointer" if select else "default").encode(
         x=alt.X(f"{by}:N", title=by, sort="-y", axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("failures:Q", title="failing cases", axis=alt.Axis(tickMinStep=1)),
         color=alt.Color("gate:N", title="gate"),
-        tooltip=["gate", by, "failures"],
+        tooltip=["gate", alt.Tooltip("bucket:N", title="tag value"), "failures"],
     ).properties(width=420, height=220)
+    if select:
+        pick = _selection()
+        chart = chart.add_params(pick).encode(
+            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.3)))
+    return chart
 
 
 def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline") -> alt.Chart:
-    """head: frames.headline(). One bar per rate gate, its 95% interval as a line through the
-    bar's end, and a black tick at the baseline."""
+    """head: frames.headline(). One bar per rate gate on an axis zoomed to the data, coloured by
+    its status (a regressed gate in the failing colour), its 95% interval as a line through the
+    bar's end, and a black tick at the baseline. Fabrication, a count where lower is better,
+    is stated in the subtitle ("0 of 13 fabricated") rather than drawn as a rate."""
     data = head[head["measure"] == "pass rate"]
     if data.empty:
         return _empty(title)
-    bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("gate:N", title="gate", sort=None),
-        x=alt.X("current:Q", title="pass rate", scale=alt.Scale(domain=[0, 1]),
+    scale = _zoomed(data["current"], data["baseline"], data["ci_lo"])
+    y = alt.Y("gate:N", title="gate", sort=None)
+    bars = alt.Chart(data).mark_bar(clip=True).encode(
+        y=y,
+        x=alt.X("current:Q", title="pass rate (axis zoomed to the data)", scale=scale,
                 axis=alt.Axis(format=PERCENT)),
-        color=alt.Color("current:Q", scale=PASS_RATE_SCALE, legend=None),
+        color=alt.Color("status:N", scale=STATUS_SCALE, title="status",
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
         tooltip=["gate", alt.Tooltip("current:Q", format=".1%", title="pass rate"),
                  alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
                  alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
                  alt.Tooltip("baseline:Q", format=".1%"), "passed/total", "status"],
     )
     # the 95% Wilson interval: it informs, the verdict stays the baseline's exact comparison
-    errors = alt.Chart(data).mark_rule(color="#333333", strokeWidth=1.5).encode(
-        y=alt.Y("gate:N", sort=None), x="ci_lo:Q", x2="ci_hi:Q")
+    errors = alt.Chart(data).mark_rule(color="#333333", strokeWidth=1.5, clip=True).encode(
+        y=y, x="ci_lo:Q", x2="ci_hi:Q")
     ticks = alt.Chart(data.dropna(subset=["baseline"])).mark_tick(
-        color="black", thickness=2, size=18).encode(y=alt.Y("gate:N", sort=None),
-                                                    x="baseline:Q")
-    # a regressed gate can still be a long green bar: say so beside it
+        color="black", thickness=3, size=22, clip=True).encode(
+        y=y, x="baseline:Q",
+        tooltip=["gate", alt.Tooltip("baseline:Q", format=".1%", title="baseline")])
     verdicts = alt.Chart(data[data["status"] == "regression"]).mark_text(
         align="left", dx=6, color="#b2182b", fontWeight="bold").encode(
-        y=alt.Y("gate:N", sort=None), x=alt.value(420), text=alt.value("▼ regression"))
+        y=y, x=alt.value(420), text=alt.value("▼ regression"))
+    notes = ["line: 95% Wilson interval · black tick: baseline"]
+    fab = head[head["gate"] == FABRICATION]
+    if not fab.empty:
+        row = fab.iloc[0]
+        notes.append(f"fabrication (lower is better): {row['passed/total']}"
+                     + (f", 95% CI {row['ci_lo']:.0%}–{row['ci_hi']:.0%}"
+                        if pd.notna(row["ci_lo"]) else "")
+                     + (f" · baseline {row['baseline']:.0f}" if pd.notna(row["baseline"]) else "")
+                     + (" · REGRESSION" if row["status"] == "regression" else ""))
     return (bars + errors + ticks + verdicts).properties(
-        title=alt.Title(title, subtitle="line: 95% Wilson interval · tick: baseline"), width=420)
+        title=alt.Title(title, subtitle=notes), width=420)
 
 
 def tag_intervals(rates: pd.DataFrame,
                   title: str = "Pass rate by tag value, with 95% Wilson intervals") -> alt.Chart:
-    """rates: frames.tag_rates(). One panel per gate: a dot per tag value, its interval as a line.
+    """rates: frames.tag_rates(). One panel per rate gate (fabrication, a count, is in the
+    heatmap): a dot per tag value, its interval as a line, on an axis zoomed to the intervals.
+    Three panels a row, so six gates leave no empty panel.
 
     On a golden set this small one case moves a bucket by many points; the lines show which
     differences are more than noise.
     """
+    rates = rates[rates["gate"] != FABRICATION]
     if rates.empty:
         return _empty(title)
     order = rates.drop_duplicates("bucket").sort_values(
         ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
     y = alt.Y("bucket:N", title="tag value", sort=order["bucket"].tolist())
-    x_scale = alt.Scale(domain=[0, 1])
-    rules = alt.Chart().mark_rule(color="#777777").encode(
-        y=y, x=alt.X("ci_lo:Q", title="pass rate", scale=x_scale, axis=alt.Axis(format=PERCENT)),
-        x2="ci_hi:Q")
+    x_scale = _zoomed(rates["ci_lo"], rates["pass_rate"])
+    axis = alt.Axis(format=PERCENT, tickCount=4, labelOverlap=True, labelSeparation=6)
+    rules = alt.Chart().mark_rule(color="#777777", clip=True).encode(
+        y=y, x=alt.X("ci_lo:Q", title="pass rate", scale=x_scale, axis=axis), x2="ci_hi:Q")
     dots = alt.Chart().mark_point(filled=True, size=45).encode(
-        y=y, x=alt.X("pass_rate:Q", scale=x_scale),
+        y=y, x=alt.X("pass_rate:Q", scale=x_scale, axis=axis),
         color=alt.Color("pass_rate:Q", scale=PASS_RATE_SCALE, legend=None),
-        tooltip=["gate", "bucket", "passed", "total",
+        tooltip=["gate", alt.Tooltip("bucket:N", title="tag value"), "passed", "total",
                  alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
                  alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
                  alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high")])
-    return alt.layer(rules, dots, data=rates).properties(width=150, height=alt.Step(14)).facet(
-        facet=alt.Facet("gate:N", title=None, sort=list(dict.fromkeys(rates["gate"]))),
-        columns=4, title=title)
+    gates = list(dict.fromkeys(rates["gate"]))
+    return alt.layer(rules, dots, data=rates).properties(width=190, height=alt.Step(14)).facet(
+        facet=alt.Facet("gate:N", title=None, sort=gates),
+        columns=3, title=title)
 
 
 def channel_bars(accuracy: pd.DataFrame,
@@ -204,16 +279,16 @@ def mismatch_bars(by_sheet: pd.DataFrame, title: str = "Mismatching cells per sh
 
 
 def offline_bundle(spec: dict[str, Any]) -> dict[str, Any]:
-    """A display bundle with the interactive spec and an inline SVG, and no HTML that loads JS."""
-    import vl_convert as vlc
+    """A display bundle: the chart as HTML (static SVG swapped for a live view, see embed.py)."""
+    return {"text/html": embed.chart_html(spec), "text/plain": "<Altair chart>"}
 
-    svg = vlc.vegalite_to_svg(spec)
-    major = alt.SCHEMA_VERSION.split(".")[0]
-    return {f"application/vnd.vegalite.{major}+json": spec, "image/svg+xml": svg,
-            "text/plain": "<Altair chart>"}
+
+def svg(spec: dict[str, Any]) -> str:
+    """The chart's static SVG, as a reader with scripts off sees it."""
+    return embed.static_svg(spec)
 
 
 def enable_offline() -> None:
-    """Make Altair display charts as spec + inline SVG (see module docstring)."""
+    """Make Altair display charts as live HTML with a static fallback (see module docstring)."""
     alt.renderers.register("ragspine_offline", offline_bundle)
     alt.renderers.enable("ragspine_offline")

@@ -38,7 +38,8 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
     that passed the gate at baseline time and fail now.
 
     The six metrics are rates (higher is better); fabrication is the count of refusal cases
-    whose answer held a number (lower is better). A gate is a regression when its rate fell
+    whose answer held a number (lower is better), read "0 of 13 fabricated", its interval that
+    of the fabrication rate. A gate is a regression when its rate fell
     (its count rose) or when any of its cases regressed, as the baseline gate itself decides.
     """
     cmp = None if stored is None else compare_to_baseline(report, stored)
@@ -53,8 +54,9 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
     rows = []
     for name, m in report.gates().items():
         b = base.get(name)
-        # the pass rate's 95% Wilson interval; none for fabrication, which is shown as a count
-        lo, hi = (None, None) if name == FABRICATION else m.interval
+        # the 95% Wilson interval of the pass rate; for fabrication, of the fabrication rate
+        lo, hi = (wilson_interval(current[name], m.total) if name == FABRICATION
+                  else m.interval)
         metric_key = "fabrication_count" if name == FABRICATION else name
         status = ("no baseline" if b is None else
                   "regression" if metric_key in dropped or name in flipped else "pass")
@@ -62,7 +64,8 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
             "gate": name, "measure": "count" if name == FABRICATION else "pass rate",
             "current": current[name], "baseline": b,
             "delta": None if b is None else current[name] - b,
-            "passed/total": f"{m.passed}/{m.total}", "status": status,
+            "passed/total": (f"{current[name]} of {m.total} fabricated" if name == FABRICATION
+                             else f"{m.passed}/{m.total}"), "status": status,
             "regressed cases": ", ".join(flipped.get(name, [])),
             "ci_lo": lo, "ci_hi": hi,
         })

@@ -14,7 +14,10 @@ Invariants:
 - the kernel is always the one `kernel.ensure_kernel()` has just written, whatever the
   notebook's metadata says, so a stale or missing kernelspec cannot break a run;
 - the HTML hides code cells, loads nothing from the network (see report_template/), and is
-  written atomically, like every file this project writes.
+  written atomically, like every file this project writes;
+- the HTML opens with the verdict banner, and a failed gate shows as its message, without
+  papermill's exception banner or a traceback (`for_readers`); the output notebook keeps both,
+  and papermill's non-zero exit is untouched.
 """
 
 from __future__ import annotations
@@ -102,7 +105,7 @@ def render_html(run: NotebookRun) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
 
-    notebook = nbformat.read(run.output_notebook, as_version=4)
+    notebook = for_readers(nbformat.read(run.output_notebook, as_version=4))
     exporter = HTMLExporter(extra_template_basedirs=[str(TEMPLATE_DIR)],
                             template_name=TEMPLATE_NAME, exclude_input=True,
                             exclude_input_prompt=True, exclude_output_prompt=True)
@@ -110,6 +113,49 @@ def render_html(run: NotebookRun) -> Path:
     write_atomic(run.html, html)
     run.rendered = True
     return run.html
+
+
+PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"
+GATE_ERROR = "AssertionError"  # what workbench.assert_gate(s) raises
+BANNER_CLASS = 'class="rse-verdict'
+
+
+def for_readers(notebook: Any) -> Any:
+    """The output notebook as the HTML report shows it (the .ipynb itself is left as it is).
+
+    - The verdict banner (workbench.verdict) moves to the top of the page.
+    - A failed gate (the AssertionError of workbench.assert_gate) reads as its message: papermill's
+      "An Exception was encountered" banner and its anchor are dropped, and the traceback is
+      replaced by the gate's own lines. Any other error keeps banner and traceback: there the
+      traceback is what a reader needs.
+    """
+    import copy
+
+    import nbformat
+
+    nb = copy.deepcopy(notebook)
+    gate_failed = any(o.get("output_type") == "error" and o.get("ename") == GATE_ERROR
+                      for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    if gate_failed:
+        nb.cells = [c for c in nb.cells if PAPERMILL_ERROR_TAG not in c.metadata.get("tags", [])]
+    banner = None
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.get("outputs", []):
+            html = out.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            if banner is None and BANNER_CLASS in html:
+                banner = out
+                continue
+            if out.get("output_type") == "error" and out.get("ename") == GATE_ERROR:
+                out = nbformat.v4.new_output("stream", name="stdout", text=out.get("evalue", ""))
+            outputs.append(out)
+        cell.outputs = outputs
+    if banner is not None:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(outputs=[banner]))
+    return nb
 
 
 def write_qa_reports_first(runs: list[NotebookRun]) -> None:

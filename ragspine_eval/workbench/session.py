@@ -23,11 +23,15 @@ from ragspine_eval.qa.report import QAEvalReport
 
 
 def setup_display() -> None:
-    """Charts as interactive spec + inline SVG, tables sortable offline: nothing from a CDN."""
-    from ragspine_eval.workbench import charts, tables
+    """Charts live (vega-embed inlined once, each chart's SVG as its fallback), tables sortable
+    offline: nothing from a CDN."""
+    from IPython.display import HTML, display
+
+    from ragspine_eval.workbench import charts, embed, tables
 
     charts.enable_offline()
     tables.enable_offline()
+    display(HTML(embed.bundle_html()))
 
 
 @dataclass
@@ -146,3 +150,37 @@ def assert_gate(comparison: bl.BaselineComparison | None, key: str) -> str:
     if comparison is not None and not comparison.passed:
         raise AssertionError(message)
     return message
+
+
+# --- the failure explorer: one call per notebook section --------------------------------------
+
+
+class Html:
+    """HTML a notebook cell displays (and a test reads as `.html`, no kernel needed)."""
+
+    def __init__(self, html: str) -> None:
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def verdict(run: QARun) -> Html:
+    """The banner a QA report opens with: PASS / FAIL, mode, engine, each regressed gate."""
+    from ragspine_eval.workbench.drilldown import verdict_html
+
+    return Html(verdict_html(run.report, run.stored, run.comparison, run.key))
+
+
+def explorer(run: QARun) -> Html:
+    """The clickable heatmap and failure bars over the failure table and each case's view."""
+    from ragspine_eval.workbench.drilldown import explorer_html
+
+    return Html(explorer_html(run.report, run.stored, other_mode_report(run)))
+
+
+def mode_comparison(run: QARun) -> Html:
+    """Tool vs agent: the paired comparison with the other mode's saved report, if there."""
+    from ragspine_eval.workbench.drilldown import mode_comparison as compare
+
+    return Html(compare(run.report, other_mode_report(run), run.report_path))

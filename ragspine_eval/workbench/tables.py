@@ -96,3 +96,12 @@ def static(frame: pd.DataFrame, *, percent: Iterable[str] = (), signed: Iterable
             lambda row: ["color: #b2182b; font-weight: bold" if row[highlight] == "regression"
                          else "" for _ in row], axis=1)
     return styler
+
+
+def gate_table(head: pd.DataFrame) -> Styler:
+    """frames.headline() as a table: rates as percentages, fabrication's count as a count
+    ("0 of 13 fabricated"), the intervals as percentages on every row, regressions in red."""
+    styler = static(head, percent=["current", "baseline"], signed=["delta"],
+                    percent_rows=head["measure"] == "pass rate", highlight="status")
+    return styler.format(PERCENT, subset=[c for c in ("ci_lo", "ci_hi") if c in head],
+                         na_rep="–")

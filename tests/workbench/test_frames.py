@@ -162,7 +162,10 @@ def test_headline_and_tag_rates_carry_wilson_intervals_around_the_rate():
     head = frames.headline(report(num2_right=False)).set_index("gate")
     lo, hi = head.loc["numeric_accuracy", ["ci_lo", "ci_hi"]]
     assert lo < 0.5 < hi
-    assert head.loc["fabrication", ["ci_lo", "ci_hi"]].isna().all()  # a count, not a rate
+    # fabrication: the interval of the fabrication rate (0 of 1 fabricated), lower is better
+    assert head.loc["fabrication", "passed/total"] == "0 of 1 fabricated"
+    lo, hi = head.loc["fabrication", ["ci_lo", "ci_hi"]]
+    assert lo == 0 and 0.5 < hi < 1
     rates = frames.tag_rates(report())
     assert (rates["ci_lo"] <= rates["pass_rate"]).all() and (rates["pass_rate"] <= rates["ci_hi"]).all()
 

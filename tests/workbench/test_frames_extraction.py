@@ -87,7 +87,7 @@ def test_a_channel_the_engine_cannot_do_reads_not_scored_in_the_chart():
 
     pdf = frames.channel_accuracy(score_engine(fixture_targets("pdf")))
     assert (pdf["status"] == "not scored").sum() == 2  # colour and header: no fills, no spans
-    svg = charts.offline_bundle(charts.channel_bars(pdf).to_dict())["image/svg+xml"]
+    svg = charts.svg(charts.channel_bars(pdf).to_dict())
     assert svg.count(">not scored<") == 2  # drawn text (each mark also has an aria-label)
 
 
@@ -127,5 +127,5 @@ def test_feature_accuracy_shows_what_an_aggregate_hides(runs):
     s = charts.feature_heatmap(table).to_dict()
     assert s["title"] == "Accuracy per channel and fixture feature"
     assert s["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
-    svg = charts.offline_bundle(s)["image/svg+xml"]  # as drawn in the HTML report
+    svg = charts.svg(s)  # as drawn in the HTML report
     assert f"{row['correct']}/{row['total']}" in svg and "undefined" not in svg

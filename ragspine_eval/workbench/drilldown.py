@@ -1,0 +1,271 @@
+"""The failure explorer and the verdict banner: what a reader of a QA run sees first.
+
+`verdict_html` is the banner a report opens with: PASS or FAIL, mode and engine, each regressed
+gate (baseline → current) and how many cases flipped, with a link that lists them.
+`explorer_html` is one block: the pass-rate heatmap and the failure bars (both clickable), the
+failure table under them, and the case view of every failing case, hidden until its row is
+clicked. Clicking a heatmap cell or a bar keeps exactly the failing verdicts of that gate whose
+case carries that tag value; double-clicking the chart or "Show all" clears it. All of it runs
+in the page (no kernel), so it works the same in JupyterLab and in the offline HTML report.
+Invariants: every text from a golden case or an answer is escaped; the table's default columns
+fit a 1,280 px window (fixed layout, text wrapped, long text clamped and whole on demand);
+regressions come first and are marked; fields the case view may lack are optional.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+import pandas as pd
+
+from ragspine_eval import ratchet as bl
+from ragspine_eval.qa.gates import FABRICATION
+from ragspine_eval.qa.report import QAEvalReport
+from ragspine_eval.workbench import case_view, charts, embed, frames
+from ragspine_eval.workbench.tables import MAX_EMBEDDED_ROWS
+
+REGRESSION = frames.AT_BASELINE[bl.PASSED_THEN]
+STYLE = """<style>
+.rse-verdict{font-family:system-ui,sans-serif;border-radius:6px;padding:10px 14px;margin:4px 0 12px;
+ border:2px solid}
+.rse-verdict-pass{background:#edf8f0;border-color:#1a9850}
+.rse-verdict-fail{background:#fdeeee;border-color:#d73027}
+.rse-verdict-none{background:#eef2f8;border-color:#4575b4}
+.rse-verdict h2{margin:0 0 4px !important;font-size:1.6em !important;font-weight:800 !important}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
+.rse-explorer{font-family:system-ui,sans-serif;max-width:100%}
+.rse-explorer-charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
+.rse-explorer .rse-chart .mark-text,.rse-explorer .rse-chart .rse-frame{pointer-events:none}
+.rse-filter-bar{margin:10px 0 6px;font-weight:600}
+.rse-filter-bar button{margin-left:10px;cursor:pointer}
+table.rse-failures{table-layout:fixed;width:100%;border-collapse:collapse;font-size:12.5px}
+table.rse-failures th,table.rse-failures td{text-align:left !important;vertical-align:top;padding:4px 6px;
+ border-bottom:1px solid #ddd;overflow-wrap:anywhere;white-space:normal}
+table.rse-failures th{background:#f3f3f3;position:sticky;top:0}
+table.rse-failures tr.rse-row{cursor:pointer}
+table.rse-failures tr.rse-row:hover{background:#f5f8ff}
+table.rse-failures tr.rse-selected{background:#e4ecff}
+table.rse-failures tr.rse-regressed td:first-child{border-left:4px solid #d73027}
+.rse-badge{color:#b2182b;font-weight:700}
+.rse-clamp{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
+.rse-tags{color:#555;font-size:11.5px;overflow-wrap:normal}
+table.rse-failures details summary{cursor:pointer;color:#2b5797}
+table.rse-failures details[open] summary{margin-bottom:4px}
+.rse-case-panel{margin-top:12px}
+.rse-case-slot{border:1px solid #bbb;border-radius:6px;padding:8px 12px;background:#fcfcfc}
+.rse-case-view pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
+.rse-case-view tr.rse-case-fail td{color:#b2182b;font-weight:600}
+.rse-case-view table{border-collapse:collapse;font-size:12.5px;table-layout:fixed;width:100%}
+.rse-case-view td,.rse-case-view th{text-align:left !important;vertical-align:top;padding:3px 6px;
+ border-bottom:1px solid #ddd;overflow-wrap:anywhere}
+</style>"""
+# (header, width) of the default columns: fixed widths that add up to 100%
+COLUMNS = [("id", 10), ("gate", 13), ("at baseline", 9), ("tags", 14), ("question", 18),
+           ("expected", 10), ("actual", 10), ("answer", 16)]
+
+
+def _fmt(value: Any, gate: str) -> str:
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{value:.0f}" if gate == FABRICATION else f"{value:.1%}"
+
+
+def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
+                 comparison: bl.BaselineComparison | None, key: str) -> str:
+    """The banner: PASS / FAIL / NO BASELINE, mode and engine, each regressed gate with
+    baseline → current and a link that lists the cases that flipped."""
+    where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
+             f"{report.n_cases} cases · baseline key {escape(key)}")
+    if comparison is None:
+        return (f'{STYLE}<div class="rse-verdict rse-verdict-none"><h2>NO BASELINE</h2>'
+                f"<div>{where}. Nothing to compare with; record a baseline with the CLI.</div>"
+                "</div>")
+    if comparison.passed:
+        return (f'{STYLE}<div class="rse-verdict rse-verdict-pass"><h2>PASS</h2>'
+                f"<div>{where}. No gate regressed against the baseline.</div></div>")
+    head = frames.headline(report, stored)
+    items = []
+    for row in head[head["status"] == "regression"].to_dict("records"):
+        gate = row["gate"]
+        ids = [i for i in row["regressed cases"].split(", ") if i]
+        failing = [r.id for r in report.gates()[gate].failures]
+        change = f"{_fmt(row['baseline'], gate)} → {_fmt(row['current'], gate)}"
+        if gate == FABRICATION:
+            change += " fabricated (lower is better)"
+        what = (f"{len(ids)} case{'s' if len(ids) != 1 else ''} flipped (passed at baseline, "
+                f"fail now)" if ids else
+                f"no case flipped (each failing case failed at baseline too, or is new); "
+                f"{len(failing)} failing case{'s' if len(failing) != 1 else ''}")
+        flipped = (f'<a href="#rse-explorer" class="rse-show-cases" data-gate="{escape(gate)}"'
+                   f" data-ids='{escape(json.dumps(ids or failing))}'>{what}</a>")
+        items.append(f"<li><b>{escape(gate)}</b>: {change} · {flipped}</li>")
+    if not items:  # the gate failed on something else: a golden change, a missing metric
+        items = [f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)]
+    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2><div>{where}. '
+            f"The baseline gate failed:</div><ul>{''.join(items)}</ul></div>"
+            + _BANNER_SCRIPT)
+
+
+_BANNER_SCRIPT = """<script>(function () {
+  if (window.rseBannerWired) { return; }
+  window.rseBannerWired = true;
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.rse-show-cases");
+    var explorer = document.querySelector(".rse-explorer");
+    if (!link || !explorer || !explorer.rseShowCases) { return; }
+    explorer.rseShowCases(link.dataset.gate, JSON.parse(link.dataset.ids));
+  });
+})();</script>"""
+
+
+def _rows(table: pd.DataFrame, answers: dict[str, str]) -> list[str]:
+    rows = []
+    for r in table.to_dict("records"):
+        tags = {t: r[t] for t in frames.TAG_KEYS if isinstance(r.get(t), str)}
+        buckets = [f"{t}={v}" for t, v in tags.items()]
+        regressed = r["at baseline"] == REGRESSION
+        at = ('<span class="rse-badge">▼ regression</span>' if regressed
+              else escape(str(r["at baseline"])))
+        answer = answers.get(r["id"], "")
+        cells = [
+            f"<b>{escape(r['id'])}</b>", escape(r["gate"]).replace("_", "_<wbr>"), at,
+            f'<span class="rse-tags">{"<br>".join(escape(b) for b in buckets)}</span>',
+            f'<div class="rse-clamp" title="{escape(r["question"])}">{escape(r["question"])}</div>',
+            f'<div class="rse-clamp">{escape(str(r["expected"] or ""))}</div>',
+            f'<div class="rse-clamp">{escape(str(r["actual"] or ""))}</div>',
+            (f"<details><summary>{escape(frames._excerpt(answer, 40))}</summary>"
+             f"{escape(answer)}</details>" if answer else ""),
+        ]
+        rows.append(f'<tr class="rse-row{" rse-regressed" if regressed else ""}" '
+                    f'data-id="{escape(r["id"])}" data-gate="{escape(r["gate"])}" '
+                    f"data-buckets='{escape(json.dumps(buckets, ensure_ascii=False))}'>"
+                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return rows
+
+
+def failure_rows(report: QAEvalReport, stored: dict[str, Any] | None) -> pd.DataFrame:
+    """frames.failure_table with the regressions first (then by gate and id)."""
+    table = frames.failure_table(report, stored)
+    first = (table["at baseline"] != REGRESSION).astype(int)
+    return table.assign(_order=first).sort_values(["_order", "gate", "id"], kind="stable",
+                                                  ignore_index=True).drop(columns="_order")
+
+
+def explorer_html(report: QAEvalReport, stored: dict[str, Any] | None = None,
+                  other: QAEvalReport | None = None, max_rows: int = MAX_EMBEDDED_ROWS) -> str:
+    """Heatmap and failure bars that filter the failure table under them; a row opens its case."""
+    rates = frames.tag_rates(report, stored)
+    heatmap = charts.pass_rate_heatmap(rates, select=True).to_dict()
+    bars = charts.failure_bars(frames.failures_by(report, "qtype"), select=True).to_dict()
+    table = failure_rows(report, stored)
+    shown = table.head(max_rows)
+    root = embed.element_id({"report": report.mode, "n": len(table)}, "rse-explorer")
+    listen = f'window.rseExplorerView("{root}", view);'
+    answers = {c.id: c.answer for c in report.cases}
+    slots = []
+    for case_id in dict.fromkeys(shown["id"]):
+        detail = case_view.case_detail(report, case_id, stored, other)
+        slots.append(f'<div class="rse-case-slot" data-case="{escape(case_id)}" hidden>'
+                     f"{case_view.case_html(detail)}</div>")
+    cut = ("" if len(shown) == len(table) else
+           f'<p class="rse-note"><b>Showing the first {max_rows:,} of {len(table):,} failing '
+           f"verdicts; the JSON report holds every one "
+           f"(frames.failure_table(run.report, run.stored)).</b></p>")
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in COLUMNS)
+    cols = "".join(f'<col style="width:{w}%">' for _, w in COLUMNS)
+    empty = ('<tr><td colspan="8">No failing verdict: every gate passed every case.</td></tr>'
+             if table.empty else "")
+    return (
+        f'{STYLE}{_REGISTRY}<div class="rse-explorer" id="{root}"><a id="rse-explorer"></a>'
+        '<div class="rse-explorer-charts">'
+        f"{embed.chart_html(heatmap, on_view=listen)}{embed.chart_html(bars, on_view=listen)}"
+        f'</div><div class="rse-filter-bar"><span class="rse-filter-status">All {len(shown)} '
+        f'failing verdicts</span><button type="button" class="rse-clear" hidden>Show all'
+        f'</button></div>{cut}<p class="rse-hint">Regressions first. Click a row for the whole '
+        f"case; click an answer to read it whole.</p>"
+        f'<table class="rse-failures"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(_rows(shown, answers))}{empty}</tbody></table>"
+        f'<div class="rse-case-panel">{"".join(slots)}</div></div>'
+        + _CONTROLLER.replace("ROOT_ID", root).replace("SELECTION", charts.SELECTION))
+
+
+_CONTROLLER = """<script>(function () {
+  var root = document.getElementById("ROOT_ID");
+  if (!root) { return; }
+  var rows = Array.prototype.slice.call(root.querySelectorAll("tr.rse-row"));
+  var status = root.querySelector(".rse-filter-status");
+  var clear = root.querySelector(".rse-clear");
+  var views = [];
+  function show(keep, what) {
+    var n = 0;
+    rows.forEach(function (r) { var on = keep(r); r.hidden = !on; if (on) { n += 1; } });
+    status.textContent = what ? "Showing " + n + " of " + rows.length + " failing verdicts: " +
+      what : "All " + rows.length + " failing verdicts";
+    clear.hidden = !what;
+  }
+  function buckets(r) { return JSON.parse(r.dataset.buckets); }
+  function fromSelection(value) {
+    var gates = (value && value.gate) || [], picked = (value && value.bucket) || [];
+    if (!gates.length) { show(function () { return true; }, ""); return; }
+    show(function (r) {
+      return gates.indexOf(r.dataset.gate) >= 0 &&
+        buckets(r).some(function (b) { return picked.indexOf(b) >= 0; });
+    }, gates.join(", ") + " × " + picked.join(", "));
+  }
+  root.rseShowCases = function (gate, ids) {
+    show(function (r) { return r.dataset.gate === gate && ids.indexOf(r.dataset.id) >= 0; },
+         gate + ", the cases the banner names");
+  };
+  root.rseAttach = function (view) {
+    views.push(view);
+    view.addSignalListener("SELECTION", function (name, value) { fromSelection(value); });
+  };
+  clear.addEventListener("click", function () {
+    views.forEach(function (v) { v.data("SELECTION_store", []).runAsync(); });
+    show(function () { return true; }, "");
+  });
+  root.querySelector("tbody").addEventListener("click", function (event) {
+    if (event.target.closest("details")) { return; }
+    var row = event.target.closest("tr.rse-row");
+    if (!row) { return; }
+    rows.forEach(function (r) { r.classList.toggle("rse-selected", r === row); });
+    var slot = null;
+    root.querySelectorAll(".rse-case-slot").forEach(function (s) {
+      var on = s.dataset.case === row.dataset.id;
+      s.hidden = !on;
+      if (on) { slot = s; }
+    });
+    if (slot) { slot.scrollIntoView({block: "nearest"}); }
+  });
+  (window.rsePendingViews[root.id] || []).forEach(root.rseAttach);
+})();</script>"""
+# Defined before the charts: a live view that is drawn before its explorer's script has run
+# waits in rsePendingViews, one that is drawn after attaches at once.
+_REGISTRY = """<script>
+window.rsePendingViews = window.rsePendingViews || {};
+window.rseExplorerView = window.rseExplorerView || function (id, view) {
+  var root = document.getElementById(id);
+  if (root && root.rseAttach) { root.rseAttach(view); return; }
+  (window.rsePendingViews[id] = window.rsePendingViews[id] || []).push(view);
+};</script>"""
+
+
+def mode_comparison(report: QAEvalReport, other: QAEvalReport | None,
+                    report_path: Any = None) -> str:
+    """Tool vs agent as HTML: which runs are paired, per gate the rates, the cases whose
+    verdict differs and McNemar's p, then each differing case; a sentence when the other
+    mode's report is not there."""
+    from ragspine_eval.workbench import tables
+
+    if other is None:
+        return (f'<p class="ragspine-eval-note">No report of the other mode next to '
+                f"{escape(str(report_path))}: run the other mode to compare.</p>")
+    diff = frames.mode_diff(report, other)
+    return "\n".join([
+        tables.static(frames.compared_runs(diff)).to_html(),
+        tables.static(frames.mode_diff_table(diff), percent=["tool rate", "agent rate"],
+                      signed=["change"]).to_html(),
+        tables.interactive(frames.flips(diff, report, other),
+                           rest="frames.flips(frames.mode_diff(run.report, other), ...)",
+                           empty="No case has a different verdict in the two modes.").data])

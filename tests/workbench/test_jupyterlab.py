@@ -1,0 +1,134 @@
+"""The explorer in JupyterLab itself: a real JupyterLab on loopback with a token this test
+chooses, notebooks/qa.ipynb opened in Debian's Chromium through playwright, Run All, then a
+tooltip on hover and a click that filters the failure table. Slow (about a minute): marked
+`jupyterlab`, and still part of a normal run; one notebook, one mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from browser import CHROMIUM_ARGS, chromium
+
+from ragspine_eval import paths
+from ragspine_eval.workbench.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+
+pytestmark = pytest.mark.jupyterlab  # registered in pyproject.toml
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab serving a copy of qa.ipynb (so an autosave never writes into the repository):
+    (base url, token)."""
+    ensure_kernel()
+    shutil.copy(paths.PROJECT_ROOT / "notebooks" / "qa.ipynb", tmp_path / "qa.ipynb")
+    token, port = secrets.token_hex(16), free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(paths.PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
+         *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
+        env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab did not start within 60 s")
+        # the notebook's kernel started before the page opens: jupyter_server's /api/kernels
+        # fails (500) when the page lists kernels while one is starting, and JupyterLab then
+        # asks which kernel to use
+        session = urllib.request.Request(
+            f"{base}/api/sessions?token={token}", method="POST",
+            headers={"Content-Type": "application/json"},
+            data=json.dumps({"path": "qa.ipynb", "type": "notebook", "name": "qa.ipynb",
+                             "kernel": {"name": KERNEL_NAME}}).encode())
+        urllib.request.urlopen(session, timeout=60)
+        for _ in range(60):
+            with urllib.request.urlopen(f"{base}/api/kernels?token={token}", timeout=5) as r:
+                if [k["execution_state"] for k in json.load(r)] == ["idle"]:
+                    break
+            time.sleep(0.5)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+    from playwright.sync_api import sync_playwright
+
+    base, token = lab
+    outside: list[str] = []
+
+    def route(r):  # noqa: ANN001 - a playwright Route
+        if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.route("**/*", route)
+            page.goto(f"{base}/lab/tree/qa.ipynb?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                                   timeout=60_000)
+            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
+                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page.wait_for_selector(".rse-explorer .rse-chart[data-live]", state="attached",
+                                   timeout=180_000)
+            page.wait_for_function("""() => Array.from(document.querySelectorAll(
+                '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
+            rows = page.locator(".rse-explorer tr.rse-row")
+            total = rows.count()
+            cell = page.locator('.rse-explorer path[aria-label^="gate: '
+                                'clarification_appropriateness; tag value: qtype=attribution;"]'
+                                ).first
+            cell.scroll_into_view_if_needed()
+            box = cell.bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
+            tip = page.inner_text("#vg-tooltip-element")
+            assert "clarification_appropriateness" in tip and "qtype=attribution" in tip
+            page.mouse.click(x, y)
+            shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+                '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
+                r => [r.dataset.gate, JSON.parse(r.dataset.buckets)])""")
+            assert 0 < len(shown) < total
+            assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
+                       for g, b in shown)
+            assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
+                                ).count() == 0  # every chart live, none a picture unseen
+        finally:
+            browser.close()
+    assert outside == []
