@@ -15,7 +15,7 @@ from ragspine_eval.cli.common import BadInput, add_gate_arguments, gate_options
 
 HELP = "score office-document extraction per channel and gate on the baseline"
 # the keys of fixtures.DOCUMENT_SETS, spelled out so that building the parser does not import
-# the document writers (tests/test_cli_extraction.py keeps the two equal)
+# the document writers (tests/cli/test_extraction.py keeps the two equal)
 FIXTURE_SETS = ("xlsx", "pptx", "pdf")
 DOC_CHOICES = (*FIXTURE_SETS, "all")
 

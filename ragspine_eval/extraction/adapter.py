@@ -14,7 +14,7 @@ meaning the engine has no tag for, or a colour given two meanings, is left uncon
 
 What the engine cannot do for a document type is declared in `UNSUPPORTED`, with the reason,
 and those channels are left out of the facts: the harness reports them as not scored instead
-of scoring an absence as a claim. tests/test_extraction_adapter.py checks each declaration
+of scoring an absence as a claim. tests/extraction/test_adapter.py checks each declaration
 against the engine's real output, so a newer engine that gains the ability fails that test.
 """
 

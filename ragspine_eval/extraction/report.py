@@ -214,7 +214,7 @@ class EvalReport:
 
 
 def make_baseline_entry(report: EvalReport) -> dict[str, Any]:
-    """The entry baseline.py stores per document set: the gated rates, the number of
+    """The entry the ratchet stores per document set: the gated rates, the number of
     ground-truth cells, the locators that passed each channel (and were matched, for
     coverage), and the fingerprint of every ground-truth cell."""
     return {
@@ -230,7 +230,7 @@ def compare_to_baseline(metrics: EvalReport | Mapping[str, float], baseline: dic
     """Compare a report (or bare {channel: accuracy}) with one stored baseline entry.
 
     Any listed channel below its stored value fails, unlisted channels are ignored, exact
-    equality passes. Given a report, the case-level and golden-integrity checks of baseline.py
+    equality passes. Given a report, the case-level and golden-integrity checks of the ratchet
     apply too; given bare metrics there is nothing to check them with.
     """
     if isinstance(metrics, EvalReport):

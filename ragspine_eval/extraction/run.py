@@ -1,7 +1,7 @@
 """One run of the extraction harness over document sets, and the JSON report it writes.
 
-Facts come from the engine (extraction_adapter) or from a facts file written by any other
-extractor; each document set is scored against its ground truth (extraction_eval.run_eval).
+Facts come from the engine (adapter.py) or from a facts file written by any other
+extractor; each document set is scored against its ground truth (scoring.run_eval).
 The fixture sets are data/fixtures' ("xlsx", "pptx", "pdf"); a user's own document and ground
 truth form a set of their own, keyed by the document's file name (`Target.own`). A ground truth
 that names its document is only ever scored against that document, and a fact whose `doc`

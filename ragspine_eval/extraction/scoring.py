@@ -9,7 +9,7 @@ never merged into one number:
 - header_attribution: the merged-header span the cell carries (is_merged_origin, merge_span).
 
 A channel scores a cell when the ground truth states that channel for it (the field is present;
-see extraction_records) and the extractor provides the channel. An extractor that cannot do a
+see records.py) and the extractor provides the channel. An extractor that cannot do a
 channel for a document (declared by the caller through `unsupported`, or a facts file in which
 no fact carries the channel's field) gets total 0 and the reason in `not_scored`; it is never
 scored as if it had claimed "no tags" or "not merged".
@@ -350,7 +350,7 @@ def _same_tags(expected: dict[str, str], actual: dict[str, str]) -> bool:
 
 
 def _same_header(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
-    # both sides validated (extraction_records.check_record): a bool and None or a list of two
+    # both sides validated (records.check_record): a bool and None or a list of two
     # ints, for which == is same_value
     return expected == actual
 

@@ -10,7 +10,7 @@ Pure math on counts, no scipy:
   integer arithmetic. p is 1.0 when nothing flipped.
 
 Invariants: intervals inform, they never decide. No gate reads these numbers; the pass/fail rules
-stay with the stored baselines (see baseline.py).
+stay with the stored baselines (see ragspine_eval.ratchet).
 """
 
 from __future__ import annotations

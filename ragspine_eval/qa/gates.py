@@ -13,7 +13,7 @@ metrics of a report. `fabrication` is a gate of its own: a refusal-expected case
 answer holds any number once citations and period tokens are stripped.
 
 A gate reads only the golden case and the outcome, so any engine is scored by the same rules;
-no threshold lives here (the thresholds are the stored baselines, see baseline.py). Every
+no threshold lives here (the thresholds are the stored baselines, see ragspine_eval.ratchet). Every
 verdict says why: a one-sentence `explanation` and the `evidence` the gate compared (numeric:
 expected and found value and unit; citation: the source field by field, whether the doc is
 named, the narrative doc among the sources; refusal and clarification: expected, observed,

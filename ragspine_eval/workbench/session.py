@@ -144,8 +144,15 @@ def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
                       *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
 
 
-def assert_gate(comparison: bl.BaselineComparison | None, key: str) -> str:
-    """Raise AssertionError listing each regression; return the pass message otherwise."""
+def assert_gate(comparison: bl.BaselineComparison | None, key: str,
+                require_baseline: bool = False) -> str:
+    """Raise AssertionError listing each regression; return the pass message otherwise. With
+    `require_baseline` (CI), a mode without a baseline entry fails too, as the CLI's
+    --require-baseline does."""
+    if comparison is None and require_baseline:
+        raise AssertionError(f"{key}: no baseline entry, and require_baseline is set; record one "
+                             f"with the CLI: ragspine-eval qa --mode {key.split('@')[0]} "
+                             f"--update-baseline (and the same --engine, --golden, --baseline)")
     message = gate_message(comparison, key)
     if comparison is not None and not comparison.passed:
         raise AssertionError(message)

@@ -4,7 +4,7 @@ An engine takes one `GoldenCase` and returns one `CaseOutcome`: what the engine 
 from outside. The gates read nothing else, so any engine that fills a CaseOutcome (in-process,
 over HTTP, a user's callable) is scored by the same rules. Invariants:
 - `run_case` never raises for a fault of the engine; the fault goes into `error`, and the case
-  fails every gate that applies to it (see qa_eval);
+  fails every gate that applies to it (see qa/report.py);
 - an engine's `label` is its baseline key ("tool", "agent", "agent@http", …) and its `name` is
   what a report calls it; neither ever holds a credential;
 - `CaseOutcome.from_dict` takes exactly CaseOutcome's fields: a missing field takes its default,

@@ -1,0 +1,15 @@
+"""The notebooks' last cell: the gate asserted, and a missing baseline entry failing in CI."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragspine_eval.workbench import assert_gate
+
+
+def test_a_mode_without_a_baseline_passes_unless_a_baseline_is_required():
+    assert "no baseline yet" in assert_gate(None, "agent")
+    with pytest.raises(AssertionError, match=r"agent: no baseline entry, and require_baseline is "
+                                             r"set; record one with the CLI: ragspine-eval qa "
+                                             r"--mode agent --update-baseline"):
+        assert_gate(None, "agent", require_baseline=True)
