@@ -30,7 +30,7 @@ from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
-from ragspine_eval.files.outputs import write_output
+from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.outputs import escape
 from ragspine_eval.ratchet import store
 
@@ -83,7 +83,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         mismatch_examples,
     )
 
-    say = (lambda line: None) if echo is None else (lambda line: echo(escape.terminal(line)))
+    say = escape.escaped_echo(echo)
     outputs = outputs or ExtractionOutputs()
     targets = list(targets)
     baseline_path = Path(baseline_path) if baseline_path is not None else None
@@ -151,8 +151,9 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         return f"{len(lines)} facts"
 
     try:
-        _write(gated, "report", outputs.report, lambda p: write_json_atomic(p, run.to_dict()), say)
-        _write(gated, "facts", outputs.save_facts, save_facts, say)
+        write_announced(outputs.report, "report", lambda p: write_json_atomic(p, run.to_dict()),
+                        gated.written, say)
+        write_announced(outputs.save_facts, "facts", save_facts, gated.written, say)
         _write_ci_files(gated, outputs, say)
     except RagspineEvalError:
         # exit 2 means the baseline did not move: put back what the gates recorded
@@ -170,16 +171,8 @@ def _write_ci_files(gated: ExtractionGatedRun, outputs: ExtractionOutputs, say: 
     from ragspine_eval.outputs.summary_md import write_extraction_summary
 
     comparisons = {key: gate.comparison for key, gate in gated.gates.items()}
-    _write(gated, "junit", outputs.junit,
-           lambda p: write_extraction_junit(p, gated.run, comparisons), say)
-    _write(gated, "summary", outputs.summary_md,
-           lambda p: write_extraction_summary(p, gated.run, gated.gates), say)
-
-
-def _write(run: ExtractionGatedRun, label: str, path: Path | None,
-           write: Callable[[Path], Any], say: Echo) -> None:
-    if path is None:
-        return
-    note = write_output(path, label, write)
-    run.written.append((label, Path(path)))
-    say(f"{label}: {path}" + (f" ({note})" if isinstance(note, str) else ""))
+    write_announced(outputs.junit, "junit",
+                    lambda p: write_extraction_junit(p, gated.run, comparisons), gated.written, say)
+    write_announced(outputs.summary_md, "summary",
+                    lambda p: write_extraction_summary(p, gated.run, gated.gates),
+                    gated.written, say)

@@ -114,3 +114,14 @@ def write_output(path: Path, label: str, write: Callable[[Path], str | None]) ->
     except OSError as exc:
         raise OutputError(f"{path}: cannot write the {label} file ({exc.strerror or exc}); "
                           f"choose a writable path") from None
+
+
+def write_announced(path: Path | None, label: str, write: Callable[[Path], str | None],
+                    written: list[tuple[str, Path]], say: Callable[[str], None]) -> None:
+    """`write_output` for an output that may not have been asked for (path None: nothing),
+    recorded in `written` and announced as "label: path (note)"."""
+    if path is None:
+        return
+    note = write_output(path, label, write)
+    written.append((label, Path(path)))
+    say(f"{label}: {path}" + (f" ({note})" if isinstance(note, str) else ""))

@@ -16,6 +16,7 @@ never markup or terminal commands. Invariants:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _TERMINAL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -42,3 +43,12 @@ def markdown(text: object) -> str:
 def xml(text: object) -> str:
     """`text` holding only characters XML 1.0 allows (see the module docstring)."""
     return _NOT_XML.sub(_visible, str(text))
+
+
+def escaped_echo(echo: Callable[[str], None] | None) -> Callable[[str], None]:
+    """`echo` with every line passed through `terminal` first (case ids and answers are data,
+    never escape sequences for the terminal); a no-op when `echo` is None. The gated runs of
+    both harnesses say their lines through it."""
+    if echo is None:
+        return lambda line: None
+    return lambda line: echo(terminal(line))

@@ -23,7 +23,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.qa.engines.base import CaseOutcome, Engine, error_outcome, timeout_outcome
+from ragspine_eval.qa.engines.base import (
+    CaseOutcome,
+    Engine,
+    error_outcome,
+    timeout_outcome,
+)
 from ragspine_eval.qa.golden import GoldenCase
 
 BATCHES_PER_WORKER = 8

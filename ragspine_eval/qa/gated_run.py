@@ -28,7 +28,7 @@ from typing import Any
 from ragspine_eval import paths, ratchet
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
-from ragspine_eval.files.outputs import write_output
+from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.outputs import escape
 from ragspine_eval.qa.report import (
     QAEvalReport,
@@ -98,7 +98,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     from ragspine_eval.qa.golden import load_golden_set
     from ragspine_eval.qa.run import run_qa_eval
 
-    say = _escaped(echo)
+    say = escape.escaped_echo(echo)
     outputs = outputs or QAOutputs()
     golden_path, baseline_path = Path(golden_path), Path(baseline_path)
     ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
@@ -127,7 +127,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         say(line)
     run = QAGatedRun(report, spec.key, baseline_path, stored,
                      None if stored is None else compare_to_baseline(report, stored))
-    _write(run, "report", outputs.report, lambda p: write_json_atomic(p, report.to_dict()), say)
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+                    run.written, say)
 
     before = store.snapshot(baseline_path)
     if options is not None:
@@ -152,14 +153,6 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     return run
 
 
-def _escaped(echo: Echo | None) -> Echo:
-    """Every line for a person goes through outputs.escape.terminal: case ids and answers are
-    data, never escape sequences for the terminal."""
-    if echo is None:
-        return lambda line: None
-    return lambda line: echo(escape.terminal(line))
-
-
 def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:
     from dataclasses import replace
 
@@ -171,16 +164,8 @@ def _write_ci_files(run: QAGatedRun, outputs: QAOutputs, say: Echo) -> None:
     from ragspine_eval.outputs.summary_md import write_qa_summary
 
     comparison = run.gate.comparison if run.gate is not None else run.comparison
-    _write(run, "junit", outputs.junit,
-           lambda p: write_qa_junit(p, run.report, comparison), say)
-    _write(run, "summary", outputs.summary_md,
-           lambda p: write_qa_summary(p, run.report, run.stored, run.gate), say)
-
-
-def _write(run: QAGatedRun, label: str, path: Path | None,
-           write: Callable[[Path], Any], say: Echo) -> None:
-    if path is None:
-        return
-    note = write_output(path, label, write)
-    run.written.append((label, Path(path)))
-    say(f"{label}: {path}" + (f" ({note})" if isinstance(note, str) else ""))
+    write_announced(outputs.junit, "junit",
+                    lambda p: write_qa_junit(p, run.report, comparison), run.written, say)
+    write_announced(outputs.summary_md, "summary",
+                    lambda p: write_qa_summary(p, run.report, run.stored, run.gate),
+                    run.written, say)
