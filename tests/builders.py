@@ -106,27 +106,32 @@ def write_jsonl(path, facts: list[dict]):
 # --- JUnit -------------------------------------------------------------------------------------
 
 CHILDREN = {"testsuites": {"testsuite"}, "testsuite": {"properties", "testcase"},
-            "properties": {"property"}, "property": set(), "testcase": {"failure"},
-            "failure": set()}
-REQUIRED = {"testsuites": {"tests", "failures"}, "testsuite": {"name", "tests", "failures", "errors"},
+            "properties": {"property"}, "property": set(), "testcase": {"failure", "error"},
+            "failure": set(), "error": set()}
+REQUIRED = {"testsuites": {"tests", "failures", "errors"},
+            "testsuite": {"name", "tests", "failures", "errors"},
             "property": {"name", "value"}, "testcase": {"name", "classname"},
-            "failure": {"message", "type"}, "properties": set()}
+            "failure": {"message", "type"}, "error": {"message", "type"}, "properties": set()}
 
 
 def check_junit_shape(root: ET.Element) -> tuple[int, int]:
-    """Validate the shape and the counts; return (testcases, failures)."""
+    """Validate the shape and the counts (failures and errors, never both on one testcase);
+    return (testcases, failures)."""
     assert root.tag == "testsuites"
     for element in root.iter():
         assert element.tag in CHILDREN, element.tag
         assert REQUIRED[element.tag] <= set(element.attrib), (element.tag, element.attrib)
         assert {child.tag for child in element} <= CHILDREN[element.tag], element.tag
-    tests = failures = 0
+    tests = failures = errors = 0
     for suite in root.findall("testsuite"):
         cases = suite.findall("testcase")
         failed = [c for c in cases if c.find("failure") is not None]
+        errored = [c for c in cases if c.find("error") is not None]
         assert int(suite.get("tests")) == len(cases)
         assert int(suite.get("failures")) == len(failed)
-        assert all(len(c.findall("failure")) <= 1 for c in cases)
-        tests, failures = tests + len(cases), failures + len(failed)
-    assert (int(root.get("tests")), int(root.get("failures"))) == (tests, failures)
+        assert int(suite.get("errors")) == len(errored)
+        assert all(len(c.findall("failure")) + len(c.findall("error")) <= 1 for c in cases)
+        tests, failures, errors = tests + len(cases), failures + len(failed), errors + len(errored)
+    assert (int(root.get("tests")), int(root.get("failures")), int(root.get("errors"))) == (
+        tests, failures, errors)
     return tests, failures

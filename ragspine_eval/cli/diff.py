@@ -9,7 +9,8 @@ from pathlib import Path
 from ragspine_eval.cli.common import EXIT_OK, EXIT_REGRESSION
 
 HELP = ("compare two JSON reports (QA or extraction) case by case: flips, rate changes, "
-        "McNemar p; exit 1 when any case went from pass to fail")
+        "McNemar p; exit 1 when any case went from pass to fail or the new run has engine "
+        "errors")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,4 +27,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:
         print("\n".join(diff_table(diff)))
-    return EXIT_REGRESSION if diff.regressed else EXIT_OK
+    return EXIT_REGRESSION if diff.regressed or diff.new_errors else EXIT_OK

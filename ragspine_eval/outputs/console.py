@@ -29,30 +29,42 @@ def short_ids(ids: list[str], limit: int = MAX_IDS_SHOWN) -> str:
 
 
 def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> list[str]:
-    """One line per gate: rate, passed/total, the baseline's rate and the failing case ids."""
+    """One line per gate: rate, passed/total, the baseline's rate and the failing case ids;
+    with engine errors, an `errors` column (the gate's cases with no verdict), then the errors
+    apart, each with its case id."""
     base_metrics = (stored or {}).get("metrics", {})
+    errors = bool(report.errors)
     header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
-              + (f" · {len(report.errors)} engine errors" if report.errors else ""))
+              + (f" · {len(report.errors)} engine errors" if errors else ""))
     lines = [header, f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
-                     f"failing cases"]
+                     + (f"{'errors':>6}  " if errors else "") + "failing cases"]
+
+    def errored(metric: Any) -> str:
+        return f"{len(metric.errors):>6}  " if errors else ""
+
     for name, metric in report.metrics.items():
         base = base_metrics.get(name)
         base_text = f"{base:.4f}" if isinstance(base, int | float) else "-"
         failing = short_ids([f.id for f in metric.failures]) or "-"
         lines.append(f"{name:<31} {metric.pass_rate:>7.4f} {format_interval(metric.interval):>12} "
-                     f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {failing}")
+                     f"{metric.passed:>4}/{metric.total:<4} {base_text:>9}  {errored(metric)}"
+                     f"{failing}")
     fab = report.fabrication
     base_fab = (stored or {}).get("fabrication_count")
     base_text = "-" if base_fab is None else f"count {base_fab}"
     lines.append(f"{FABRICATION + ' (lower is better)':<31} {report.fabrication_rate:>7.4f} "
                  f"{format_interval(report.fabrication_interval):>12} "
-                 f"{fab.passed:>4}/{fab.total:<4} {base_text:>9}  "
+                 f"{fab.passed:>4}/{fab.total:<4} {base_text:>9}  {errored(fab)}"
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
     lines.append(report.fabrication_sentence())
+    if errors:
+        lines.append(f"ENGINE ERRORS: {report.errors_sentence()}")
     for case in report.errors[:MAX_IDS_SHOWN]:
-        lines.append(f"error {case.id}: {case.error}")
+        lines.append(f"  error {case.id}: {case.error}")
     if len(report.errors) > MAX_IDS_SHOWN:
-        lines.append(f"… and {len(report.errors) - MAX_IDS_SHOWN} more engine errors (see the report)")
+        lines.append(f"  … and {len(report.errors) - MAX_IDS_SHOWN} more engine errors: "
+                     f"{short_ids([c.id for c in report.errors[MAX_IDS_SHOWN:]], 40)} (each "
+                     f"error in the JSON report)")
     return lines
 
 

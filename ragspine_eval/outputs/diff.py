@@ -373,22 +373,22 @@ def diff_table(diff: ReportDiff) -> list[str]:
     if diff.changed_cases:
         lines.append(f"not paired, golden case changed between the runs: "
                      f"{', '.join(diff.changed_cases)}")
-    only_old = sorted({i for g in diff.gates for i in g.only_old})
+    only_old = sorted({i for g in diff.gates for i in g.only_old} - set(diff.new_errors))
     only_new = sorted({i for g in diff.gates for i in g.only_new})
     for which, ids in (("old", only_old), ("new", only_new)):
         if ids:
             lines.append(f"scored in the {which} run only (not paired): {_listed(ids)}")
-    errored = sorted(set(diff.new_errors) & set(diff.regressed_cases))
-    if errored:
-        lines.append(f"engine error in the new run, not a wrong answer: {_listed(errored)}")
+    if diff.new_errors:
+        lines.append(f"engine error in the new run (no verdict): {_listed(diff.new_errors)}")
     if any(g.p_value < NOISE_LEVEL for g in diff.gates):
         lines.append(f"* McNemar p < {NOISE_LEVEL}: this many one-way flips are unlikely to be "
                      f"noise")
     n = sum(len(g.pass_to_fail) for g in diff.gates)
+    errors = f"; {len(diff.new_errors)} engine error(s) in the new run" * bool(diff.new_errors)
     lines.append(f"REGRESSED: {n} pass→fail flip(s) in {len(diff.regressed_cases)} {diff.unit}(s)"
-                 if diff.regressed else "no case went from pass to fail")
+                 f"{errors}" if diff.regressed else
+                 f"{'FAIL: ' * bool(errors)}no case went from pass to fail{errors}")
     return [escape.terminal(line) for line in lines]  # ids are data: no escape sequence
-
 
 
 def _listed(ids: list[str]) -> str:

@@ -7,13 +7,15 @@ The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report 
         <properties><property name value/>...</properties>      (the run's provenance)
         <testcase name classname>
           <failure message type>expected: ...&#10;actual: ...[&#10;why: ...]</failure>
+          | <error message type="EngineError">the engine's error</error>
         </testcase>
       </testsuite>
     </testsuites>
 
-Invariants: a suite's `tests` and `failures` are its testcase and failure counts, and the root's
-are their sums; a failing verdict is a <failure> (an engine error too: it fails the gate like any
-wrong answer, and its text says so), so the file's counts equal the report's. A failure whose
+Invariants: a suite's `tests`, `failures` and `errors` are its testcase, failure and error
+counts, and the root's are their sums; a failing verdict is a <failure>, and a case whose engine
+call raised, timed out or answered malformed is an <error> (what JUnit readers show as errors,
+apart from failures: it has no verdict), so the file's counts equal the report's. A failure whose
 case passed at baseline time has type "Regression" and a message that says so; any other has
 type "AssertionError": a CI reader tells what this change broke from what was failing before. The writer takes
 plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
@@ -55,6 +57,7 @@ class JUnitCase:
     actual: str | None = None
     regressed: bool = False  # failing now, passed at baseline time
     explanation: str | None = None  # the gate's sentence saying why, when it has one
+    error: str | None = None  # the engine's error: an <error>, not a <failure>
 
 
 def _clean(text: str | None) -> str:
@@ -65,6 +68,10 @@ def _message(case: JUnitCase) -> str:
     text = f"expected {_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"
     if case.regressed:
         text = f"regression (passed at baseline time): {text}"
+    return _short(text)
+
+
+def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
@@ -78,11 +85,12 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
         suites.setdefault(case.suite, []).append(case)
 
     root = ET.Element("testsuites", name=_clean(name))
-    total = failed = 0
+    total = failed = errored = 0
     for suite_name, members in suites.items():
-        n_failed = sum(1 for c in members if not c.passed)
+        n_errors = sum(1 for c in members if c.error is not None)
+        n_failed = sum(1 for c in members if not c.passed and c.error is None)
         suite = ET.SubElement(root, "testsuite", name=_clean(suite_name), tests=str(len(members)),
-                              failures=str(n_failed), errors="0", skipped="0")
+                              failures=str(n_failed), errors=str(n_errors), skipped="0")
         if timestamp:
             suite.set("timestamp", timestamp)
         if properties:
@@ -92,16 +100,21 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
         for case in members:
             element = ET.SubElement(suite, "testcase", name=_clean(case.name),
                                     classname=_clean(case.classname))
-            if not case.passed:
+            if case.error is not None:
+                error = ET.SubElement(element, "error", type="EngineError",
+                                      message=_short(f"engine error: {_clean(case.error)}"))
+                error.text = (f"the engine did not answer, so this gate has no verdict: "
+                              f"{_clean(case.error)}")
+            elif not case.passed:
                 failure = ET.SubElement(element, "failure", message=_message(case),
                                         type="Regression" if case.regressed else "AssertionError")
                 failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
                 if case.explanation:
                     failure.text += f"\nwhy: {_clean(case.explanation)}"
-        total, failed = total + len(members), failed + n_failed
+        total, failed, errored = total + len(members), failed + n_failed, errored + n_errors
     root.set("tests", str(total))
     root.set("failures", str(failed))
-    root.set("errors", "0")
+    root.set("errors", str(errored))
     if time_s is not None:
         root.set("time", f"{time_s:.3f}")
     ET.indent(root)
@@ -119,12 +132,13 @@ def write_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
 
 def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None = None
                    ) -> list[JUnitCase]:
-    """One row per case and gate, fabrication included, in report order; with the baseline
-    comparison, the case regressions it found are marked."""
+    """One row per case and gate, fabrication included, in report order, then each gate's
+    engine errors; with the baseline comparison, the case regressions it found are marked."""
     regressed = _regressed(comparison)
     return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
-                      (gate, r.id) in regressed, r.explanation)
-            for gate, metric in report.gates().items() for r in metric.results]
+                      (gate, r.id) in regressed, r.explanation, r.error)
+            for gate, metric in report.gates().items()
+            for r in (*metric.results, *metric.errors)]
 
 
 def _regressed(comparison: BaselineComparison | None) -> set[tuple[str, str]]:

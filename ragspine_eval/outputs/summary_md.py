@@ -76,7 +76,9 @@ def _cell(text: object) -> str:
 def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      gates: Iterable[GateRow], regressions: Sequence[str],
                      tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
-                     notes: Sequence[str] = ()) -> str:
+                     notes: Sequence[str] = (), errors: Sequence[str] = ()) -> str:
+    """The summary; `errors` are the cases with no verdict (engine errors), listed in their own
+    section above the regressions, since they are neither."""
     lines = [f"## {_cell(title)}: {verdict}", ""]
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
@@ -87,6 +89,11 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
     if notes:
         lines += [""] + [_cell(note) for note in notes]
+    if errors:
+        lines += ["", f"### Engine errors ({len(errors)})", ""]
+        lines += [f"- {_cell(e)}" for e in errors[:MAX_REGRESSIONS]]
+        if len(errors) > MAX_REGRESSIONS:
+            lines.append(f"- … and {len(errors) - MAX_REGRESSIONS} more (see the JSON report)")
     lines += ["", "### Regressions", ""]
     if regressions:
         lines += [f"- {_cell(r)}" for r in regressions[:MAX_REGRESSIONS]]
@@ -136,8 +143,11 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     regressions = _regression_lines(result.comparison, report.mode) if result else []
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
-    return summary_markdown(title, verdict, prov, rows, regressions, tags,
-                            notes=[report.fabrication_sentence()])
+    notes = [report.fabrication_sentence()]
+    if report.errors:
+        notes.append(f"ENGINE ERRORS: {report.errors_sentence()}.")
+    return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes,
+                            errors=[f"{c.id}: {c.error}" for c in report.errors])
 
 
 def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:

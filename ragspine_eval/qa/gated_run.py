@@ -73,8 +73,25 @@ class QAGatedRun:
 
     @property
     def verdict(self) -> str:
+        if self.report.errors:
+            return f"FAIL: qa {self.key}: {len(self.report.errors)} engine errors"
         status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
         return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: qa {self.key} gate {status}"
+
+
+ENGINE_ERRORS = "engine errors"  # the gate's status for a run with engine errors
+
+
+def engine_errors_reason(report: QAEvalReport) -> str:
+    """The stated reason a run with engine errors fails, with the errored ids."""
+    from ragspine_eval.outputs.console import short_ids
+
+    n = len(report.errors)
+    return (f"FAIL because of {n} engine error{'s' if n != 1 else ''} "
+            f"({short_ids([c.id for c in report.errors])}): the engine raised, timed out or "
+            f"answered malformed, so these cases are neither passes nor failures; a run with "
+            f"engine errors never creates or changes a baseline. Fix the engine or its service "
+            f"and run again")
 
 
 def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None = None, *,
@@ -135,9 +152,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         entry = make_baseline_entry(report)
         if report.errors:
             run.gate = ratchet.check_without_recording(
-                baseline_path, spec.key, entry,
-                f"{len(report.errors)} case(s) ended in an engine error: a run with engine errors "
-                f"never creates or changes a baseline")
+                baseline_path, spec.key, run.comparison, engine_errors_reason(report),
+                status=ENGINE_ERRORS)
         else:
             run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
         for line in run.gate.lines:

@@ -13,7 +13,11 @@ date, sources, tool statuses, retrieved passages, narrative answer). Reports wri
 either read as they are, with those fields empty. `make_baseline_entry` and `compare_to_baseline` connect a report to
 the ratchet (ragspine_eval.ratchet); run.py's `run_qa_eval` makes a report from a golden set.
 
-Invariants: an outcome with an `error` fails every gate that applies to its case; pass_rate is
+Invariants: an outcome with an `error` (the engine raised, timed out or answered malformed) has
+the verdict *error* on every gate that applies to its case: neither pass nor fail. It is kept in
+the gate's `errors`, apart from its `results`, so every rate, count, by-tag bucket, fabrication
+and the baseline entry's passed ids are over answered cases only, and `compare_to_baseline`
+judges a run with errors on the cases it answered (see there). pass_rate is
 1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
 baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
 (`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
@@ -57,15 +61,18 @@ class CaseResult:
     actual: str | None
     explanation: str | None = None
     evidence: dict[str, Any] | None = None
+    error: str | None = None  # the engine's error: the verdict is *error*, neither pass nor fail
 
 
 @dataclass
 class GateMetric:
-    """A gate's pass rate over the cases it applies to, with failures and a by-tag breakdown."""
+    """A gate's pass rate over the answered cases it applies to, with failures and a by-tag
+    breakdown; `errors` are the cases it applies to whose engine call ended in an error."""
 
     name: str
     results: list[CaseResult] = field(default_factory=list)
     by_tag: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    errors: list[CaseResult] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -119,13 +126,15 @@ class GateMetric:
                              for value, bucket in sorted(values.items())}
                        for key, values in sorted(self.by_tag.items())},
             "passed_ids": self.passed_ids,
+            "engine_errors": [{"id": r.id, "error": r.error} for r in self.errors],
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateMetric:
         """Rebuild from a JSON report; passing cases come back without expected/actual.
         Intervals are recomputed from the counts, so reports written before them read too, and
-        failures written before explanations and evidence come back without them (None)."""
+        failures written before explanations and evidence come back without them (None).
+        Reports written before engine errors were kept apart counted them as failures."""
         results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
         results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"),
                                f.get("explanation"), f.get("evidence"))
@@ -133,7 +142,9 @@ class GateMetric:
         by_tag = {key: {value: {"total": b["total"], "passed": b["passed"]}
                         for value, b in values.items()}
                   for key, values in data.get("by_tag", {}).items()}
-        return cls(data["name"], results, by_tag)
+        errors = [CaseResult(e["id"], False, None, "engine error", error=e["error"])
+                  for e in data.get("engine_errors", [])]
+        return cls(data["name"], results, by_tag, errors)
 
 
 def _result(case_id: str, verdict: Verdict) -> CaseResult:
@@ -229,7 +240,19 @@ class QAEvalReport:
 
     @property
     def errors(self) -> list[CaseRecord]:
+        """The cases whose engine call raised, timed out or came back malformed."""
         return [c for c in self.cases if c.error]
+
+    def errors_sentence(self) -> str:
+        """Engine errors as every output states them ("" when there are none)."""
+        if not self.errors:
+            return ""
+        return (f"{len(self.errors)} engine error{'s' if len(self.errors) != 1 else ''}: "
+                f"the engine raised, timed out or answered malformed on "
+                f"{'this case' if len(self.errors) == 1 else 'these cases'}, so "
+                f"{'it is' if len(self.errors) == 1 else 'they are'} neither passes nor "
+                f"failures and every rate counts answered cases only; the run fails and "
+                f"records no baseline")
 
     def gates(self) -> dict[str, GateMetric]:
         """The six metrics and fabrication, in report order."""
@@ -312,10 +335,11 @@ def evaluate(
             if verdict is None:
                 continue
             if out.error:
-                verdict = Verdict(False, verdict.expected, f"engine error: {out.error}",
-                                  f"The engine raised an error, so the case fails every gate "
-                                  f"that applies: {out.error}",
-                                  {**verdict.evidence, "engine_error": out.error})
+                metric.errors.append(CaseResult(
+                    case.id, False, verdict.expected, "engine error",
+                    f"The engine did not answer ({out.error}), so this gate has no verdict on "
+                    f"the case: it is neither a pass nor a failure.", None, out.error))
+                continue
             metric.results.append(_result(case.id, verdict))
             counts[tags, verdict.passed] += 1
         records.append(CaseRecord.of(case, out))
@@ -348,5 +372,10 @@ def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
 
 def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]
                         ) -> baseline_mod.BaselineComparison:
-    """Compare a report with one stored baseline entry (see baseline.compare for the rules)."""
+    """Compare a report with one stored baseline entry (see ratchet.compare for the rules); a
+    run with engine errors on the cases it answered (answered.py)."""
+    if report.errors:
+        from ragspine_eval.qa.answered import compare_answered
+
+        return compare_answered(report, make_baseline_entry(report), baseline)
     return baseline_mod.compare(make_baseline_entry(report), baseline)

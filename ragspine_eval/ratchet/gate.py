@@ -135,17 +135,15 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
         return GateResult("pass", 0, lines, cmp)
 
 
-def check_without_recording(path: str | Path, key: str, current: dict[str, Any],
-                            why: str) -> GateResult:
-    """For a run that must not move a baseline (one with engine errors): compare with the stored
-    entry when there is one, write nothing, and fail (exit 1) with `why` as the last line."""
-    path = Path(path)
-    stored = load_baselines(path).get(key)
-    if stored is None:
-        return GateResult("unrecorded", 1, [f"no baseline for {key!r} in {path}; {why}"])
-    cmp = compare(current, validate_entry(path, key, stored))
-    return GateResult("regression" if not cmp.passed else "unrecorded", 1,
-                      describe(cmp, key, LISTED_PER_KIND) + [why], cmp)
+def check_without_recording(path: str | Path, key: str, comparison: BaselineComparison | None,
+                            why: str, status: str = "unrecorded") -> GateResult:
+    """For a run that must not move a baseline (one with engine errors): the lines of its
+    `comparison` with the stored entry (None: there is none), then `why`; writes nothing and
+    fails (exit 1) with `status`."""
+    if comparison is None:
+        return GateResult(status, 1, [f"no baseline for {key!r} in {path}; nothing was "
+                                      f"recorded", why])
+    return GateResult(status, 1, describe(comparison, key, LISTED_PER_KIND) + [why], comparison)
 
 
 def _gained(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any]) -> bool:

@@ -46,7 +46,7 @@ class _Index:
 
     def __init__(self, report: QAEvalReport) -> None:
         self.cases = {c.id: c for c in report.cases}
-        self.results = {gate: {r.id: r for r in metric.results}
+        self.results = {gate: {r.id: r for r in (*metric.results, *metric.errors)}
                         for gate, metric in report.gates().items()}
 
 
@@ -100,7 +100,8 @@ def _verdicts(report: QAEvalReport, case: CaseRecord,
         explanation = r.explanation or ("Passed (the report keeps the evidence of failing "
                                         "verdicts only)." if r.passed else "Failed.")
         rows.append({
-            "gate": gate, "passed": r.passed, "expected": r.expected, "actual": r.actual,
+            "gate": gate, "passed": r.passed, "error": r.error,
+            "expected": r.expected, "actual": r.actual,
             "explanation": explanation, "evidence": _json_safe(r.evidence or {}),
             "at_baseline": (None if baseline is None
                             else baseline.at(gate, case.id, case.fingerprint)),
@@ -227,7 +228,7 @@ def _evidence_html(value: Any) -> str:
 
 def _verdict_html(v: dict[str, Any]) -> str:
     cls = "rse-case-pass" if v["passed"] else "rse-case-fail"
-    status = "PASS" if v["passed"] else "FAIL"
+    status = "ERROR" if v.get("error") else "PASS" if v["passed"] else "FAIL"
     then = f" · at baseline: {_e(v['at_baseline'])}" if v.get("at_baseline") else ""
     expected = (f"<dl><dt>expected</dt><dd>{_e(v['expected'])}</dd><dt>actual</dt>"
                 f"<dd>{_e(v['actual'])}</dd></dl>" if v.get("expected") is not None else "")

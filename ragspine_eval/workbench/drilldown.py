@@ -77,6 +77,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     baseline → current and a link that lists the cases that flipped."""
     where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
              f"{report.n_cases} cases · baseline key {escape(key)}")
+    if report.errors:
+        return _errors_banner(report, comparison, key, where)
     if comparison is None:
         return (f'{STYLE}<div class="rse-verdict rse-verdict-none"><h2>NO BASELINE</h2>'
                 f"<div>{where}. Nothing to compare with; record a baseline with the CLI.</div>"
@@ -105,6 +107,24 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2><div>{where}. '
             f"The baseline gate failed:</div><ul>{''.join(items)}</ul></div>"
             + _BANNER_SCRIPT)
+
+
+def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | None, key: str,
+                   where: str) -> str:
+    """FAIL for a run with engine errors: the errors first (they are the stated reason), each
+    id a link to its case, then what the comparison on the answered cases found."""
+    ids = [c.id for c in report.errors]
+    shown = ", ".join(escape(i) for i in ids[:20]) + (f", … +{len(ids) - 20} more"
+                                                       if len(ids) > 20 else "")
+    found = ("" if comparison is None else
+             "<div>On the answered cases: " + (
+                 "no gate regressed against the baseline." if comparison.passed else
+                 "the baseline gate failed:</div><ul>" + "".join(
+                     f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10))
+                 + "</ul><div>") + "</div>")
+    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL: {len(ids)} ENGINE '
+            f"ERROR{'S' if len(ids) != 1 else ''}</h2><div>{where}. "
+            f"{escape(report.errors_sentence())}.</div><div>Cases: {shown}</div>{found}</div>")
 
 
 _BANNER_SCRIPT = """<script>(function () {

@@ -34,8 +34,9 @@ EXCERPT_CHARS = 160
 
 def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.DataFrame:
     """One row per gate, fabrication last: measure ("pass rate" or "count"), current, baseline,
-    delta, passed/total, status ("pass", "regression" or "no baseline") and the ids of cases
-    that passed the gate at baseline time and fail now.
+    delta, passed/total, status ("pass", "regression" or "no baseline"), the ids of cases
+    that passed the gate at baseline time and fail now, and the gate's engine errors (cases
+    with no verdict, left out of current and passed/total).
 
     The six metrics are rates (higher is better); fabrication is the count of refusal cases
     whose answer held a number (lower is better), read "0 of 13 fabricated", its interval that
@@ -67,6 +68,7 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
             "passed/total": (f"{current[name]} of {m.total} fabricated" if name == FABRICATION
                              else f"{m.passed}/{m.total}"), "status": status,
             "regressed cases": ", ".join(flipped.get(name, [])),
+            "engine errors": len(m.errors),
             "ci_lo": lo, "ci_hi": hi,
         })
     return pd.DataFrame(rows)
@@ -113,6 +115,18 @@ def tag_rates(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.
 # How failure_table shows what the baseline said of a failing case (baseline.BaselineVerdicts)
 AT_BASELINE = {PASSED_THEN: "passed (regression)", FAILED_THEN: "failed", NEW_CASE: "new case",
                CHANGED_CASE: "golden case changed", None: "not recorded"}
+
+
+def engine_errors(report: QAEvalReport) -> pd.DataFrame:
+    """One row per case whose engine call raised, timed out or answered malformed: id,
+    question, the error, and the gates left without a verdict on it."""
+    gates: dict[str, list[str]] = {}
+    for gate, metric in report.gates().items():
+        for r in metric.errors:
+            gates.setdefault(r.id, []).append(gate)
+    rows = [{"id": c.id, "question": _excerpt(c.question), "error": c.error,
+             "gates without a verdict": ", ".join(gates.get(c.id, []))} for c in report.errors]
+    return pd.DataFrame(rows, columns=["id", "question", "error", "gates without a verdict"])
 
 
 def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:

@@ -12,6 +12,7 @@ the project root (see paths.from_root), so a notebook behaves the same from any 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,10 +146,20 @@ def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
 
 
 def assert_gate(comparison: bl.BaselineComparison | None, key: str,
-                require_baseline: bool = False) -> str:
+                require_baseline: bool = False, errors: Sequence[Any] = ()) -> str:
     """Raise AssertionError listing each regression; return the pass message otherwise. With
     `require_baseline` (CI), a mode without a baseline entry fails too, as the CLI's
-    --require-baseline does."""
+    --require-baseline does. `errors` are the run's engine errors (report.errors): any fails
+    the gate, with "N engine errors" as its reason, as the CLI does."""
+    if errors:
+        ids = ", ".join(c.id for c in errors[:20]) + ("" if len(errors) <= 20 else
+                                                      f", … +{len(errors) - 20} more")
+        lines = [f"{key}: FAIL because of {len(errors)} engine errors ({ids}): the engine "
+                 f"raised, timed out or answered malformed; these cases are neither passes nor "
+                 f"failures"]
+        if comparison is not None and not comparison.passed:
+            lines += bl.describe(comparison, key, bl.LISTED_PER_KIND)
+        raise AssertionError("\n".join(lines))
     if comparison is None and require_baseline:
         raise AssertionError(f"{key}: no baseline entry, and require_baseline is set; record one "
                              f"with the CLI: ragspine-eval qa --mode {key.split('@')[0]} "

@@ -128,3 +128,25 @@ def test_an_extraction_cell_that_was_right_at_baseline_time_fails_as_a_regressio
     assert [f.get("type") for f in failures] == ["Regression"]
     assert "'WRONG'" in failures[0].get("message")
 
+
+
+def test_an_engine_error_is_an_error_element_not_a_failure(tmp_path):
+    from conftest import make_case
+
+    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.qa.report import evaluate
+
+    cases = [make_case("ref-1", "refusal", refuse=True), make_case("ref-2", "refusal", refuse=True)]
+    outcomes = [CaseOutcome(error="TimeoutError: 30 s"), CaseOutcome(answer="有 12 个")]
+    report = evaluate(cases, outcomes, "tool", reference_texts={})
+    path = tmp_path / "j.xml"
+    write_qa_junit(path, report)
+    root = ET.parse(path).getroot()
+    tests, failures = check_junit_shape(root)
+    errors = root.findall(".//testcase/error")
+    assert len(errors) == 3 == int(root.get("errors"))  # refusal, clarification, fabrication
+    assert all(e.get("type") == "EngineError" and "TimeoutError: 30 s" in e.get("message")
+               for e in errors)
+    named = {tc.get("name") for tc in root.iter("testcase") if tc.find("error") is not None}
+    assert named == {"ref-1"}
+    assert failures == 2  # ref-2 answered instead of refusing, with an invented 12

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.qa.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import ALL_METRICS, Verdict
-from ragspine_eval.qa.report import GateMetric, QAEvalReport, evaluate
+from ragspine_eval.qa.report import GateMetric, QAEvalReport, evaluate, make_baseline_entry
 
 # --- groundedness through evaluate -------------------------------------------------------------
 
@@ -79,17 +79,33 @@ def test_frame_has_one_row_per_case_and_gate():
     assert not row.passed and row.qtype == "must_not_clarify"
 
 
-def test_an_engine_error_fails_every_gate_that_applies():
+def test_an_engine_error_is_neither_a_pass_nor_a_failure_on_every_gate_that_applies():
     case = make_case("ref-1", "refusal", refuse=True)
     report = evaluate([case], [CaseOutcome(error="TimeoutError: 30 s")], "tool", reference_texts={})
-    applied = {n: m for n, m in report.gates().items() if m.total}
-    assert set(applied) == {"refusal_appropriateness", "clarification_appropriateness", "fabrication"}
-    assert all(m.passed == 0 for m in applied.values())
-    assert report.errors[0].error == "TimeoutError: 30 s"
-    for metric in applied.values():
-        [failure] = metric.to_dict()["failures"]
-        assert failure["evidence"]["engine_error"] == "TimeoutError: 30 s"
-        assert "The engine raised an error" in failure["explanation"]
+    errored = {n for n, m in report.gates().items() if m.errors}
+    assert errored == {"refusal_appropriateness", "clarification_appropriateness", "fabrication"}
+    assert all(m.total == 0 and m.pass_rate == 1.0 for m in report.gates().values())
+    assert report.fabrication_count == 0
+    assert [c.id for c in report.errors] == ["ref-1"]
+    data = report.to_dict()
+    assert data["fabrication_count"] == 0 and data["fabrication"]["failures"] == []
+    assert data["metrics"]["refusal_appropriateness"]["engine_errors"] == [
+        {"id": "ref-1", "error": "TimeoutError: 30 s"}]
+    assert "ref-1" not in make_baseline_entry(report)["passed_ids"]["refusal_appropriateness"]
+    again = QAEvalReport.from_dict(json.loads(json.dumps(data)))
+    assert [r.error for r in again.metrics["refusal_appropriateness"].errors] == ["TimeoutError: 30 s"]
+    assert again.fabrication.total == 0 and again.errors[0].id == "ref-1"
+
+
+def test_answered_cases_keep_their_verdicts_beside_an_engine_error():
+    cases = [make_case("ref-1", "refusal", refuse=True), make_case("ref-2", "refusal", refuse=True)]
+    outcomes = [CaseOutcome(error="EngineError: 503"), CaseOutcome(refused=True, answer="它有 12 个")]
+    report = evaluate(cases, outcomes, "tool", reference_texts={})
+    assert report.fabrication_count == 1 and report.fabrication.total == 1
+    assert [r.id for r in report.fabrication.errors] == ["ref-1"]
+    assert "engine error" in report.errors_sentence() and "neither passes nor failures" in \
+        report.errors_sentence()
+    assert evaluate(cases[1:], outcomes[1:], "tool", reference_texts={}).errors_sentence() == ""
 
 
 @given(st.lists(st.booleans(), max_size=50))

@@ -16,7 +16,8 @@ from ragspine_eval.workbench.case_view import UnknownCaseError, case_detail, cas
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",
         "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other"}
-VERDICT_KEYS = {"gate", "passed", "expected", "actual", "explanation", "evidence", "at_baseline"}
+VERDICT_KEYS = {"gate", "passed", "error", "expected", "actual", "explanation", "evidence",
+                "at_baseline"}
 
 
 def _report(mode: str, **changed_outcomes) -> QAEvalReport:

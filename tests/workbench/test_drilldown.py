@@ -121,3 +121,27 @@ def test_any_other_error_keeps_papermills_banner_and_traceback():
     original = failed_notebook("AssertionError")
     for_readers(original)
     assert original.cells[-1].outputs[0]["output_type"] == "error"  # the .ipynb is untouched
+
+
+def test_a_run_with_engine_errors_opens_with_them_not_with_pass():
+    from builders import TAGS_CN
+    from conftest import make_case, right_numeric_outcome
+
+    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.workbench import frames
+
+    stored = make_baseline_entry(report())
+    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
+             make_case("ref-001", "refusal", refuse=True)]
+    down = CaseOutcome(error="ConnectionError: <staging> down")
+    errored = evaluate(cases, [down, right_numeric_outcome(), down], "tool", reference_texts={})
+    html = drilldown.verdict_html(errored, stored, compare_to_baseline(errored, stored), "tool")
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html.split("</style>")[-1])).split())
+    assert "FAIL: 2 ENGINE ERRORS" in text and "Cases: num-001, ref-001" in text
+    assert "On the answered cases: no gate regressed" in text
+    assert "<staging>" not in html  # the error text is escaped
+    table = frames.engine_errors(errored)
+    assert list(table["id"]) == ["num-001", "ref-001"]
+    assert table.loc[1, "gates without a verdict"] == (
+        "refusal_appropriateness, clarification_appropriateness, fabrication")

@@ -13,3 +13,16 @@ def test_a_mode_without_a_baseline_passes_unless_a_baseline_is_required():
                                              r"set; record one with the CLI: ragspine-eval qa "
                                              r"--mode agent --update-baseline"):
         assert_gate(None, "agent", require_baseline=True)
+
+
+def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids():
+    from conftest import make_case
+
+    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.qa.report import evaluate
+
+    report = evaluate([make_case("ref-1", "refusal", refuse=True)],
+                      [CaseOutcome(error="TimeoutError: 30 s")], "tool", reference_texts={})
+    with pytest.raises(AssertionError, match=r"tool: FAIL because of 1 engine errors \(ref-1\)"):
+        assert_gate(None, "tool", errors=report.errors)
+    assert "no baseline yet" in assert_gate(None, "tool", errors=[])

@@ -1,0 +1,63 @@
+"""A run with engine errors compared on the cases it answered (qa/answered.py): an errored case
+is never a regression, a golden change or an improvement, whichever cases error; a wrong answer
+beside the errors still is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine_doubles import right_value
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragspine_eval import paths
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.golden import load_golden_set
+from ragspine_eval.qa.report import compare_to_baseline, evaluate, make_baseline_entry
+
+CASES = load_golden_set(paths.QA_GOLDEN_SET)
+HEALTHY = [right_value(c) for c in CASES]
+BASELINE = make_baseline_entry(evaluate(CASES, HEALTHY, "tool", reference_texts={}))
+
+
+def _run(errored: set[int], wrong: set[int] = frozenset()):  # noqa: ANN202
+    outcomes = [CaseOutcome(error="TimeoutError: 30 s") if i in errored else
+                replace(out, found_value=-1.0) if i in wrong else out
+                for i, out in enumerate(HEALTHY)]
+    return evaluate(CASES, outcomes, "tool", reference_texts={})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(st.integers(0, len(CASES) - 1), min_size=1))
+def test_engine_errors_alone_never_fail_the_comparison(errored):
+    cmp = compare_to_baseline(_run(errored), BASELINE)
+    assert cmp.passed, cmp
+    assert not cmp.case_regressions and not cmp.golden_changes and not cmp.improvements
+    assert cmp.notes[0].startswith(f"{len(errored)} engine errors: compared with the baseline")
+
+
+def test_the_same_errors_without_restriction_would_read_as_regressions():
+    """The reason answered.py exists: compared as it stands, a run whose refusal cases errored
+    looks like a run that lost every one of them."""
+    from ragspine_eval.ratchet import compare
+
+    refusals = {i for i, c in enumerate(CASES) if c.expected["refuse"]}
+    report = _run(refusals)
+    assert not compare(make_baseline_entry(report), BASELINE).passed
+    assert compare_to_baseline(report, BASELINE).passed
+
+
+def test_a_wrong_answer_beside_errors_is_still_a_case_regression():
+    numeric = next(i for i, c in enumerate(CASES) if c.expects_value)
+    others = {i for i in range(len(CASES)) if i != numeric}
+    cmp = compare_to_baseline(_run(set(list(others)[:5]), {numeric}), BASELINE)
+    assert not cmp.passed
+    assert {"metric": "numeric_accuracy", "id": CASES[numeric].id} in cmp.case_regressions
+    [row] = [r for r in cmp.regressions if r["metric"] == "numeric_accuracy"]
+    assert row["current"] < row["baseline"] == 1.0
+
+
+def test_a_baseline_without_case_ids_is_compared_on_rates_and_says_so():
+    legacy = {"metrics": dict(BASELINE["metrics"]), "fabrication_count": 0, "n_cases": 71}
+    cmp = compare_to_baseline(_run({0}), legacy)
+    assert "the baseline predates per-case ids" in cmp.notes[0]
