@@ -141,8 +141,8 @@ def check_without_recording(path: str | Path, key: str, comparison: BaselineComp
     `comparison` with the stored entry (None: there is none), then `why`; writes nothing and
     fails (exit 1) with `status`."""
     if comparison is None:
-        return GateResult(status, 1, [f"no baseline for {key!r} in {path}; nothing was "
-                                      f"recorded", why])
+        nothing = f"no baseline for {key!r} in {path}; nothing was recorded"
+        return GateResult(status, 1, [nothing, why])
     return GateResult(status, 1, describe(comparison, key, LISTED_PER_KIND) + [why], comparison)
 
 

@@ -142,7 +142,7 @@ def test_an_engine_error_is_an_error_element_not_a_failure(tmp_path):
     path = tmp_path / "j.xml"
     write_qa_junit(path, report)
     root = ET.parse(path).getroot()
-    tests, failures = check_junit_shape(root)
+    _, failures = check_junit_shape(root)
     errors = root.findall(".//testcase/error")
     assert len(errors) == 3 == int(root.get("errors"))  # refusal, clarification, fabrication
     assert all(e.get("type") == "EngineError" and "TimeoutError: 30 s" in e.get("message")

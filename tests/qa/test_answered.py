@@ -20,7 +20,7 @@ HEALTHY = [right_value(c) for c in CASES]
 BASELINE = make_baseline_entry(evaluate(CASES, HEALTHY, "tool", reference_texts={}))
 
 
-def _run(errored: set[int], wrong: set[int] = frozenset()):  # noqa: ANN202
+def _run(errored: set[int], wrong: frozenset[int] = frozenset()):
     outcomes = [CaseOutcome(error="TimeoutError: 30 s") if i in errored else
                 replace(out, found_value=-1.0) if i in wrong else out
                 for i, out in enumerate(HEALTHY)]

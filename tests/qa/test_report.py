@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.qa.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import ALL_METRICS, Verdict
-from ragspine_eval.qa.report import GateMetric, QAEvalReport, evaluate, make_baseline_entry
+from ragspine_eval.qa.report import (
+    GateMetric,
+    QAEvalReport,
+    evaluate,
+    make_baseline_entry,
+)
 
 # --- groundedness through evaluate -------------------------------------------------------------
 
