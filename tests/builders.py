@@ -106,12 +106,13 @@ def write_jsonl(path, facts: list[dict]):
 # --- JUnit -------------------------------------------------------------------------------------
 
 CHILDREN = {"testsuites": {"testsuite"}, "testsuite": {"properties", "testcase"},
-            "properties": {"property"}, "property": set(), "testcase": {"failure", "error"},
-            "failure": set(), "error": set()}
+            "properties": {"property"}, "property": set(), "testcase": {"failure", "error", "flakyFailure"},
+            "failure": set(), "error": set(), "flakyFailure": set()}
 REQUIRED = {"testsuites": {"tests", "failures", "errors"},
             "testsuite": {"name", "tests", "failures", "errors"},
             "property": {"name", "value"}, "testcase": {"name", "classname"},
-            "failure": {"message", "type"}, "error": {"message", "type"}, "properties": set()}
+            "failure": {"message", "type"}, "error": {"message", "type"},
+            "flakyFailure": {"message", "type"}, "properties": set()}
 
 
 def check_junit_shape(root: ET.Element) -> tuple[int, int]:

@@ -119,3 +119,19 @@ def right_value_refusals_time_out(case: GoldenCase) -> CaseOutcome:
     if case.id == os.environ.get("RSE_WRONG_VALUE"):  # one real regression beside the errors
         return right_value(case).__class__(route="structured", found_value=-1.0)
     return right_value(case)
+
+
+def right_value_one_flaky(case: GoldenCase) -> CaseOutcome:
+    """`right_value`, except that the case named by RSE_FLAKY_CASE answers a wrong value on
+    every second call (the calls counted in the file RSE_FLAKY_COUNTER): an engine behind a
+    sampling LLM, in miniature. Counted in a file since each repeat may use fresh workers.
+    The case named by RSE_WRONG_VALUE is wrong on every call."""
+    if case.id == os.environ.get("RSE_WRONG_VALUE"):  # wrong in every repeat
+        return CaseOutcome(route="structured", found_value=-1.0)
+    if case.id == os.environ.get("RSE_FLAKY_CASE"):
+        counter = Path(os.environ["RSE_FLAKY_COUNTER"])
+        calls = int(counter.read_text() or 0) if counter.exists() else 0
+        counter.write_text(str(calls + 1))
+        if calls % 2:
+            return CaseOutcome(route="structured", found_value=-1.0)
+    return right_value(case)

@@ -72,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="http or callable engine: reuse stored outcomes, keyed by TEXT "
                              "naming what is deployed (e.g. a build id); without it they are "
                              "never cached")
+    parser.add_argument("--repeat", type=positive_int, default=1, metavar="N",
+                        help="run every case N times: a case whose verdict on a gate differs "
+                             "between repeats is flaky, listed apart, counted as passing and "
+                             "never a regression (one only when it fails in every repeat); "
+                             "repeats never reuse the outcome cache (default: 1)")
     parser.add_argument("--judge", default="lexical", metavar="NAME",
                         help="the faithfulness judge, one of `ragspine-eval judge list` "
                              "(default: lexical)")
@@ -99,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
             retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
             cache=False if args.no_cache else None, cache_key=args.cache_key,
-            executor=args.executor, scheduler=args.scheduler)
+            executor=args.executor, scheduler=args.scheduler, repeat=args.repeat)
     finally:
         echo.end_progress()
     return gated.exit_code
@@ -145,7 +150,7 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
     # how the engine is called: a slow service needs the same limits to answer again
     defaults = build_parser().parse_args(["qa"])
     for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries"),
-                       ("--judge-threshold", "judge_threshold")):
+                       ("--judge-threshold", "judge_threshold"), ("--repeat", "repeat")):
         if getattr(args, name) != getattr(defaults, name):
             parts.append(f"{flag} {getattr(args, name):g}")
     if args.judge != defaults.judge:  # the baseline records the judge it was measured with

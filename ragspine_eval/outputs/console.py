@@ -35,6 +35,7 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
     base_metrics = (stored or {}).get("metrics", {})
     errors = bool(report.errors)
     header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
+              + (f" · {report.repeats} repeats" if report.repeats > 1 else "")
               + (f" · {len(report.errors)} engine errors" if errors else ""))
     lines = [header, f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
                      + (f"{'errors':>6}  " if errors else "") + "failing cases"]
@@ -65,6 +66,27 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
         lines.append(f"  … and {len(report.errors) - MAX_IDS_SHOWN} more engine errors: "
                      f"{short_ids([c.id for c in report.errors[MAX_IDS_SHOWN:]], 40)} (each "
                      f"error in the JSON report)")
+    return lines + flaky_lines(report)
+
+
+def flaky_lines(report: QAEvalReport) -> list[str]:
+    """With repeats: the verdicts that differed between them (qa/repeats.py), per gate, each
+    with its verdict per repeat; or one line saying that none did."""
+    if report.repeats < 2:
+        return []
+    flaky = {gate: m.flaky for gate, m in report.gates().items() if m.flaky}
+    if not flaky:
+        return [f"no flaky case: every verdict was the same in all {report.repeats} repeats"]
+    n = sum(len(cases) for cases in flaky.values())
+    head = (f"FLAKY: {n} verdict{'s' if n != 1 else ''} differed between the {report.repeats} "
+            f"repeats; a flaky case counts as passing and is never a regression (only a case "
+            f"that fails in every repeat is)")
+    lines = [head]
+    for gate, cases in flaky.items():
+        shown = [f"{i} ({', '.join('pass' if p else 'fail' for p in v)})"
+                 for i, v in list(cases.items())[:MAX_IDS_SHOWN]]
+        more = f", … +{len(cases) - MAX_IDS_SHOWN} more" if len(cases) > MAX_IDS_SHOWN else ""
+        lines.append(f"  {gate}: {'; '.join(shown)}{more}")
     return lines
 
 

@@ -8,6 +8,7 @@ The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report 
         <testcase name classname>
           <failure message type>expected: ...&#10;actual: ...[&#10;why: ...]</failure>
           | <error message type="EngineError">the engine's error</error>
+          | <flakyFailure message type="Flaky"/>...       (a flaky case: one per failing repeat)
         </testcase>
       </testsuite>
     </testsuites>
@@ -15,7 +16,9 @@ The shape is the one common readers accept (Jenkins, GitLab, GitHub test-report 
 Invariants: a suite's `tests`, `failures` and `errors` are its testcase, failure and error
 counts, and the root's are their sums; a failing verdict is a <failure>, and a case whose engine
 call raised, timed out or answered malformed is an <error> (what JUnit readers show as errors,
-apart from failures: it has no verdict), so the file's counts equal the report's. A failure whose
+apart from failures: it has no verdict), so the file's counts equal the report's. A case that is
+flaky over repeats passes (qa/repeats.py: never a regression) and carries one <flakyFailure> per
+repeat it failed in: Maven Surefire's element, which Jenkins and GitLab show as a flaky test. A failure whose
 case passed at baseline time has type "Regression" and a message that says so; any other has
 type "AssertionError": a CI reader tells what this change broke from what was failing before. The writer takes
 plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
@@ -58,6 +61,7 @@ class JUnitCase:
     regressed: bool = False  # failing now, passed at baseline time
     explanation: str | None = None  # the gate's sentence saying why, when it has one
     error: str | None = None  # the engine's error: an <error>, not a <failure>
+    flaky: tuple[bool, ...] = ()  # the verdict per repeat of a flaky (passing) case
 
 
 def _clean(text: str | None) -> str:
@@ -105,6 +109,13 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
                                       message=_short(f"engine error: {_clean(case.error)}"))
                 error.text = (f"the engine did not answer, so this gate has no verdict: "
                               f"{_clean(case.error)}")
+            elif case.flaky:
+                for k, ok in enumerate(case.flaky, 1):
+                    if not ok:
+                        flaky = ET.SubElement(element, "flakyFailure", type="Flaky", message=_short(
+                            f"failed in repeat {k} of {len(case.flaky)}: expected "
+                            f"{_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"))
+                        flaky.text = _clean(case.explanation)
             elif not case.passed:
                 failure = ET.SubElement(element, "failure", message=_message(case),
                                         type="Regression" if case.regressed else "AssertionError")
@@ -136,7 +147,8 @@ def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None =
     engine errors; with the baseline comparison, the case regressions it found are marked."""
     regressed = _regressed(comparison)
     return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
-                      (gate, r.id) in regressed, r.explanation, r.error)
+                      (gate, r.id) in regressed, r.explanation, r.error,
+                      tuple(metric.flaky.get(r.id, ())))
             for gate, metric in report.gates().items()
             for r in (*metric.results, *metric.errors)]
 

@@ -76,9 +76,11 @@ def _cell(text: object) -> str:
 def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      gates: Iterable[GateRow], regressions: Sequence[str],
                      tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
-                     notes: Sequence[str] = (), errors: Sequence[str] = ()) -> str:
+                     notes: Sequence[str] = (), errors: Sequence[str] = (),
+                     flaky: Sequence[str] = ()) -> str:
     """The summary; `errors` are the cases with no verdict (engine errors), listed in their own
-    section above the regressions, since they are neither."""
+    section above the regressions, since they are neither; `flaky` the verdicts that differed
+    between repeats, in a section after the regressions (they are never one)."""
     lines = [f"## {_cell(title)}: {verdict}", ""]
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
@@ -101,6 +103,11 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
             lines.append(f"- … and {len(regressions) - MAX_REGRESSIONS} more (see the JSON report)")
     else:
         lines.append("None.")
+    if flaky:
+        lines += ["", f"### Flaky verdicts ({len(flaky)})", ""]
+        lines += [f"- {_cell(f)}" for f in flaky[:MAX_REGRESSIONS]]
+        if len(flaky) > MAX_REGRESSIONS:
+            lines.append(f"- … and {len(flaky) - MAX_REGRESSIONS} more (see the JSON report)")
     failing = sorted((t for t in tags if t.failed),
                      key=lambda t: (-t.failed, t.passed / t.total, t.gate, t.tag, t.value))
     lines += ["", "### Top failing tags", ""]
@@ -144,10 +151,18 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
     notes = [report.fabrication_sentence()]
+    flaky = [f"{gate}: {i} ({', '.join('pass' if p else 'fail' for p in v)})"
+             for gate, m in report.gates().items() for i, v in sorted(m.flaky.items())]
+    if report.repeats > 1:
+        title += f" · {report.repeats} repeats"
+        notes.append(f"{len(flaky)} flaky verdict(s) in {report.repeats} repeats: a flaky case "
+                     f"counts as passing and is never a regression; only a case that fails in "
+                     f"every repeat is." if flaky else
+                     f"No flaky case: every verdict was the same in all {report.repeats} repeats.")
     if report.errors:
         notes.append(f"ENGINE ERRORS: {report.errors_sentence()}.")
     return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes,
-                            errors=[f"{c.id}: {c.error}" for c in report.errors])
+                            errors=[f"{c.id}: {c.error}" for c in report.errors], flaky=flaky)
 
 
 def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:

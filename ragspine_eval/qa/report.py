@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -39,9 +39,10 @@ from ragspine_eval.outputs.provenance import (
 )
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
+from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.qa.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
-from ragspine_eval.qa.golden import GoldenCase, fingerprint
+from ragspine_eval.qa.golden import GoldenCase
 from ragspine_eval.qa.groundedness import (
     EntailmentJudge,
 )
@@ -73,6 +74,9 @@ class GateMetric:
     results: list[CaseResult] = field(default_factory=list)
     by_tag: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     errors: list[CaseResult] = field(default_factory=list)
+    # with repeats (repeats.py): case id -> its verdict in each repeat, for the cases whose
+    # verdict differed between repeats; such a case counts as passing (in `results`)
+    flaky: dict[str, list[bool]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -112,6 +116,7 @@ class GateMetric:
 
     def to_dict(self) -> dict[str, Any]:
         lo, hi = self.interval
+        why = {r.id: r.explanation for r in self.results if r.id in self.flaky}
         return {
             "name": self.name,
             "total": self.total,
@@ -127,6 +132,8 @@ class GateMetric:
                        for key, values in sorted(self.by_tag.items())},
             "passed_ids": self.passed_ids,
             "engine_errors": [{"id": r.id, "error": r.error} for r in self.errors],
+            "flaky": [{"id": i, "verdicts": v, "explanation": why.get(i)}
+                      for i, v in sorted(self.flaky.items())],
         }
 
     @classmethod
@@ -144,7 +151,10 @@ class GateMetric:
                   for key, values in data.get("by_tag", {}).items()}
         errors = [CaseResult(e["id"], False, None, "engine error", error=e["error"])
                   for e in data.get("engine_errors", [])]
-        return cls(data["name"], results, by_tag, errors)
+        flaky = {f["id"]: list(f["verdicts"]) for f in data.get("flaky", [])}
+        why = {f["id"]: f.get("explanation") for f in data.get("flaky", [])}
+        results = [replace(r, explanation=why[r.id]) if r.id in why else r for r in results]
+        return cls(data["name"], results, by_tag, errors, flaky)
 
 
 def _result(case_id: str, verdict: Verdict) -> CaseResult:
@@ -155,52 +165,6 @@ def _result(case_id: str, verdict: Verdict) -> CaseResult:
 def _bucket_with_interval(bucket: dict[str, int]) -> dict[str, Any]:
     lo, hi = wilson_interval(bucket["passed"], bucket["total"])
     return {"total": bucket["total"], "passed": bucket["passed"], "ci_lo": lo, "ci_hi": hi}
-
-
-_OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer")
-
-
-@dataclass(frozen=True)
-class CaseRecord:
-    """What a report keeps of each case: the question, when it is asked (reference_date, ISO)
-    and what it expects, what the engine did (its answer, route, tool statuses, sources, the
-    passages it retrieved and its narrative answer), and the case's fingerprint. The fields
-    after `error` came with the case view; a report written before them reads with empty ones."""
-
-    id: str
-    question: str
-    case_type: str
-    tags: dict[str, str]
-    fingerprint: str
-    answer: str
-    route: str
-    clarification_mode: str
-    refused: bool
-    error: str | None
-    reference_date: str | None = None
-    expected: dict[str, Any] = field(default_factory=dict)
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    tool_statuses: list[str] = field(default_factory=list)
-    retrieved_context: list[str] = field(default_factory=list)
-    narrative_answer: str = ""
-    reused: bool = False  # the outcome came from the outcome cache (qa/cache.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every field; the engine's sources, tool statuses, passages and narrative answer only
-        when not empty (most cases have no passage: the report stays smaller, and reads back
-        the same)."""
-        data = dict(self.__dict__)
-        for name in _OMITTED_WHEN_EMPTY:
-            if not data[name]:
-                del data[name]
-        return data
-
-    @classmethod
-    def of(cls, case: GoldenCase, out: CaseOutcome) -> CaseRecord:
-        return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
-                   out.answer, out.route, out.clarification_mode, out.refused, out.error,
-                   case.reference_date.isoformat(), case.expected, out.sources,
-                   out.tool_statuses, out.retrieved_context, out.narrative_answer)
 
 
 @dataclass
@@ -214,6 +178,13 @@ class QAEvalReport:
     cases: list[CaseRecord] = field(default_factory=list)
     engine: str = "ragspine"
     provenance: Provenance | None = None
+    repeats: int = 1  # how many times each case ran (repeats.py)
+
+    @property
+    def flaky(self) -> dict[str, list[str]]:
+        """Gate -> the ids of its flaky cases (verdict differed between repeats), gates with
+        none left out."""
+        return {gate: sorted(m.flaky) for gate, m in self.gates().items() if m.flaky}
 
     @property
     def fabrication_count(self) -> int:
@@ -264,6 +235,7 @@ class QAEvalReport:
             "mode": self.mode,
             "engine": self.engine,
             "n_cases": self.n_cases,
+            "repeats": self.repeats,
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),
             "fabrication_count": self.fabrication_count,
@@ -283,6 +255,7 @@ class QAEvalReport:
             cases=[CaseRecord(**c) for c in data.get("cases", [])],
             engine=data.get("engine", "ragspine"),
             provenance=Provenance.from_dict(data["provenance"]) if data.get("provenance") else None,
+            repeats=data.get("repeats", 1),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -367,6 +340,8 @@ def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
     judge = getattr(report.provenance, "judge", None)
     if judge is not None:
         entry["judge"] = dict(judge)
+    if report.repeats > 1:  # only repeats can see flakiness; a single run leaves it as stored
+        entry["repeats"], entry["flaky"] = report.repeats, report.flaky
     return entry
 
 

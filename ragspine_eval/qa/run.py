@@ -24,6 +24,7 @@ from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.engines.base import Engine
 from ragspine_eval.qa.golden import load_golden_set
 from ragspine_eval.qa.groundedness import EntailmentJudge
+from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 
@@ -43,6 +44,7 @@ def run_qa_eval(
     executor: str = "local",
     scheduler: str | None = None,
     judge: str | EntailmentJudge | None = None,
+    repeat: int = 1,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
@@ -60,6 +62,10 @@ def run_qa_eval(
 
     `executor`: "local" (runner.py: threads, or worker processes with `jobs`) or "dask"
     (dask_executor.py: a LocalCluster of `jobs` workers, or the cluster at `scheduler`).
+
+    `repeat`: run every case that many times and combine the verdicts (repeats.py: a verdict
+    that differs between repeats is flaky). Repeats never use the outcome cache: a stored
+    answer would make every repeat the same.
     """
     from ragspine_eval.qa import judges
     from ragspine_eval.qa.engines.factory import build_engine, parse_engine
@@ -68,6 +74,8 @@ def run_qa_eval(
 
     if judge is None or isinstance(judge, str):
         judge = judges.get(judge or judges.DEFAULT_JUDGE)
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
     clock = Clock()
     options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
@@ -80,17 +88,23 @@ def run_qa_eval(
         else:
             eng = engine  # type: ignore[assignment]
             mode = mode or eng.mode
-        store = _outcome_cache(spec, eng, mode, kb.fingerprint, cache, cache_key)
+        store = _outcome_cache(spec, eng, mode, kb.fingerprint, cache if repeat == 1 else False,
+                               cache_key)
+        runs = []
         try:
             runner = _runner(executor, scheduler)
-            outcomes, reused = _run_with_cache(runner, eng, cases, options, progress, store)
+            for k in range(repeat):
+                runs.append(_run_with_cache(runner, eng, cases, options,
+                                            _nth_repeat(progress, k, repeat, len(cases)), store))
         finally:
             close = getattr(eng, "close", None)
             if spec is not None and callable(close):
                 close()
     name = getattr(eng, "name", eng.label)
-    report = evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), judge=judge,
-                      engine=name)
+    reports = [evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), judge=judge,
+                        engine=name) for outcomes, _ in runs]
+    report = combine_repeats(reports)
+    reused = runs[0][1]
     if any(reused):
         report.cases = [replace(record, reused=True) if was_reused else record
                         for record, was_reused in zip(report.cases, reused, strict=True)]
@@ -127,6 +141,13 @@ def _outcome_cache(spec: Any, eng: Engine, mode: str, kb_fingerprint: str,
     else:
         return None  # an HTTP or callable engine: nothing we can see says what is deployed
     return OutcomeCache(cache_dir(), identity, mode, kb_fingerprint)
+
+
+def _nth_repeat(progress: Any, k: int, repeat: int, n: int) -> Any:
+    """The progress callback of repeat k: one bar over every repeat's cases."""
+    if progress is None or repeat == 1:
+        return progress
+    return lambda done, total, errors: progress(k * n + done, repeat * n, errors)
 
 
 EXECUTORS = ("local", "dask")

@@ -9,7 +9,11 @@ Invariants:
   as an improvement if more of the cases both runs share (same id, same fingerprint) pass now;
   otherwise a note says the set changed and gives the rate on those shared cases;
 - `ratcheted` only raises: each metric to max(stored, observed), a lower-is-better count only
-  down; keys of the stored entry this module does not know are kept;
+  down; keys of the stored entry this module does not know are kept; the flaky cases a run
+  with repeats saw ("repeats", "flaky": {gate: [ids]}) replace the stored ones, and a single
+  run (which cannot see flakiness) leaves them as they are. A flaky case counts as passing
+  (qa/repeats.py), so it is never a case regression; a case flaky at baseline time that now
+  fails in every repeat is one, and says it was flaky;
 - a run judged by another faithfulness judge than its entry ("judge", a QA entry's; an entry
   without it was measured with LEGACY_JUDGE) is compared, with a warning as the first note;
   the gate (gate.py) records it only as a reviewed change.
@@ -119,12 +123,14 @@ def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparis
     if "passed_ids" in stored:
         then = BaselineVerdicts(stored)
         now_passed = current.get("passed_ids", {})
+        flaky_then = stored.get("flaky", {})
         for name, ids in sorted(stored["passed_ids"].items()):
             passing = set(now_passed.get(name, ()))
             for case_id in sorted(ids):
                 if (case_id in now_golden and case_id not in passing
                         and then.at(name, case_id, now_golden[case_id]) == PASSED_THEN):
-                    case_regressions.append({"metric": name, "id": case_id})
+                    case_regressions.append({"metric": name, "id": case_id} | (
+                        {"flaky_then": True} if case_id in flaky_then.get(name, ()) else {}))
     else:
         notes.append("baseline predates per-case ids: case-level regression checks skipped")
     changed = judge_change(stored, current)
@@ -209,7 +215,7 @@ def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]
     for name in LOWER_IS_BETTER:
         if name in current:
             merged[name] = min(current[name], stored.get(name, current[name]))
-    for key in ("n_cases", "passed_ids", "golden"):
+    for key in ("n_cases", "passed_ids", "golden", "repeats", "flaky"):
         if key in current:
             merged[key] = current[key]
     if "judge" in current and ("judge" in stored or judge_change(stored, current)):
@@ -234,7 +240,9 @@ def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> lis
                          f"{_num(r['current'])} ({r['delta']:+.4g})")
     for c in cmp.case_regressions[:limit]:
         lines.append(f"CASE REGRESSION [{key}] {c['metric']}: {c['id']} passed in the baseline "
-                     f"and fails now")
+                     f"and fails now" + (" (it was flaky at baseline time: it passed in some "
+                                         "repeats and failed in others)" if c.get("flaky_then")
+                                         else ""))
     if limit is not None and len(cmp.case_regressions) > limit:
         lines.append(f"… and {len(cmp.case_regressions) - limit:,} more case regressions [{key}] "
                      f"(each gate's failures in the JSON report list every failing case)")

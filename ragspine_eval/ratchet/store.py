@@ -7,7 +7,8 @@ document set such as "xlsx"). Each entry:
      "fabrication_count": int,               optional; lower is better (QA only)
      "n_cases": int,
      "passed_ids": {name: [case ids]},       the cases that passed each gate
-     "golden": {case id: fingerprint}}       what each golden case asserted at baseline time
+     "golden": {case id: fingerprint},       what each golden case asserted at baseline time
+     "repeats": int, "flaky": {name: [ids]}} optional: a run with --repeat, its flaky cases
 
 Invariants, all enforced here and nowhere else:
 - nothing is lost or half-written: files are replaced atomically (files.atomic), read-modify-
@@ -130,6 +131,14 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     golden = entry.get("golden", {})
     if not isinstance(golden, dict) or not all(isinstance(v, str) for v in golden.values()):
         raise bad("'golden' must map case ids to fingerprints")
+    flaky = entry.get("flaky", {})
+    if not isinstance(flaky, dict) or not all(
+        isinstance(v, list) and all(isinstance(i, str) for i in v) for v in flaky.values()
+    ):
+        raise bad("'flaky' must map each metric to a list of case ids")
+    repeats = entry.get("repeats", 1)
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise bad(f"'repeats' must be a positive integer, got {reading.clip(repeats)}")
     return entry
 
 

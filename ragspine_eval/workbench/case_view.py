@@ -48,6 +48,7 @@ class _Index:
         self.cases = {c.id: c for c in report.cases}
         self.results = {gate: {r.id: r for r in (*metric.results, *metric.errors)}
                         for gate, metric in report.gates().items()}
+        self.flaky = {gate: metric.flaky for gate, metric in report.gates().items()}
 
 
 _INDEXES: dict[int, tuple[QAEvalReport, _Index]] = {}
@@ -101,6 +102,7 @@ def _verdicts(report: QAEvalReport, case: CaseRecord,
                                         "verdicts only)." if r.passed else "Failed.")
         rows.append({
             "gate": gate, "passed": r.passed, "error": r.error,
+            "flaky": _index(report).flaky[gate].get(case.id),
             "expected": r.expected, "actual": r.actual,
             "explanation": explanation, "evidence": _json_safe(r.evidence or {}),
             "at_baseline": (None if baseline is None
@@ -228,7 +230,8 @@ def _evidence_html(value: Any) -> str:
 
 def _verdict_html(v: dict[str, Any]) -> str:
     cls = "rse-case-pass" if v["passed"] else "rse-case-fail"
-    status = "ERROR" if v.get("error") else "PASS" if v["passed"] else "FAIL"
+    status = ("ERROR" if v.get("error") else "FLAKY" if v.get("flaky") else
+              "PASS" if v["passed"] else "FAIL")
     then = f" · at baseline: {_e(v['at_baseline'])}" if v.get("at_baseline") else ""
     expected = (f"<dl><dt>expected</dt><dd>{_e(v['expected'])}</dd><dt>actual</dt>"
                 f"<dd>{_e(v['actual'])}</dd></dl>" if v.get("expected") is not None else "")

@@ -76,7 +76,7 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     """The banner: PASS / FAIL / NO BASELINE, mode and engine, each regressed gate with
     baseline → current and a link that lists the cases that flipped."""
     where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
-             f"{report.n_cases} cases · baseline key {escape(key)}")
+             f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}")
     if report.errors:
         return _errors_banner(report, comparison, key, where)
     if comparison is None:
@@ -107,6 +107,19 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2><div>{where}. '
             f"The baseline gate failed:</div><ul>{''.join(items)}</ul></div>"
             + _BANNER_SCRIPT)
+
+
+def _repeats(report: QAEvalReport) -> str:
+    """With repeats: how many, and the flaky cases (never regressions), for the banner."""
+    if report.repeats < 2:
+        return ""
+    ids = sorted({i for ids in report.flaky.values() for i in ids})
+    if not ids:
+        return f" · {report.repeats} repeats, no flaky case"
+    shown = ", ".join(escape(i) for i in ids[:10]) + (f", … +{len(ids) - 10}" if len(ids) > 10
+                                                       else "")
+    return (f" · {report.repeats} repeats, <b>{len(ids)} flaky case{'s' if len(ids) != 1 else ''}"
+            f"</b> (counted as passing, never a regression): {shown}")
 
 
 def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | None, key: str,

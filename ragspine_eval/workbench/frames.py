@@ -129,6 +129,17 @@ def engine_errors(report: QAEvalReport) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "question", "error", "gates without a verdict"])
 
 
+def flaky_cases(report: QAEvalReport) -> pd.DataFrame:
+    """One row per flaky verdict of a run with repeats (qa/repeats.py): gate, id, question,
+    the verdict in each repeat, and how it failed when it did."""
+    questions = {c.id: c.question for c in report.cases}
+    rows = [{"gate": gate, "id": r.id, "question": _excerpt(questions.get(r.id, "")),
+             "verdicts": ", ".join("pass" if p else "fail" for p in m.flaky[r.id]),
+             "explanation": r.explanation}
+            for gate, m in report.gates().items() for r in m.results if r.id in m.flaky]
+    return pd.DataFrame(rows, columns=["gate", "id", "question", "verdicts", "explanation"])
+
+
 def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
     """Failure counts per gate and tag value (only non-zero counts)."""
     frame = report.to_frame()
@@ -220,6 +231,9 @@ def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
     (versions, inputs and their fingerprints, baseline entry, commit, times) and where it is."""
     rows: list[tuple[str, Any]] = [("engine", report.engine), ("mode", report.mode),
                                    ("cases", report.n_cases), ("engine errors", len(report.errors))]
+    if report.repeats > 1:
+        flaky = sum(len(ids) for ids in report.flaky.values())
+        rows.append(("repeats", f"{report.repeats} (flaky verdicts: {flaky})"))
     return _info_frame(rows, report.provenance, report_path)
 
 

@@ -16,7 +16,7 @@ from ragspine_eval.workbench.case_view import UnknownCaseError, case_detail, cas
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",
         "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other"}
-VERDICT_KEYS = {"gate", "passed", "error", "expected", "actual", "explanation", "evidence",
+VERDICT_KEYS = {"gate", "passed", "error", "flaky", "expected", "actual", "explanation", "evidence",
                 "at_baseline"}
 
 

@@ -1,0 +1,80 @@
+"""Repeated runs of one golden set: flaky verdicts found, kept apart, and gated by one rule.
+
+An engine behind a real LLM may answer a case differently each time. `--repeat N` runs every
+case N times, scores each run on its own (report.evaluate), and `combine_repeats` makes the one
+report the gate reads. The rule, per gate and case, over the N repeats:
+
+- an engine error in any repeat: the case is an engine error on the gates that apply (the first
+  error met); errors are never averaged away, and the run fails as any run with errors does;
+- passed in every repeat: pass; failed in every repeat: fail (the first repeat's verdict,
+  explanation and evidence stand for all);
+- otherwise the case is *flaky* on that gate: it counts as passing (in the rate, the counts, the
+  by-tag buckets and the passed ids), so a flaky case is never a regression; only failing in
+  every repeat is. It is listed apart in every output with its verdict per repeat, and its
+  explanation is the first failing repeat's, so a reader sees how it fails when it does.
+
+The combined report keeps every repeat's verdict: a stable case's is its one verdict, a flaky
+case's list is in `GateMetric.flaky`. Its case records (answers, passages) are the first
+repeat's, or the first erroring repeat's for a case with an error. The baseline entry of a run
+with repeats records its flaky cases (report.make_baseline_entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ragspine_eval.qa.report import CaseResult, GateMetric, QAEvalReport
+
+
+def combine_repeats(reports: Sequence[QAEvalReport]) -> QAEvalReport:
+    """One report from the reports of N repeats of the same cases (see the module rule)."""
+    if not reports:
+        raise ValueError("combine_repeats needs the report of at least one repeat")
+    first = reports[0]
+    if any([c.id for c in r.cases] != [c.id for c in first.cases] for r in reports):
+        raise ValueError("the repeats were not runs of the same cases in the same order")
+    if len(reports) == 1:
+        return first
+    cases = [next((r.cases[i] for r in reports if r.cases[i].error), case)
+             for i, case in enumerate(first.cases)]
+    tags = {c.id: c.tags for c in cases}
+    gates = {name: _combined_gate(name, [r.gates()[name] for r in reports], tags)
+             for name in first.gates()}
+    fabrication = gates.pop(first.fabrication.name)
+    return replace(first, metrics=gates, fabrication=fabrication, cases=cases,
+                   repeats=len(reports))
+
+
+def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[str, str]]
+                   ) -> GateMetric:
+    verdicts: dict[str, list[CaseResult]] = {}
+    errors: dict[str, CaseResult] = {}
+    for metric in repeats:
+        for r in metric.results:
+            verdicts.setdefault(r.id, []).append(r)
+        for r in metric.errors:
+            errors.setdefault(r.id, r)
+    combined = GateMetric(name)
+    for case_id, results in verdicts.items():  # the first repeat's order
+        if case_id in errors:
+            continue
+        passed = [r.passed for r in results]
+        if all(passed) or not any(passed):
+            verdict = results[0]
+        else:
+            failing = next(r for r in results if not r.passed)
+            combined.flaky[case_id] = passed
+            verdict = CaseResult(case_id, True, failing.expected, failing.actual,
+                                 f"Flaky: passed in {sum(passed)} of {len(passed)} repeats "
+                                 f"({_pattern(passed)}), so it counts as passing and is no "
+                                 f"regression; when it failed: {failing.explanation or '?'}")
+        combined.results.append(verdict)
+        combined.count_tags(tags[case_id].items(), verdict.passed)
+    order = {case_id: i for i, case_id in enumerate(tags)}
+    combined.errors = [errors[i] for i in sorted(errors, key=order.__getitem__)]
+    return combined
+
+
+def _pattern(passed: list[bool]) -> str:
+    return ", ".join("pass" if p else "fail" for p in passed)

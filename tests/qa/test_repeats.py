@@ -1,0 +1,89 @@
+"""Repeats combined (qa/repeats.py): the rule that a case is flaky on a gate when its verdict
+differs between repeats, counts as passing, and is kept with its verdict per repeat; an engine
+error in any repeat is an error; stable verdicts are the first repeat's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import make_case, right_numeric_outcome
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.repeats import combine_repeats
+from ragspine_eval.qa.report import QAEvalReport, evaluate, make_baseline_entry
+
+CASES = [make_case("num-001"), make_case("num-002"), make_case("num-003")]
+RIGHT, WRONG = right_numeric_outcome(), right_numeric_outcome(found_value=9.0)
+
+
+def _repeat(*outcomes: CaseOutcome) -> QAEvalReport:
+    return evaluate(CASES, list(outcomes), "tool", reference_texts={})
+
+
+def test_a_verdict_that_differs_between_repeats_is_flaky_and_counts_as_passing():
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, WRONG, WRONG),
+                                _repeat(RIGHT, RIGHT, WRONG)])
+    numeric = combined.metrics["numeric_accuracy"]
+    assert combined.repeats == 3
+    assert numeric.flaky == {"num-002": [True, False, True]}
+    assert numeric.passed_ids == ["num-001", "num-002"] and [f.id for f in numeric.failures] == [
+        "num-003"]
+    assert numeric.pass_rate == pytest.approx(2 / 3)
+    flaky = next(r for r in numeric.results if r.id == "num-002")
+    assert flaky.explanation.startswith("Flaky: passed in 2 of 3 repeats (pass, fail, pass)")
+    assert "the engine found 9" in flaky.explanation  # how it fails when it does
+    assert combined.flaky == {"numeric_accuracy": ["num-002"]}
+
+
+def test_the_same_verdicts_in_every_repeat_are_one_runs_verdicts():
+    one = _repeat(RIGHT, WRONG, RIGHT)
+    combined = combine_repeats([one, _repeat(RIGHT, WRONG, RIGHT), _repeat(RIGHT, WRONG, RIGHT)])
+    assert combined.flaky == {}
+    for name, metric in one.gates().items():
+        again = combined.gates()[name]
+        assert again.passed_ids == metric.passed_ids
+        assert again.to_dict()["failures"] == metric.to_dict()["failures"]
+        assert again.by_tag == metric.by_tag
+
+
+def test_an_engine_error_in_any_repeat_is_that_cases_error():
+    down = CaseOutcome(error="TimeoutError: 30 s")
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, RIGHT), _repeat(RIGHT, down, RIGHT)])
+    assert [c.id for c in combined.errors] == ["num-002"]
+    assert [r.id for r in combined.metrics["numeric_accuracy"].errors] == ["num-002"]
+    assert combined.metrics["numeric_accuracy"].total == 2 and combined.flaky == {}
+
+
+def test_the_report_keeps_every_repeats_verdict_and_the_baseline_its_flaky_cases():
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, WRONG, WRONG)])
+    data = json.loads(json.dumps(combined.to_dict()))
+    assert data["repeats"] == 2
+    assert data["metrics"]["numeric_accuracy"]["flaky"][0]["verdicts"] == [True, False]
+    again = QAEvalReport.from_dict(data)
+    assert again.repeats == 2 and again.flaky == combined.flaky
+    entry = make_baseline_entry(combined)
+    assert entry["repeats"] == 2 and entry["flaky"]["numeric_accuracy"] == ["num-002"]
+    assert "flaky" not in make_baseline_entry(_repeat(RIGHT, RIGHT, RIGHT))
+
+
+def test_repeats_of_different_cases_cannot_be_combined():
+    other = evaluate(CASES[:2], [RIGHT, RIGHT], "tool", reference_texts={})
+    with pytest.raises(ValueError, match="not runs of the same cases"):
+        combine_repeats([_repeat(RIGHT, RIGHT, RIGHT), other])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=1, max_size=5))
+def test_a_case_fails_the_combined_gate_only_when_it_fails_in_every_repeat(rows):
+    combined = combine_repeats([_repeat(*(RIGHT if ok else WRONG for ok in row)) for row in rows])
+    numeric = combined.metrics["numeric_accuracy"]
+    for i, case in enumerate(CASES):
+        verdicts = [row[i] for row in rows]
+        assert (case.id in numeric.passed_ids) == any(verdicts)
+        assert (case.id in numeric.flaky) == (any(verdicts) and not all(verdicts))
+        if case.id in numeric.flaky:
+            assert numeric.flaky[case.id] == verdicts
+    assert sum(b["passed"] for b in numeric.by_tag["topic"].values()) == numeric.passed
