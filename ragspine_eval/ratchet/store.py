@@ -7,7 +7,10 @@ document set such as "xlsx"). Each entry:
      "fabrication_count": int,               optional; lower is better (QA only)
      "n_cases": int,
      "passed_ids": {name: [case ids]},       the cases that passed each gate
-     "golden": {case id: fingerprint}}       what each golden case asserted at baseline time
+     "golden": {case id: fingerprint},      what each golden case asserted at baseline time
+     "judge": {"name", "threshold"},         optional (QA): the faithfulness judge
+     "kb": {"fingerprint", "files": {file: fingerprint}},   optional (QA): the knowledge base
+     "engine": {"name", "version"}}          optional (QA): version null when unknown
 
 Invariants, all enforced here and nowhere else:
 - nothing is lost or half-written: files are replaced atomically (files.atomic), read-modify-
@@ -46,7 +49,7 @@ from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
 from ragspine_eval.outputs.provenance import display_path, git_state
-from ragspine_eval.ratchet.compare import LOWER_IS_BETTER, BaselineComparison
+from ragspine_eval.ratchet.compare import DRIFT_KEYS, LOWER_IS_BETTER, BaselineComparison
 
 
 class BaselineError(RagspineEvalError, ValueError):
@@ -130,7 +133,21 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     golden = entry.get("golden", {})
     if not isinstance(golden, dict) or not all(isinstance(v, str) for v in golden.values()):
         raise bad("'golden' must map case ids to fingerprints")
+    # optional: an entry without them (an old one, extraction's) is compared without drift check
+    kb, engine = entry.get("kb", {"fingerprint": ""}), entry.get("engine", {"name": ""})
+    if not (isinstance(kb, dict) and isinstance(kb.get("fingerprint"), str) and _str_map(
+            kb.get("files", {}))):
+        raise bad(f"'kb' must be {{\"fingerprint\": \"...\", \"files\": {{file: fingerprint}}}}, "
+                  f"got {reading.clip(kb)}")
+    if not (isinstance(engine, dict) and isinstance(engine.get("name"), str)
+            and isinstance(engine.get("version"), str | None)):
+        raise bad(f"'engine' must be {{\"name\": \"...\", \"version\": \"...\" or null}}, got "
+                  f"{reading.clip(engine)}")
     return entry
+
+
+def _str_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
 def _restore_hint(path: Path) -> str:
@@ -370,4 +387,5 @@ def _put_back(path: Path, old_bytes: bytes | None) -> None:
 def _summary(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     if entry is None:
         return None
-    return {k: entry[k] for k in ("metrics", *LOWER_IS_BETTER, "n_cases") if k in entry}
+    return {k: entry[k] for k in ("metrics", *LOWER_IS_BETTER, "n_cases", *DRIFT_KEYS)
+            if k in entry}
