@@ -1,5 +1,6 @@
 """A short Markdown summary of a run for a CI step summary: verdict, provenance, the gate table
-with intervals, the regressions, and the tags where most cases fail.
+with intervals, drift (a QA run on another knowledge base or engine than its baseline entry, in
+its own section above the regressions), the regressions, and the tags where most cases fail.
 
 The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
 `qa_summary_markdown` makes them from a QA report and its gate result, and
@@ -76,7 +77,7 @@ def _cell(text: object) -> str:
 def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      gates: Iterable[GateRow], regressions: Sequence[str],
                      tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
-                     notes: Sequence[str] = ()) -> str:
+                     notes: Sequence[str] = (), drift: Sequence[str] = ()) -> str:
     lines = [f"## {_cell(title)}: {verdict}", ""]
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
@@ -87,6 +88,8 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
     if notes:
         lines += [""] + [_cell(note) for note in notes]
+    if drift:  # above the regressions: one of them may come from the data, not the engine
+        lines += ["", "### Drift", ""] + [f"- {_cell(d)}" for d in drift]
     lines += ["", "### Regressions", ""]
     if regressions:
         lines += [f"- {_cell(r)}" for r in regressions[:MAX_REGRESSIONS]]
@@ -136,8 +139,9 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     regressions = _regression_lines(result.comparison, report.mode) if result else []
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
+    drift = [d["text"] for d in result.comparison.drift] if result and result.comparison else []
     return summary_markdown(title, verdict, prov, rows, regressions, tags,
-                            notes=[report.fabrication_sentence()])
+                            notes=[report.fabrication_sentence()], drift=drift)
 
 
 def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:

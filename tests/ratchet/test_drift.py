@@ -67,8 +67,8 @@ def test_files_added_and_removed_are_named():
 def test_another_engine_version_is_named_and_an_unknown_version_said_so():
     cmp = compare(entry(engine={"name": "rag-spine", "version": "0.18.0"}), entry(engine=ENGINE))
     assert cmp.passed  # drift alone never fails
-    assert cmp.notes == ["engine changed since the baseline was recorded: rag-spine 0.17.2 -> "
-                         "rag-spine 0.18.0"]
+    assert cmp.notes == [("engine changed since the baseline was recorded: rag-spine 0.17.2 -> "
+                          "rag-spine 0.18.0")]
     assert cmp.drift[0]["kind"] == "engine"
     http = {"name": "http://127.0.0.1:8000", "version": None}
     note = compare(entry(engine=http), entry(engine=ENGINE)).notes[0]
