@@ -11,7 +11,9 @@ Invariants:
   two checkouts records the same text; paths outside it are stored absolute;
 - fingerprints are short sha256 hashes of canonical JSON, the same 16-hex form as
   `golden.fingerprint` and `kb.kb_fingerprint`; nothing here depends on a harness's classes, so
-  the extraction harness fills the same record (its fixtures as `golden`, no `kb`).
+  the extraction harness fills the same record (its fixtures as `golden`, no `kb`);
+- a QA provenance names each file of its knowledge base with its fingerprint (`kb_files`), which
+  the baseline entry records so that a later run can name the file that changed.
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ class Provenance:
     # QA: outcomes reused from the outcome cache and computed ({"reused", "computed", "folder"})
     cache: dict[str, Any] | None = None
     judge: dict[str, Any] | None = None  # qa: the faithfulness judge, {"name", "threshold"}
+    # qa: each file of the knowledge base and the fingerprint of its bytes ({"facts.csv": ...})
+    kb_files: dict[str, str] | None = None
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -226,7 +230,8 @@ class Clock:
 def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
             facts: InputRef | None = None, documents: InputRef | None = None,
             engine: str = ENGINE_DIST, engine_version: str | None = None,
-            clock: Clock | None = None, judge: dict[str, Any] | None = None) -> Provenance:
+            clock: Clock | None = None, judge: dict[str, Any] | None = None,
+            kb_files: dict[str, str] | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
     version of the `engine` distribution (None for an engine that is not a Python package)."""
     commit, dirty = git_state()
@@ -246,4 +251,5 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         facts=facts,
         documents=documents,
         judge=judge,
+        kb_files=kb_files,
     )

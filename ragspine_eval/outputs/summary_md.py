@@ -1,5 +1,6 @@
 """A short Markdown summary of a run for a CI step summary: verdict, provenance, the gate table
-with intervals, the regressions, and the tags where most cases fail.
+with intervals, drift (a QA run on another knowledge base or engine than its baseline entry, in
+its own section above the regressions), the regressions, and the tags where most cases fail.
 
 The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
 `qa_summary_markdown` makes them from a QA report and its gate result, and
@@ -77,10 +78,12 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      gates: Iterable[GateRow], regressions: Sequence[str],
                      tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
                      notes: Sequence[str] = (), errors: Sequence[str] = (),
-                     flaky: Sequence[str] = ()) -> str:
-    """The summary; `errors` are the cases with no verdict (engine errors), listed in their own
-    section above the regressions, since they are neither; `flaky` the verdicts that differed
-    between repeats, in a section after the regressions (they are never one)."""
+                     flaky: Sequence[str] = (), drift: Sequence[str] = ()) -> str:
+    """The summary; `drift` (another knowledge base or engine than the baseline's) comes first
+    under the table, above the regressions, since one of them may come from the data; `errors`
+    are the cases with no verdict (engine errors), listed in their own section above the
+    regressions, since they are neither; `flaky` the verdicts that differed between repeats, in
+    a section after the regressions (they are never one)."""
     lines = [f"## {_cell(title)}: {verdict}", ""]
     lines += [f"{_cell(line)}  " for line in provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
@@ -91,6 +94,8 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
     if notes:
         lines += [""] + [_cell(note) for note in notes]
+    if drift:  # above the regressions: one of them may come from the data, not the engine
+        lines += ["", "### Drift", ""] + [f"- {_cell(d)}" for d in drift]
     if errors:
         lines += ["", f"### Engine errors ({len(errors)})", ""]
         lines += [f"- {_cell(e)}" for e in errors[:MAX_REGRESSIONS]]
@@ -161,8 +166,10 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
                      f"No flaky case: every verdict was the same in all {report.repeats} repeats.")
     if report.errors:
         notes.append(f"ENGINE ERRORS: {report.errors_sentence()}.")
+    drift = [d["text"] for d in result.comparison.drift] if result and result.comparison else []
     return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes,
-                            errors=[f"{c.id}: {c.error}" for c in report.errors], flaky=flaky)
+                            errors=[f"{c.id}: {c.error}" for c in report.errors], flaky=flaky,
+                            drift=drift)
 
 
 def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:

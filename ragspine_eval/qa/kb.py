@@ -6,7 +6,9 @@ Invariants:
 - the files are validated row by row; a bad row raises `KnowledgeBaseError` naming file and line;
 - a build is deterministic and idempotent: facts are upserted on their dimension key and each
   narrative doc replaces its own chunks, so a second build leaves the same active data;
-- the KB is the eval's truth, so `kb_fingerprint` hashes exactly the bytes the build reads.
+- the KB is the eval's truth, so `kb_fingerprint` hashes exactly the bytes the build reads,
+  and `kb_file_fingerprints` each file's bytes alone (a baseline entry records both, so a
+  changed KB names the file that changed).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,7 @@ class EvalKB:
     facts: tuple[FactRow, ...]
     docs: tuple[NarrativeDoc, ...]
     fingerprint: str
+    files: dict[str, str] = field(default_factory=dict)  # kb_file_fingerprints of kb_dir
 
     def narrative_texts(self) -> dict[str, str]:
         """doc_id -> full text: the reference an answer's accuracy is measured against."""
@@ -155,6 +158,13 @@ def kb_fingerprint(kb_dir: str | Path = KB_DIR) -> str:
     return digest.hexdigest()[:16]
 
 
+def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
+    """{file name: 16 hex of sha256 over its bytes} for each file the build reads, in the
+    same form as `kb_fingerprint`: what tells which file of a KB changed."""
+    return {name: hashlib.sha256((Path(kb_dir) / name).read_bytes()).hexdigest()[:16]
+            for name in (FACTS_FILE, NARRATIVES_FILE)}
+
+
 def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None) -> EvalKB:
     """Build (or rebuild) the engine's fact and chunk stores from kb_dir into db_dir.
 
@@ -180,7 +190,8 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
             chunks.replace_doc_chunks(doc.doc_id, chunk_document(doc.text, doc.to_meta()))
     finally:
         chunks.close()
-    return EvalKB(fact_db, chunk_db, facts, docs, kb_fingerprint(kb_dir))
+    return EvalKB(fact_db, chunk_db, facts, docs, kb_fingerprint(kb_dir),
+                  kb_file_fingerprints(kb_dir))
 
 
 def _open(path: Path):  # noqa: ANN202 - a text handle

@@ -328,8 +328,10 @@ def evaluate(
 
 def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
     """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
-    the ids that passed each gate and the fingerprint of every golden case; "judge" ({"name",
-    "threshold"}) when the report's provenance names the faithfulness judge."""
+    the ids that passed each gate and the fingerprint of every golden case; and from the
+    report's provenance, when it has one: "judge" ({"name", "threshold"}), "kb" ({"fingerprint",
+    "files": {file: fingerprint}}) and "engine" ({"name", "version"}; version None when the
+    engine is not an installed package), so that a later run can say what changed under it."""
     entry = {
         "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
         "fabrication_count": report.fabrication_count,
@@ -337,11 +339,17 @@ def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
         "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
         "golden": {c.id: c.fingerprint for c in report.cases},
     }
-    judge = getattr(report.provenance, "judge", None)
-    if judge is not None:
-        entry["judge"] = dict(judge)
     if report.repeats > 1:  # only repeats can see flakiness; a single run leaves it as stored
         entry["repeats"], entry["flaky"] = report.repeats, report.flaky
+    prov = report.provenance
+    if prov is None:
+        return entry
+    if prov.judge is not None:
+        entry["judge"] = dict(prov.judge)
+    if prov.kb is not None:
+        entry["kb"] = {"fingerprint": prov.kb.fingerprint,
+                       **({"files": dict(prov.kb_files)} if prov.kb_files is not None else {})}
+    entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
     return entry
 
 

@@ -112,7 +112,7 @@ def run_qa_eval(
     in_process = spec is not None and spec.kind == "ragspine"
     report.provenance = qa_provenance(
         report, golden_path, InputRef(display_path(kb_dir), kb.fingerprint), clock,
-        judge=judges.describe(judge),
+        judge=judges.describe(judge), kb_files=dict(kb.files),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
@@ -194,7 +194,8 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
 def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | None,
                   clock: Clock | None = None, **engine: Any) -> Provenance:
-    """The provenance of a QA report; `engine` may name engine=, engine_version= and judge=."""
+    """The provenance of a QA report; `engine` may name engine=, engine_version=, judge= and
+    kb_files=."""
     from ragspine_eval.outputs.provenance import collect
 
     fps = {c.id: c.fingerprint for c in report.cases}

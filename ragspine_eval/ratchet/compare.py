@@ -15,8 +15,17 @@ Invariants:
   (qa/repeats.py), so it is never a case regression; a case flaky at baseline time that now
   fails in every repeat is one, and says it was flaky;
 - a run judged by another faithfulness judge than its entry ("judge", a QA entry's; an entry
-  without it was measured with LEGACY_JUDGE) is compared, with a warning as the first note;
-  the gate (gate.py) records it only as a reviewed change.
+  without it was measured with LEGACY_JUDGE) is compared, with a warning among the first notes;
+  the gate (gate.py) records it only as a reviewed change;
+- drift: a run on another knowledge base ("kb": {"fingerprint", "files": {file: fingerprint}})
+  or another engine ("engine": {"name", "version"}) than its entry's is compared as usual, with
+  one note per kind as the first notes (naming each file that differs, was added or removed)
+  and the same as structured data (`BaselineComparison.drift`), which `describe` prints first,
+  above every regression. Drift never fails a gate and never blocks a record by itself. An
+  entry without "kb" or "engine" (an old one, the extraction harness's) is compared without
+  that check;
+- a recorded run (bootstrap, ratchet, update) makes the entry's "kb" and "engine" the run's:
+  the baseline names what it was last measured on.
 """
 
 from __future__ import annotations
@@ -45,9 +54,55 @@ def judge_text(judge: Any) -> str:
     return f"{judge.get('name')} (threshold {judge.get('threshold')})"
 
 
+# The entry's keys that say what a run was measured on (QA entries; extraction's have none)
+DRIFT_KEYS = ("kb", "engine")
+
+
+def drift_of(stored: dict[str, Any], current: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the run was measured on that differs from its entry: one dict per kind, {"kind":
+    "kb" or "engine", "then", "now", "files": [{"file", "change"}] (kb only; [] when either side
+    does not list its files), "text": the note}. A kind either side lacks is not checked."""
+    drift = []
+    then, now = stored.get("kb"), current.get("kb")
+    if isinstance(then, dict) and isinstance(now, dict) and \
+            then.get("fingerprint") != now.get("fingerprint"):
+        files = _file_changes(then.get("files"), now.get("files"))
+        which = (", ".join(f"{f['file']} {f['change']}" for f in files) if files
+                 else "its files differ")
+        drift.append({"kind": "kb", "then": then, "now": now, "files": files, "text": (
+            f"knowledge base changed since the baseline was recorded: {which} (kb "
+            f"{_short(then.get('fingerprint'))} -> {_short(now.get('fingerprint'))}); a "
+            f"regression below may come from the data, not the engine")})
+    then, now = stored.get("engine"), current.get("engine")
+    if isinstance(then, dict) and isinstance(now, dict) and \
+            (then.get("name"), then.get("version")) != (now.get("name"), now.get("version")):
+        drift.append({"kind": "engine", "then": then, "now": now, "files": [], "text": (
+            f"engine changed since the baseline was recorded: {_engine_text(then)} -> "
+            f"{_engine_text(now)}")})
+    return drift
+
+
+def _file_changes(then: Any, now: Any) -> list[dict[str, str]]:
+    if not isinstance(then, dict) or not isinstance(now, dict):
+        return []
+    return [{"file": name, "change": "differs" if name in then and name in now else
+             "added" if name in now else "removed"}
+            for name in sorted(set(then) | set(now)) if then.get(name) != now.get(name)]
+
+
+def _short(fingerprint: Any) -> str:
+    return f"{fingerprint[:8]}…" if isinstance(fingerprint, str) else repr(fingerprint)
+
+
+def _engine_text(engine: dict[str, Any]) -> str:
+    version = engine.get("version")
+    return f"{engine.get('name')} {version if version is not None else '(version unknown)'}"
+
+
 @dataclass
 class BaselineComparison:
-    """How a run compares with its stored entry. `passed` is False on any kind of regression."""
+    """How a run compares with its stored entry. `passed` is False on any kind of regression;
+    `drift` (another knowledge base or engine, see drift_of) informs and never fails."""
 
     passed: bool
     regressions: list[dict[str, Any]] = field(default_factory=list)
@@ -55,6 +110,7 @@ class BaselineComparison:
     golden_changes: list[dict[str, str]] = field(default_factory=list)
     improvements: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    drift: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -139,13 +195,16 @@ def compare(current: dict[str, Any], stored: dict[str, Any]) -> BaselineComparis
                         f"and this run used {judge_text(changed[1])}: faithfulness is compared "
                         f"across judges and may move for that reason alone")
 
+    drift = drift_of(stored, current)
+    notes[:0] = [d["text"] for d in drift]  # first: a reader sees them before any regression
+
     added = sorted(set(now_golden) - set(stored.get("golden", now_golden)))
     if improvements and (added or golden_changes) and "passed_ids" in stored:
         improvements = _on_shared_cases(improvements, stored, current, added, golden_changes,
                                         notes)
     passed = not (regressions or case_regressions or golden_changes)
     return BaselineComparison(passed, regressions, case_regressions, golden_changes,
-                              improvements, notes)
+                              improvements, notes, drift)
 
 
 def _on_shared_cases(improvements: list[dict[str, Any]], stored: dict[str, Any],
@@ -203,7 +262,8 @@ def _applicable(rate: float, n_passed: int) -> int | None:
 
 
 def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """The stored entry raised by the current one: metrics only up, counts only down.
+    """The stored entry raised by the current one: metrics only up, counts only down; the
+    cases, the knowledge base and the engine become the current run's.
 
     Keys of the stored entry that this module does not know are kept as they are.
     """
@@ -215,7 +275,7 @@ def ratcheted(stored: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]
     for name in LOWER_IS_BETTER:
         if name in current:
             merged[name] = min(current[name], stored.get(name, current[name]))
-    for key in ("n_cases", "passed_ids", "golden", "repeats", "flaky"):
+    for key in ("n_cases", "passed_ids", "golden", "repeats", "flaky", *DRIFT_KEYS):
         if key in current:
             merged[key] = current[key]
     if "judge" in current and ("judge" in stored or judge_change(stored, current)):
@@ -229,9 +289,13 @@ LISTED_PER_KIND = 20
 
 
 def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> list[str]:
-    """Lines for a person: what regressed, what changed in the golden set, what improved.
-    With `limit`, at most that many case regressions and golden changes each, then a count."""
-    lines = [n if n.startswith("warning: ") else f"note: {n}" for n in cmp.notes]
+    """Lines for a person: what the run was measured on that changed (drift, first), what
+    regressed, what changed in the golden set, what improved. With `limit`, at most that many
+    case regressions and golden changes each, then a count."""
+    drifted = [d["text"] for d in cmp.drift]
+    lines = drift_lines(cmp, key)
+    lines += [n if n.startswith("warning: ") else f"note: {n}" for n in cmp.notes
+              if n not in drifted]
     for r in cmp.regressions:
         if r["current"] is None:
             lines.append(f"REGRESSION [{key}] {r['metric']}: in the baseline, missing from this run")
@@ -256,6 +320,11 @@ def describe(cmp: BaselineComparison, key: str, limit: int | None = None) -> lis
                      f"{_num(r['current'])} ({r['delta']:+.4g})"
                      + (f"; {r['note']}" if r.get("note") else ""))
     return lines
+
+
+def drift_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
+    """One line per kind of drift, marked so that it stands out in a log: "DRIFT [tool] …"."""
+    return [f"DRIFT [{key}] {d['text']}" for d in (cmp.drift if cmp is not None else ())]
 
 
 def _num(x: float) -> str:

@@ -6,7 +6,9 @@ fail; with --update-baseline the entry is recorded as asked). The
 baseline ratchets up and never down: an update that would lower anything is refused unless the
 caller passes allow_regression with a reason, and then the history keeps that reason. A QA run
 judged by another faithfulness judge than its entry is compared with a warning (compare.py) and
-recorded only with allow_regression and a reason: the entry then names the new judge.
+recorded only with allow_regression and a reason: the entry then names the new judge. A run
+on another knowledge base or engine than its entry (drift, compare.py) is gated as any other:
+drift alone never fails it nor blocks a record, and a recorded run makes the entry name them.
 """
 
 from __future__ import annotations
@@ -132,6 +134,11 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
                 lines.append(f"the golden set grew by {new_cases} case(s) the baseline does not "
                              f"know; record them with: {options.record_command}")
             return GateResult("improved", 0, lines, cmp)
+        if cmp.drift:
+            what = " and ".join("knowledge base" if d["kind"] == "kb" else d["kind"]
+                                for d in cmp.drift)
+            lines.append(f"no regression: drift alone never fails the gate; once reviewed, make "
+                         f"the baseline name this run's {what} with: {options.record_command}")
         return GateResult("pass", 0, lines, cmp)
 
 

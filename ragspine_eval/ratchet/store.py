@@ -8,7 +8,10 @@ document set such as "xlsx"). Each entry:
      "n_cases": int,
      "passed_ids": {name: [case ids]},       the cases that passed each gate
      "golden": {case id: fingerprint},       what each golden case asserted at baseline time
-     "repeats": int, "flaky": {name: [ids]}} optional: a run with --repeat, its flaky cases
+     "judge": {"name", "threshold"},         optional (QA): the faithfulness judge
+     "kb": {"fingerprint", "files": {file: fingerprint}},   optional (QA): the knowledge base
+     "engine": {"name", "version"},          optional (QA): version null when unknown
+     "repeats": int, "flaky": {name: [ids]}} optional (QA): a run with --repeat, its flaky cases
 
 Invariants, all enforced here and nowhere else:
 - nothing is lost or half-written: files are replaced atomically (files.atomic), read-modify-
@@ -47,7 +50,7 @@ from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
 from ragspine_eval.outputs.provenance import display_path, git_state
-from ragspine_eval.ratchet.compare import LOWER_IS_BETTER, BaselineComparison
+from ragspine_eval.ratchet.compare import DRIFT_KEYS, LOWER_IS_BETTER, BaselineComparison
 
 
 class BaselineError(RagspineEvalError, ValueError):
@@ -139,7 +142,21 @@ def validate_entry(path: Path, key: str, entry: Any) -> dict[str, Any]:
     repeats = entry.get("repeats", 1)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise bad(f"'repeats' must be a positive integer, got {reading.clip(repeats)}")
+    # optional: an entry without them (an old one, extraction's) is compared without drift check
+    kb, engine = entry.get("kb", {"fingerprint": ""}), entry.get("engine", {"name": ""})
+    if not (isinstance(kb, dict) and isinstance(kb.get("fingerprint"), str) and _str_map(
+            kb.get("files", {}))):
+        raise bad(f"'kb' must be {{\"fingerprint\": \"...\", \"files\": {{file: fingerprint}}}}, "
+                  f"got {reading.clip(kb)}")
+    if not (isinstance(engine, dict) and isinstance(engine.get("name"), str)
+            and isinstance(engine.get("version"), str | None)):
+        raise bad(f"'engine' must be {{\"name\": \"...\", \"version\": \"...\" or null}}, got "
+                  f"{reading.clip(engine)}")
     return entry
+
+
+def _str_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
 def _restore_hint(path: Path) -> str:
@@ -379,4 +396,5 @@ def _put_back(path: Path, old_bytes: bytes | None) -> None:
 def _summary(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     if entry is None:
         return None
-    return {k: entry[k] for k in ("metrics", *LOWER_IS_BETTER, "n_cases") if k in entry}
+    return {k: entry[k] for k in ("metrics", *LOWER_IS_BETTER, "n_cases", *DRIFT_KEYS)
+            if k in entry}

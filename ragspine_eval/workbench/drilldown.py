@@ -34,6 +34,7 @@ STYLE = """<style>
 .rse-verdict-fail{background:#fdeeee;border-color:#d73027}
 .rse-verdict-none{background:#eef2f8;border-color:#4575b4}
 .rse-verdict h2{margin:0 0 4px !important;font-size:1.6em !important;font-weight:800 !important}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
+.rse-drift{margin:2px 0 6px;padding:4px 8px;background:#fff6e0;border-left:4px solid #e08a00;font-weight:600}
 .rse-explorer{font-family:system-ui,sans-serif;max-width:100%}
 .rse-explorer-charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 .rse-explorer .rse-chart .mark-text,.rse-explorer .rse-chart .rse-frame{pointer-events:none}
@@ -85,7 +86,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
                 "</div>")
     if comparison.passed:
         return (f'{STYLE}<div class="rse-verdict rse-verdict-pass"><h2>PASS</h2>'
-                f"<div>{where}. No gate regressed against the baseline.</div></div>")
+                f"{drift_html(comparison)}<div>{where}. No gate regressed against the "
+                f"baseline.</div></div>")
     head = frames.headline(report, stored)
     items = []
     for row in head[head["status"] == "regression"].to_dict("records"):
@@ -103,10 +105,11 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
                    f" data-ids='{escape(json.dumps(ids or failing))}'>{what}</a>")
         items.append(f"<li><b>{escape(gate)}</b>: {change} · {flipped}</li>")
     if not items:  # the gate failed on something else: a golden change, a missing metric
-        items = [f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)]
-    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2><div>{where}. '
-            f"The baseline gate failed:</div><ul>{''.join(items)}</ul></div>"
-            + _BANNER_SCRIPT)
+        items = [f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)
+                 if not line.startswith("DRIFT ")]  # drift is shown above, once
+    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2>'
+            f"{drift_html(comparison)}<div>{where}. The baseline gate failed:</div>"
+            f"<ul>{''.join(items)}</ul></div>" + _BANNER_SCRIPT)
 
 
 def _repeats(report: QAEvalReport) -> str:
@@ -133,11 +136,18 @@ def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | Non
              "<div>On the answered cases: " + (
                  "no gate regressed against the baseline." if comparison.passed else
                  "the baseline gate failed:</div><ul>" + "".join(
-                     f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10))
-                 + "</ul><div>") + "</div>")
+                     f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)
+                     if not line.startswith("DRIFT ")) + "</ul><div>") + "</div>")
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL: {len(ids)} ENGINE '
-            f"ERROR{'S' if len(ids) != 1 else ''}</h2><div>{where}. "
+            f"ERROR{'S' if len(ids) != 1 else ''}</h2>{drift_html(comparison)}<div>{where}. "
             f"{escape(report.errors_sentence())}.</div><div>Cases: {shown}</div>{found}</div>")
+
+
+def drift_html(comparison: bl.BaselineComparison | None) -> str:
+    """The banner's drift lines (another knowledge base or engine than the baseline's), shown
+    under its heading, above any regression; "" when the run drifted from nothing."""
+    return "".join(f'<div class="rse-drift">⚠ {escape(d["text"])}</div>'
+                   for d in (comparison.drift if comparison is not None else ()))
 
 
 _BANNER_SCRIPT = """<script>(function () {

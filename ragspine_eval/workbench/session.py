@@ -137,10 +137,13 @@ def show_case(run: QARun, case_id: str) -> Any:
 
 
 def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
+    """What the gate says of one key: pass or each regression, with drift (another knowledge
+    base or engine than the baseline's) first either way."""
     if comparison is None:
         return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
     if comparison.passed:
-        return f"{key}: no regression against the baseline"
+        return "\n".join([f"{key}: no regression against the baseline",
+                          *bl.drift_lines(comparison, key)])
     return "\n".join([f"{key}: the baseline gate failed",
                       *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
 

@@ -92,3 +92,25 @@ def test_fabrication_reads_the_same_in_the_cli_and_the_summary_on_a_real_run(tmp
     assert f"0.0000 {interval}" in row
     assert f"| 0.0000 (0 of 13 fabricated) | {interval} |" in next(
         l for l in summary if l.startswith("| fabrication ("))
+
+
+def test_drift_has_its_own_section_above_the_regressions():
+    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.ratchet import compare
+
+    report = sample_report()
+    now = make_baseline_entry(report)
+    stored = {**now, "metrics": {**now["metrics"], "numeric_accuracy": 1.0},
+              "kb": {"fingerprint": "0123abcd00000000", "files": {"facts.csv": "aa"}}}
+    cmp = compare({**now, "kb": {"fingerprint": "4567ef0100000000", "files": {"facts.csv": "bb"}}},
+                  stored)
+    text = qa_summary_markdown(report, stored, GateResult("regression", 1, [], cmp))
+    drift = text.split("### Drift")[1].split("###")[0]
+    assert ("- knowledge base changed since the baseline was recorded: facts.csv differs "
+            "(kb 0123abcd… -> 4567ef01…)") in drift
+    assert text.index("### Drift") < text.index("### Regressions")
+    assert "REGRESSION [tool] numeric_accuracy" in text.split("### Regressions")[1]
+    # the same run on the baseline's own KB: no drift section
+    same = compare({**now, "kb": stored["kb"]}, stored)
+    text = qa_summary_markdown(report, stored, GateResult("regression", 1, [], same))
+    assert "### Drift" not in text and "knowledge base changed" not in text

@@ -81,3 +81,24 @@ def test_fingerprint_follows_the_bytes(tmp_path):
     with (tmp_path / "facts.csv").open("a", encoding="utf-8") as f:
         f.write("ROE,ACME_CN,CN,TOTAL,FY,2025,9.9,PCT,x.pptx,slide=1\n")
     assert kb.kb_fingerprint(tmp_path) != kb.kb_fingerprint(paths.KB_DIR)
+
+
+def test_each_file_has_its_own_fingerprint_and_only_the_changed_one_moves(tmp_path):
+    for name in (kb.FACTS_FILE, kb.NARRATIVES_FILE):
+        (tmp_path / name).write_bytes((paths.KB_DIR / name).read_bytes())
+    before = kb.kb_file_fingerprints(tmp_path)
+    assert before == kb.kb_file_fingerprints(paths.KB_DIR)
+    assert set(before) == {"facts.csv", "narratives.jsonl"}
+    assert all(len(fp) == 16 and int(fp, 16) >= 0 for fp in before.values())
+    facts = tmp_path / kb.FACTS_FILE
+    facts.write_text(facts.read_text(encoding="utf-8").replace("4500.0", "4501.0", 1),
+                     encoding="utf-8")
+    after = kb.kb_file_fingerprints(tmp_path)
+    assert after["facts.csv"] != before["facts.csv"]
+    assert after["narratives.jsonl"] == before["narratives.jsonl"]
+    assert kb.kb_fingerprint(tmp_path) != kb.kb_fingerprint(paths.KB_DIR)
+
+
+def test_a_build_carries_both_fingerprints(built_kb):
+    assert built_kb.fingerprint == kb.kb_fingerprint()
+    assert built_kb.files == kb.kb_file_fingerprints()

@@ -218,3 +218,49 @@ def test_fabrication_is_one_sentence_with_its_rate_and_interval():
     real = _real_report()
     assert real.fabrication_sentence().startswith(
         "fabrication: 0 of 13 refusal answers held an invented number, rate 0.00 [0.00, 0.23]")
+
+
+# --- the baseline entry ---------------------------------------------------------------------------
+
+
+def test_the_entry_records_the_kb_its_files_and_the_engine_from_the_provenance():
+    from ragspine_eval.outputs.provenance import InputRef, collect
+    from ragspine_eval.qa.report import make_baseline_entry
+
+    report = sample_report()
+    assert not {"kb", "engine", "judge"} & set(make_baseline_entry(report))  # no provenance
+    files = {"facts.csv": "0123456789abcdef", "narratives.jsonl": "fedcba9876543210"}
+    report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
+                                kb=InputRef("data/kb", "aaaabbbbccccdddd"), kb_files=files,
+                                engine="rag-spine", engine_version="0.17.2")
+    entry = make_baseline_entry(report)
+    assert entry["kb"] == {"fingerprint": "aaaabbbbccccdddd", "files": files}
+    assert entry["engine"] == {"name": "rag-spine", "version": "0.17.2"}
+    # a report read back from its JSON gives the same entry
+    again = QAEvalReport.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert make_baseline_entry(again) == entry
+
+
+def test_an_http_engine_is_recorded_with_an_unknown_version():
+    from ragspine_eval.outputs.provenance import InputRef, collect
+    from ragspine_eval.qa.report import make_baseline_entry
+
+    report = sample_report()
+    report.provenance = collect(harness="qa", mode="agent", golden=InputRef("g", "f00d", 3),
+                                kb=InputRef("data/kb", "aaaabbbbccccdddd"),
+                                engine="http://127.0.0.1:8000", engine_version=None)
+    entry = make_baseline_entry(report)
+    assert entry["engine"] == {"name": "http://127.0.0.1:8000", "version": None}
+    assert entry["kb"] == {"fingerprint": "aaaabbbbccccdddd"}  # a provenance without files
+
+
+def test_a_real_run_records_the_default_kb_and_the_installed_engine(tiny_golden):
+    from importlib.metadata import version
+
+    from ragspine_eval.qa.kb import kb_file_fingerprints, kb_fingerprint
+    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.qa.run import run_qa_eval
+
+    entry = make_baseline_entry(run_qa_eval(tiny_golden, "tool"))
+    assert entry["kb"] == {"fingerprint": kb_fingerprint(), "files": kb_file_fingerprints()}
+    assert entry["engine"] == {"name": "rag-spine", "version": version("rag-spine")}

@@ -145,3 +145,35 @@ def test_a_run_with_engine_errors_opens_with_them_not_with_pass():
     assert list(table["id"]) == ["num-001", "ref-001"]
     assert table.loc[1, "gates without a verdict"] == (
         "refusal_appropriateness, clarification_appropriateness, fabrication")
+
+
+KB_THEN = {"fingerprint": "0123abcd00000000", "files": {"facts.csv": "aaaa000000000000"}}
+KB_NOW = {"fingerprint": "4567ef0100000000", "files": {"facts.csv": "cccc000000000000"}}
+
+
+def banner_text(html: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html.split("</style>")[-1])).split())
+
+
+def test_the_banner_names_drift_under_its_heading_above_the_regressions():
+    from ragspine_eval.ratchet import compare
+
+    stored = {**make_baseline_entry(report()), "kb": KB_THEN}
+    current = report(num2_right=False)
+    cmp = compare({**make_baseline_entry(current), "kb": KB_NOW}, stored)
+    text = banner_text(drilldown.verdict_html(current, stored, cmp, "tool"))
+    drift = ("knowledge base changed since the baseline was recorded: facts.csv differs "
+             "(kb 0123abcd… -> 4567ef01…)")
+    assert text.startswith(f"FAIL ⚠ {drift}")
+    assert text.index(drift) < text.index("numeric_accuracy : 100.0% → 50.0%")
+    passing = compare({**make_baseline_entry(report()), "kb": KB_NOW}, stored)
+    assert passing.passed
+    assert banner_text(drilldown.verdict_html(report(), stored, passing, "tool")).startswith(
+        f"PASS ⚠ {drift}")
+
+
+def test_a_banner_without_drift_has_no_drift_line():
+    stored = {**make_baseline_entry(report()), "kb": KB_THEN}
+    cmp = compare_to_baseline(report(), stored)  # a run naming no KB: nothing to compare
+    assert cmp.drift == [] and drilldown.drift_html(cmp) == ""
+    assert "rse-drift\"" not in drilldown.verdict_html(report(), stored, cmp, "tool")

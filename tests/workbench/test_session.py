@@ -26,3 +26,25 @@ def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids():
     with pytest.raises(AssertionError, match=r"tool: FAIL because of 1 engine errors \(ref-1\)"):
         assert_gate(None, "tool", errors=report.errors)
     assert "no baseline yet" in assert_gate(None, "tool", errors=[])
+
+
+def test_the_gate_message_names_drift_on_a_pass_and_above_the_regressions_on_a_fail():
+    from ragspine_eval.ratchet import compare
+
+    def entry(rate: float, fingerprint: str) -> dict:
+        return {"metrics": {"g": rate}, "passed_ids": {"g": ["a"] if rate else []},
+                "golden": {"a": "fa"}, "n_cases": 1,
+                "engine": {"name": "rag-spine", "version": "0.17.2"},
+                "kb": {"fingerprint": fingerprint, "files": {"facts.csv": fingerprint}}}
+
+    drift = "DRIFT [tool] knowledge base changed since the baseline was recorded: facts.csv"
+    same = assert_gate(compare(entry(1.0, "a" * 16), entry(1.0, "a" * 16)), "tool")
+    assert same == "tool: no regression against the baseline"
+    passing = assert_gate(compare(entry(1.0, "b" * 16), entry(1.0, "a" * 16)), "tool")
+    assert passing.splitlines()[0] == "tool: no regression against the baseline"
+    assert passing.splitlines()[1].startswith(drift)
+    with pytest.raises(AssertionError) as failed:
+        assert_gate(compare(entry(0.0, "b" * 16), entry(1.0, "a" * 16)), "tool")
+    lines = str(failed.value).splitlines()
+    assert lines[1].startswith(drift)
+    assert any(line.startswith("REGRESSION [tool] g") for line in lines[2:])
