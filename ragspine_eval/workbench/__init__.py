@@ -15,6 +15,7 @@ from ragspine_eval.workbench.session import (
     QARun,
     assert_gate,
     assert_gates,
+    cases_apart,
     default_report_path,
     explorer,
     gate_message,
@@ -28,7 +29,7 @@ from ragspine_eval.workbench.session import (
     verdict,
 )
 
-__all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates",
+__all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cases_apart",
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
            "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
            "verdict"]

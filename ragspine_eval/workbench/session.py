@@ -193,6 +193,23 @@ def verdict(run: QARun) -> Html:
     return Html(verdict_html(run.report, run.stored, run.comparison, run.key))
 
 
+def cases_apart(run: QARun) -> Html:
+    """The cases kept apart from pass and fail, as tables under the banner: engine errors (no
+    verdict) and flaky verdicts (differed between repeats; never regressions). Empty when the
+    run has neither, so a notebook shows it unconditionally."""
+    from ragspine_eval.workbench import frames, tables
+
+    parts = []
+    if run.report.errors:
+        parts.append(f"<h4>Engine errors: {len(run.report.errors)} cases with no verdict</h4>"
+                     + tables.static(frames.engine_errors(run.report)).to_html())
+    if run.report.flaky:
+        parts.append("<h4>Flaky verdicts: they differed between repeats (counted as passing, "
+                     "never a regression)</h4>"
+                     + tables.static(frames.flaky_cases(run.report)).to_html())
+    return Html("".join(parts))
+
+
 def explorer(run: QARun) -> Html:
     """The clickable heatmap and failure bars over the failure table and each case's view."""
     from ragspine_eval.workbench.drilldown import explorer_html

@@ -91,6 +91,7 @@ def static(frame: pd.DataFrame, *, percent: Iterable[str] = (), signed: Iterable
                           (frame.index[~mask.to_numpy()], as_count)):
             if present and len(rows):
                 styler = styler.format(fmt, subset=pd.IndexSlice[rows, present], na_rep="–")
+    styler = _text_left(styler, frame)
     if highlight and highlight in frame:
         styler = styler.apply(
             lambda row: ["color: #b2182b; font-weight: bold" if row[highlight] == "regression"
@@ -105,3 +106,17 @@ def gate_table(head: pd.DataFrame) -> Styler:
                     percent_rows=head["measure"] == "pass rate", highlight="status")
     return styler.format(PERCENT, subset=[c for c in ("ci_lo", "ci_hi") if c in head],
                          na_rep="–")
+
+
+def _text_left(styler: Styler, frame: pd.DataFrame) -> Styler:
+    """Text columns (ids, questions, errors, field/value) read left-aligned, numbers stay
+    right-aligned: JupyterLab and the HTML export right-align every cell by default, which
+    leaves a column of questions ragged on the left."""
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+            and not pd.api.types.is_bool_dtype(frame[c])]
+    if not text:
+        return styler
+    headers = [{"selector": f"th.col_heading.col{frame.columns.get_loc(c)}",
+                "props": "text-align: left"} for c in text]
+    return (styler.set_properties(subset=text, **{"text-align": "left"})
+            .set_table_styles(headers, overwrite=False))

@@ -48,3 +48,30 @@ def test_the_gate_message_names_drift_on_a_pass_and_above_the_regressions_on_a_f
     lines = str(failed.value).splitlines()
     assert lines[1].startswith(drift)
     assert any(line.startswith("REGRESSION [tool] g") for line in lines[2:])
+
+
+def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run(tmp_path):
+    from conftest import make_case, right_numeric_outcome
+
+    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.qa.repeats import combine_repeats
+    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.workbench import QARun, cases_apart
+
+    cases = [make_case("num-001"), make_case("num-002")]
+    wrong = right_numeric_outcome(found_value=9.0)
+
+    def run(*reports):
+        return QARun(combine_repeats(list(reports)), tmp_path / "r.json", tmp_path / "b.json",
+                     None, None, "tool")
+
+    def one(*outcomes):
+        return evaluate(cases, list(outcomes), "tool", reference_texts={})
+
+    clean = one(right_numeric_outcome(), right_numeric_outcome())
+    assert cases_apart(run(clean, clean)).html == ""
+    flaky = cases_apart(run(clean, one(right_numeric_outcome(), wrong))).html
+    assert "Flaky verdicts" in flaky and "num-002" in flaky and "pass, fail" in flaky
+    assert "Engine errors" not in flaky
+    errored = cases_apart(run(one(CaseOutcome(error="EngineError: 503"), right_numeric_outcome())))
+    assert "Engine errors: 1 cases with no verdict" in errored.html and "503" in errored.html

@@ -26,7 +26,10 @@ def test_static_formats_rates_and_counts_row_by_row():
 def test_static_marks_regression_rows_and_blanks_missing_values():
     frame = pd.DataFrame({"status": ["regression", "pass"], "baseline": [0.5, None]})
     html = tables.static(frame, percent=["baseline"], highlight="status").to_html()
-    assert html.count("font-weight: bold") == 1 and "–" in html
+    bold = [rule.split("{")[0] for rule in html.split("</style>")[0].split("}")
+            if "font-weight: bold" in rule]
+    assert bold and all("_row0_" in sel and "_row1_" not in sel for sel in bold)  # one row
+    assert "–" in html
 
 
 def test_interactive_table_escapes_cell_text():
@@ -70,3 +73,19 @@ def test_the_failure_drill_down_of_a_large_run_is_bounded_and_its_json_report_is
     html = tables.interactive(frames.failure_table(report), rest="frames.failure_table(run.report)")
     assert f"Showing the first {tables.MAX_EMBEDDED_ROWS:,} of {n:,} rows" in html.data
     assert len(report.to_dict()["metrics"]["numeric_accuracy"]["failures"]) == n
+
+
+def test_text_columns_read_left_aligned_and_numbers_stay_right():
+    import re
+
+    import pandas as pd
+
+    from ragspine_eval.workbench import tables
+
+    frame = pd.DataFrame({"id": ["num-001"], "question": ["香港FY2024的REVENUE是多少"],
+                          "rate": [0.5], "passed": [True]})
+    html = tables.static(frame, percent=["rate"]).to_html()
+    css = html.split("</style>")[0]
+    left_cells = set(re.findall(r"_row0_(col\d)", css))
+    assert left_cells == {"col0", "col1"}  # id and question; not rate, not the bool
+    assert "th.col_heading.col0" in css and "th.col_heading.col2" not in css
