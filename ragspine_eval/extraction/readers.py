@@ -2,8 +2,9 @@
 
 A ground truth must not be read back from the extractor it scores, so `truth draft` and
 `truth check` see a document through other well-kept readers: openpyxl for xlsx (cached values,
-fills, merges), python-pptx for pptx tables (cell text, merges) and pdfplumber for the tables of
-a PDF (its own table finder over pdfminer.six; the engine has its own, over pypdfium2).
+fills, merges; a theme or indexed fill colour resolved by xlsx_colors), python-pptx for pptx
+tables (cell text, merges) and pdfplumber for the tables of a PDF (its own table finder over
+pdfminer.six; the engine has its own, over pypdfium2).
 
 Each reader gives one `ReadGrid` per sheet, slide table or page table, named as the engine
 names them: an xlsx sheet by its title with A1 cell references (`B2`); a pptx table
@@ -28,6 +29,7 @@ from typing import Any
 
 from ragspine_eval.extraction.locators import column_letter, is_a1, position
 from ragspine_eval.extraction.records import ExtractionInputError
+from ragspine_eval.extraction.xlsx_colors import Palette
 
 READERS = {"xlsx": "openpyxl", "pptx": "python-pptx", "pdf": "pdfplumber"}
 
@@ -37,7 +39,7 @@ class ReadCell:
     """One cell as an independent reader sees it."""
 
     value: Any = None
-    fill: str | None = None  # RRGGBB of a solid fill given as RGB, else None
+    fill: str | None = None  # RRGGBB of a solid fill (xlsx: RGB, theme or indexed), else None
     merge_span: list[int] | None = None  # [rows, cols] on a merge's origin
     covered: bool = False  # under a merge, not its origin
 
@@ -102,6 +104,7 @@ def _read_xlsx(path: Path) -> list[ReadGrid]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # openpyxl warns of extensions it drops, not of values
         book = openpyxl.load_workbook(path, data_only=True)
+    palette = Palette.of(book)
     grids = []
     for sheet in book.worksheets:
         grid = ReadGrid(sheet.title, sheet.max_row, sheet.max_column)
@@ -117,7 +120,7 @@ def _read_xlsx(path: Path) -> list[ReadGrid]:
                 if isinstance(cell, MergedCell):  # recorded from the ranges
                     continue
                 value = _plain(cell.value)
-                fill = _xlsx_fill(cell)
+                fill = palette.fill(cell)
                 pos = (cell.row, cell.column)
                 if (value is None or value == "") and fill is None and pos not in origins:
                     continue
@@ -127,16 +130,6 @@ def _read_xlsx(path: Path) -> list[ReadGrid]:
             grid.cells[grid.ref(r, c)] = ReadCell(covered=True)
         grids.append(grid)
     return grids
-
-
-def _xlsx_fill(cell: Any) -> str | None:
-    fill = cell.fill
-    if fill is None or getattr(fill, "fill_type", None) != "solid":
-        return None
-    color = fill.fgColor
-    if getattr(color, "type", None) != "rgb" or not isinstance(color.rgb, str):
-        return None  # theme and indexed colours are not resolved here
-    return color.rgb[-6:].upper()
 
 
 def _plain(value: Any) -> Any:

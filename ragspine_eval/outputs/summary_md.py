@@ -4,7 +4,8 @@ its own section above the regressions), the regressions, and the tags where most
 
 The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
 `qa_summary_markdown` makes them from a QA report and its gate result, and
-`extraction_summary_markdown` from an extraction run (a row per document set and channel, the
+`extraction_summary_markdown` from an extraction run (a row per document set and channel, a
+`table_structure` row where the run scored table structure, as the console table does, the
 sheets where most cells fail as its "tags"). Invariants: short by
 construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
 regression lines with a count of the rest), and pipes in ids or tag values never break a table.
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragspine_eval.extraction.structure import DEFINITION as STRUCTURE_DEFINITION
+from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs import escape
 from ragspine_eval.outputs.stats import format_interval, wilson_interval
@@ -44,6 +47,7 @@ class GateRow:
     value: str
     baseline: str = "-"
     interval: tuple[float, float] | None = None
+    proportion: bool = True  # False: the result is no share of passed/total (an F1), no CI
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,8 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
     for g in gates:
         interval = (format_interval(g.interval) if g.interval is not None else
-                    format_interval(wilson_interval(g.passed, g.total)) if g.total else "-")
+                    format_interval(wilson_interval(g.passed, g.total))
+                    if g.total and g.proportion else "-")
         lines.append(f"| {_cell(g.gate)} | {_cell(g.value)} | {interval} | "
                      f"{g.passed}/{g.total} | {_cell(g.baseline)} |")
     if notes:
@@ -189,7 +194,7 @@ def write_qa_summary(path: str | Path, report: QAEvalReport, stored: dict[str, A
 
 def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResult]) -> str:
     """The summary of an extraction run; `results` is what the gate said per document set."""
-    rows, tags, regressions = [], [], []
+    rows, tags, regressions, extracted = [], [], [], []
     for key, report in run.reports.items():
         stored = run.baselines.get(key) or {}
         for name, metric in report.channels.items():
@@ -200,6 +205,13 @@ def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResul
         cov, base = report.coverage, stored.get("coverage")
         rows.append(GateRow(f"{key} · coverage", cov.matched, cov.ground_truth_cells,
                             f"{cov.rate:.4f}", f"{base:.4f}" if isinstance(base, int | float) else "-"))
+        if report.structure:  # as the console's row: matched of the ground truth's relations
+            st, base = report.structure, stored.get(TABLE_STRUCTURE)
+            rows.append(GateRow(f"{key} · {TABLE_STRUCTURE}", st["matched"], st["relations"],
+                                f"{st['f1']:.4f}",
+                                f"{base:.4f}" if isinstance(base, int | float) else "-",
+                                proportion=False))
+            extracted.append(f"{key}: {st['extracted']}")
         by_sheet: dict[tuple[str, str], list[bool]] = {}
         for cell in report.cells:
             by_sheet.setdefault((cell.channel, cell.sheet), []).append(cell.correct)
@@ -211,7 +223,10 @@ def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResul
     verdict = "not gated" if not verdicts else ("PASS" if max(verdicts) == 0 else "FAIL")
     prov = run.provenance.lines() if run.provenance else []
     title = f"ragspine-eval extraction · {', '.join(run.reports)}"
-    return summary_markdown(title, verdict, prov, rows, regressions, tags)
+    notes = [(f"{TABLE_STRUCTURE}: {STRUCTURE_DEFINITION}. Result: the F1; passed: the ground "
+              f"truth's relations matched (relations extracted: {', '.join(extracted)}); no "
+              f"interval, as an F1 is no share of cases.")] if extracted else []
+    return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes)
 
 
 def write_extraction_summary(path: str | Path, run: ExtractionRun,

@@ -128,10 +128,11 @@ def test_scope_covers_its_sheets_and_ranges_only():
 
 def test_the_readers_do_not_use_the_engine(workbook):
     draft_truth(workbook)
-    import ragspine_eval.extraction.readers as readers
+    from ragspine_eval.extraction import readers, xlsx_colors
 
-    source = Path(readers.__file__).read_text(encoding="utf-8")
-    assert "ragspine." not in source.replace("ragspine_eval.", "")
+    for module in (readers, xlsx_colors):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert "ragspine." not in source.replace("ragspine_eval.", ""), module.__name__
 
 
 @needs_realdocs

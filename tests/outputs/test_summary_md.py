@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from builders import sample_report
 
 from ragspine_eval.outputs.summary_md import (
@@ -114,3 +116,75 @@ def test_drift_has_its_own_section_above_the_regressions():
     same = compare({**now, "kb": stored["kb"]}, stored)
     text = qa_summary_markdown(report, stored, GateResult("regression", 1, [], same))
     assert "### Drift" not in text and "knowledge base changed" not in text
+
+
+# --- table structure ------------------------------------------------------------------------
+
+STRUCTURE_TABLE = [{"sheet": "T", "cell_ref": ref, "value": value} for ref, value in [
+    ("R1C1", "Region"), ("R1C2", "Rain"), ("R2C1", "Assam"), ("R2C2", "17.9"),
+    ("R3C1", "Bihar"), ("R3C2", "2.1")]]  # 7 adjacency relations: 3 right, 4 down
+
+
+def _structure_run(tmp_path, name: str, facts: list[dict]):
+    from builders import write_jsonl
+
+    from ragspine_eval.extraction.run import Target, score_facts_file
+
+    truth = tmp_path / "table_truth.json"
+    truth.write_text(json.dumps({"document": "table.xlsx", "scope": {"tables": ["T"]},
+                                 "cells": STRUCTURE_TABLE}), encoding="utf-8")
+    return score_facts_file(write_jsonl(tmp_path / name, facts), [Target.own(None, truth)])
+
+
+def test_extraction_summary_shows_table_structure_as_the_console_does_and_its_regressions(
+        tmp_path):
+    from ragspine_eval.extraction.report import make_baseline_entry
+    from ragspine_eval.outputs.console import extraction_table
+    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+    from ragspine_eval.ratchet import run_gate
+
+    good = _structure_run(tmp_path, "good.jsonl", STRUCTURE_TABLE)
+    text = extraction_summary_markdown(good, {})
+    assert "| table.xlsx · table_structure | 1.0000 | - | 7/7 | - |" in text
+    baseline = tmp_path / "b.json"
+    run_gate(baseline, "table.xlsx", make_baseline_entry(good.reports["table.xlsx"]))
+    # every value right, but a stray cell inside the table: one more relation, none lost
+    bad = _structure_run(tmp_path, "bad.jsonl",
+                         [*STRUCTURE_TABLE, {"sheet": "T", "cell_ref": "R2C3", "value": "x"}])
+    report = bad.reports["table.xlsx"]
+    assert report.channels["cell_value"].accuracy == 1.0 and report.coverage.rate == 1.0
+    result = run_gate(baseline, "table.xlsx", make_baseline_entry(report))
+    bad.baselines = {"table.xlsx": {"cell_value": 1.0, "coverage": 1.0, "table_structure": 1.0}}
+    text = extraction_summary_markdown(bad, {"table.xlsx": result})
+    assert text.startswith("## ragspine-eval extraction · table.xlsx: FAIL")
+    f1 = f"{2 * 7 / (7 + 8):.4f}"  # 0.9333: 7 matched of 7 ground-truth and 8 extracted
+    assert f"| table.xlsx · table_structure | {f1} | - | 7/7 | 1.0000 |" in text
+    console = next(line for line in extraction_table("table.xlsx", report, {"metrics": {
+        "table_structure": 1.0}}) if line.startswith("table_structure"))
+    assert f"{f1}       7/7    1.0000" in console  # the console's figures, the same ones
+    assert "relations extracted: table.xlsx: 8" in text
+    regressions = text.split("### Regressions")[1].split("###")[0]
+    assert f"REGRESSION [table.xlsx] table_structure: 1.0000 -> {f1}" in regressions
+    # every line the gate gave for the set, and nothing of the channels that held
+    assert all(line in regressions for line in result.lines if "REGRESSION" in line)
+    assert "cell_value" not in regressions and "coverage" not in regressions
+
+
+def test_extraction_summary_has_no_table_structure_row_when_the_run_scored_none(tmp_path):
+    from builders import TRUTHS, fact_of, write_jsonl
+
+    from ragspine_eval.extraction.run import Target, fixture_targets, score_facts_file
+    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+
+    cells = TRUTHS["xlsx"]["cells"]
+    run = score_facts_file(write_jsonl(tmp_path / "f.jsonl", [fact_of(c) for c in cells]),
+                           fixture_targets("xlsx"))
+    assert run.reports["xlsx"].structure is None
+    text = extraction_summary_markdown(run, {})
+    assert "| xlsx · cell_value |" in text and "table_structure" not in text
+    # nor for a ground truth of a table's cells that claims no table (no scope)
+    truth = tmp_path / "cells.json"
+    truth.write_text(json.dumps({"cells": STRUCTURE_TABLE}), encoding="utf-8")
+    run = score_facts_file(write_jsonl(tmp_path / "t.jsonl", STRUCTURE_TABLE),
+                           [Target.own(None, truth)])
+    assert "table_structure" not in extraction_summary_markdown(run, {})
