@@ -180,18 +180,29 @@ def _process_main(engine: Engine, conn: Any) -> None:
 
 
 @contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """SIGINT held back (in this thread, the main one) while a worker process is started or
-    ended, so that Ctrl-C never leaves a worker half known (started and not yet registered,
-    unregistered and not yet killed): it arrives when the block ends. A process started
-    meanwhile inherits the block, so a Ctrl-C sent to the whole terminal group while it imports
-    the engine waits, and is dropped once _process_main ignores SIGINT: no KeyboardInterrupt
-    traceback from a worker on the analyst's terminal."""
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C held back while a worker process is started or ended, so that it never leaves a
+    worker half known (started and not yet registered, unregistered and not yet killed): it
+    arrives as the block ends. Two holds, since either alone leaks: SIGINT is blocked (a process
+    started meanwhile inherits the block, so a Ctrl-C sent to the whole terminal group while it
+    imports the engine waits, and is dropped once _process_main ignores SIGINT: no traceback
+    from a worker on the analyst's terminal), and Python's handler is swapped for one that only
+    notes it (a SIGINT that came just before the block still raises at the next instruction
+    otherwise). Python handles signals in the main thread only: elsewhere, only the block."""
+    caught: list[int] = []
+    main = (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is not None)  # None: a handler set outside Python
+    previous = signal.signal(signal.SIGINT, lambda signum, _: caught.append(signum)) if main \
+        else None
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one that waited is noted now
+        if main:
+            signal.signal(signal.SIGINT, previous)
+            if caught:
+                signal.raise_signal(signal.SIGINT)  # to the handler it was meant for
 
 
 class ProcessWorker:
@@ -214,7 +225,7 @@ class ProcessWorker:
         # the first spawn starts multiprocessing's resource tracker, which unblocks SIGINT
         # as it does: started here, before the block, it leaves the block alone
         resource_tracker.ensure_running()
-        with _sigint_blocked():  # the child inherits the mask: see _sigint_blocked
+        with _sigint_held():  # the child inherits the block: see _sigint_held
             parent, child = self._ctx.Pipe()
             self._proc = self._ctx.Process(target=_process_main, args=(self.engine, child),
                                            name="ragspine-eval-worker", daemon=True)
@@ -301,7 +312,7 @@ class ProcessWorker:
         return not self._inflight
 
     def _kill(self) -> None:
-        with _sigint_blocked():  # never half done: a Ctrl-C then finds the worker gone or whole
+        with _sigint_held():  # never half done: a Ctrl-C then finds the worker gone or whole
             if self._proc is not None:
                 self.run.pipes.unregister(self._conn)
                 self._proc.kill()
