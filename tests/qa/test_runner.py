@@ -145,3 +145,20 @@ def test_ctrl_c_stops_handing_out_cases_and_records_every_unfinished_one_as_not_
             with pytest.raises(ProcessLookupError):  # every worker was killed and reaped
                 os.kill(pid, 0)
 
+
+def test_an_interrupted_run_is_scored_with_what_it_has_and_says_so(tiny_golden):
+    """run_qa_eval raises the interrupt again with the report; with repeats, the interrupted
+    repeat is combined with the finished ones."""
+    engine = ScriptedEngine(delay=0.2)
+    stopped = interrupted(lambda: run_qa_eval(tiny_golden, "tool", engine=engine, repeat=2,
+                                              progress=ctrl_c_at(5 + 2)))
+    report = stopped.report
+    assert report.interrupted and report.repeats == 2 and report.n_cases == 5
+    ids = [c.id for c in report.cases]
+    not_run = [c.id for c in report.not_run]
+    assert 1 <= len(not_run) <= 3 and ids[-len(not_run):] == not_run
+    assert stopped.done == 5 - len(not_run)
+    assert report.to_dict()["interrupted"] is True
+    assert report.interrupted_sentence().startswith(
+        f"INTERRUPTED (Ctrl-C) after {5 - len(not_run)} of 5 cases")
+    assert "interrupted (Ctrl-C) before these cases finished" in report.errors_sentence()
