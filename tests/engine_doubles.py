@@ -135,3 +135,32 @@ def right_value_one_flaky(case: GoldenCase) -> CaseOutcome:
         if calls % 2:
             return CaseOutcome(route="structured", found_value=-1.0)
     return right_value(case)
+
+
+def slow_right_value(case: GoldenCase) -> CaseOutcome:
+    """`right_value` after RSE_SLOW_SECONDS (default 0.5) of thought, each case it starts
+    appended to the file RSE_TRACE when set: a run long enough to be interrupted, and a trace
+    that says how far it got."""
+    if os.environ.get("RSE_TRACE"):
+        with open(os.environ["RSE_TRACE"], "a", encoding="utf-8") as handle:
+            handle.write(f"{case.id} {os.getpid()}\n")
+    time.sleep(float(os.environ.get("RSE_SLOW_SECONDS", "0.5")))
+    return right_value(case)
+
+
+class SlowToStart:
+    """A callable whose copy in a worker process takes RSE_START_SECONDS (default 3) to unpickle:
+    a worker that is still starting (importing a heavy engine, say) when Ctrl-C comes."""
+
+    def __init__(self) -> None:
+        self.name = "slow-to-start"  # some state, or unpickling never calls __setstate__
+
+    def __call__(self, case: GoldenCase) -> CaseOutcome:
+        return right_value(case)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        time.sleep(float(os.environ.get("RSE_START_SECONDS", "3")))
+        self.__dict__.update(state)
+
+
+SLOW_TO_START = SlowToStart()

@@ -1,4 +1,5 @@
-"""`ragspine-eval qa`: flags onto `qa.gated_run.run_gated_qa`, its lines printed."""
+"""`ragspine-eval qa`: flags onto `qa.gated_run.run_gated_qa`, its lines printed. A Ctrl-C while
+the cases run ends in one stderr line and exit 130 once the outputs asked for are written."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from ragspine_eval import paths
 from ragspine_eval.cli.common import (
+    EXIT_INTERRUPTED,
     add_gate_arguments,
     gate_options,
     non_negative_int,
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
     from ragspine_eval.qa import judges
     from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
+    from ragspine_eval.qa.runner import RunInterrupted
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
@@ -105,9 +108,25 @@ def run(args: argparse.Namespace) -> int:
             retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
             cache=False if args.no_cache else None, cache_key=args.cache_key,
             executor=args.executor, scheduler=args.scheduler, repeat=args.repeat)
+    except RunInterrupted as stopped:
+        if stopped.report is None:
+            raise  # app.main: exit 130 all the same
+        echo.end_progress()
+        print(interrupted_line(stopped.report, args), file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         echo.end_progress()
     return gated.exit_code
+
+
+def interrupted_line(report: Any, args: argparse.Namespace) -> str:
+    """The one stderr line of a run Ctrl-C stopped whose outputs were written."""
+    done = report.n_cases - len(report.not_run)
+    files = [str(path) for path in (args.report, args.junit, args.summary_md) if path]
+    written = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
+               f"as not run" if files else "no report was asked for (--report)")
+    return (f"interrupted (Ctrl-C) after {done} of {report.n_cases} cases: {written}; the "
+            f"baseline was not changed")
 
 
 def _progress(args: argparse.Namespace):  # noqa: ANN202 - a callback or None

@@ -31,14 +31,15 @@ def short_ids(ids: list[str], limit: int = MAX_IDS_SHOWN) -> str:
 def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> list[str]:
     """One line per gate: rate, passed/total, the baseline's rate and the failing case ids;
     with engine errors, an `errors` column (the gate's cases with no verdict), then the errors
-    apart, each with its case id."""
+    apart, each with its case id. A run Ctrl-C stopped says so under the header."""
     base_metrics = (stored or {}).get("metrics", {})
     errors = bool(report.errors)
     header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
               + (f" · {report.repeats} repeats" if report.repeats > 1 else "")
               + (f" · {len(report.errors)} engine errors" if errors else ""))
-    lines = [header, f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
-                     + (f"{'errors':>6}  " if errors else "") + "failing cases"]
+    lines = [header, *filter(None, [report.interrupted_sentence()]),
+             f"{'gate':<31} {'rate':>7} {'95% CI':>12} {'passed':>9} {'baseline':>9}  "
+             + (f"{'errors':>6}  " if errors else "") + "failing cases"]
 
     def errored(metric: Any) -> str:
         return f"{len(metric.errors):>6}  " if errors else ""
@@ -60,12 +61,17 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
     lines.append(report.fabrication_sentence())
     if errors:
         lines.append(f"ENGINE ERRORS: {report.errors_sentence()}")
-    for case in report.errors[:MAX_IDS_SHOWN]:
+    not_run = {c.id for c in report.not_run}  # one line for them all: they share one reason
+    raised = [c for c in report.errors if c.id not in not_run]
+    for case in raised[:MAX_IDS_SHOWN]:
         lines.append(f"  error {case.id}: {case.error}")
-    if len(report.errors) > MAX_IDS_SHOWN:
-        lines.append(f"  … and {len(report.errors) - MAX_IDS_SHOWN} more engine errors: "
-                     f"{short_ids([c.id for c in report.errors[MAX_IDS_SHOWN:]], 40)} (each "
+    if len(raised) > MAX_IDS_SHOWN:
+        lines.append(f"  … and {len(raised) - MAX_IDS_SHOWN} more engine errors: "
+                     f"{short_ids([c.id for c in raised[MAX_IDS_SHOWN:]], 40)} (each "
                      f"error in the JSON report)")
+    if not_run:
+        lines.append(f"  not run ({len(not_run)}, the run was interrupted): "
+                     f"{short_ids([c.id for c in report.not_run], 40)}")
     return lines + flaky_lines(report)
 
 

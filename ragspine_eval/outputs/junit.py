@@ -170,9 +170,11 @@ def provenance_properties(provenance: Mapping[str, object] | None, prefix: str =
 
 
 def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
-                    prov: Provenance | None) -> None:
-    """The file of one run: its provenance as properties, its duration and start time."""
-    write_junit(path, cases, name, provenance_properties(prov.to_dict() if prov else None),
+                    prov: Provenance | None, extra: Mapping[str, str] | None = None) -> None:
+    """The file of one run: its provenance (and `extra`) as properties, its duration and start
+    time."""
+    write_junit(path, cases, name,
+                {**(extra or {}), **provenance_properties(prov.to_dict() if prov else None)},
                 time_s=prov.times.duration_s if prov and prov.times else None,
                 # readers expect a local ISO time without an offset; started_at is UTC
                 timestamp=prov.times.started_at[:19] if prov and prov.times else None)
@@ -180,8 +182,10 @@ def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
 
 def write_qa_junit(path: str | Path, report: QAEvalReport,
                    comparison: BaselineComparison | None = None) -> None:
+    """The file of a QA run; one Ctrl-C stopped carries the property interrupted=true, and its
+    cases not run are <error>s like any engine error."""
     write_run_junit(path, qa_junit_cases(report, comparison), f"ragspine-eval qa {report.mode}",
-                    report.provenance)
+                    report.provenance, {"interrupted": "true"} if report.interrupted else None)
 
 
 # --- the extraction report as rows ----------------------------------------------------------------

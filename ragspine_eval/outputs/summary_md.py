@@ -157,10 +157,13 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
             for value, b in sorted(values.items())]
     verdict = "not gated" if result is None else (
         f"{'PASS' if result.exit_code == 0 else 'FAIL'} ({result.status})")
+    if report.interrupted:
+        verdict = "INTERRUPTED (Ctrl-C): no verdict, the baseline untouched"
     regressions = _regression_lines(result.comparison, report.mode) if result else []
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
-    notes = [report.fabrication_sentence()]
+    notes = ([report.interrupted_sentence() + "."] if report.interrupted else []) + [
+        report.fabrication_sentence()]
     flaky = [f"{gate}: {i} ({', '.join('pass' if p else 'fail' for p in v)})"
              for gate, m in report.gates().items() for i, v in sorted(m.flaky.items())]
     if report.repeats > 1:

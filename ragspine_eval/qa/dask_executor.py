@@ -11,6 +11,11 @@ the call says what to install. Invariants:
 - a worker killed mid-run does not lose the run: Dask re-runs its tasks on another worker (up to
   its allowed-failures); a batch that still fails becomes an error on each of its cases, and
   the run completes;
+- Ctrl-C stops the run as runner.run_cases does: the batches not yet back are cancelled, their
+  cases recorded as not run, and `RunInterrupted` raised with every outcome; the cluster is
+  closed (a LocalCluster's worker processes end with it). A batch is the unit: the cases a
+  cancelled batch had already answered are lost to the report (the outcome cache, when on,
+  keeps them);
 - with `scheduler` (tcp://HOST:PORT) the workers must see the same files as this process (the
   knowledge base's stores are built in a scratch folder here): a shared file system, or workers
   on this machine.
@@ -27,9 +32,11 @@ from ragspine_eval.qa.engines.base import (
     CaseOutcome,
     Engine,
     error_outcome,
+    interrupted_outcome,
     timeout_outcome,
 )
 from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.qa.runner import RunInterrupted
 
 BATCHES_PER_WORKER = 8
 MAX_BATCH = 32
@@ -82,19 +89,25 @@ def _run(client: Any, as_completed: Any, engine: Engine, cases: list[GoldenCase]
                              options.case_timeout, pure=False): batch for batch in batches}
     outcomes: list[CaseOutcome | None] = [None] * len(cases)
     done = errors = 0
-    for future in as_completed(futures):
-        batch = futures[future]
-        try:
-            answers = future.result()
-        except Exception as exc:  # noqa: BLE001 - a worker lost for good: the cases' error
-            answers = [CaseOutcome(error=f"the Dask worker running this case was lost "
-                                         f"({type(exc).__name__}: {exc})")] * len(batch)
-        for i, out in zip(batch, answers, strict=True):
-            outcomes[i] = out
-            errors += bool(out.error)
-        done += len(batch)
-        if progress:
-            progress(done, len(cases), errors)
+    try:
+        for future in as_completed(futures):
+            batch = futures[future]
+            try:
+                answers = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker lost for good: the cases' error
+                answers = [CaseOutcome(error=f"the Dask worker running this case was lost "
+                                             f"({type(exc).__name__}: {exc})")] * len(batch)
+            for i, out in zip(batch, answers, strict=True):
+                outcomes[i] = out
+                errors += bool(out.error)
+            done += len(batch)
+            if progress:
+                progress(done, len(cases), errors)
+    except KeyboardInterrupt:
+        client.cancel(list(futures))  # the cluster itself is closed by the caller
+        finished = sum(out is not None for out in outcomes)
+        raise RunInterrupted([out or interrupted_outcome() for out in outcomes],
+                             finished) from None
     return outcomes  # type: ignore[return-value]
 
 

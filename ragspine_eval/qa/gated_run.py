@@ -11,6 +11,12 @@
    never creates or changes a baseline;
 5. the JUnit and Markdown files are written; when one cannot be (exit 2), what the gate recorded
    is undone, so exit 2 always leaves the baseline and its history as they were.
+Ctrl-C while the cases run (run.py raises runner.RunInterrupted with the report of what ran)
+goes through the same steps 2-5 with that report, marked interrupted: its unfinished cases are
+not run, the gate only compares (never creates or changes a baseline, even had every case
+finished), and the outputs are written whole (files/atomic.py); then the same RunInterrupted is
+raised again, so the program still ends as interrupted (the CLI: exit 130). A second Ctrl-C
+while writing ends it at once: each file is then written whole or not at all.
 No output may land on an input: the golden set, the knowledge base, the baseline, its history,
 the notebooks (exit 2 before the run).
 
@@ -35,6 +41,7 @@ from ragspine_eval.qa.report import (
     compare_to_baseline,
     make_baseline_entry,
 )
+from ragspine_eval.qa.runner import RunInterrupted
 from ragspine_eval.ratchet import store
 
 Echo = Callable[[str], None]
@@ -73,6 +80,10 @@ class QAGatedRun:
 
     @property
     def verdict(self) -> str:
+        if self.report.interrupted:
+            done = self.report.n_cases - len(self.report.not_run)
+            return (f"INTERRUPTED: qa {self.key} after {done} of {self.report.n_cases} cases: "
+                    f"no verdict, the baseline untouched")
         if self.report.errors:
             return f"FAIL: qa {self.key}: {len(self.report.errors)} engine errors"
         status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
@@ -80,6 +91,15 @@ class QAGatedRun:
 
 
 ENGINE_ERRORS = "engine errors"  # the gate's status for a run with engine errors
+INTERRUPTED = "interrupted"  # the gate's status for a run Ctrl-C stopped
+
+
+def interrupted_reason(report: QAEvalReport) -> str:
+    """The stated reason a run Ctrl-C stopped records nothing."""
+    done = report.n_cases - len(report.not_run)
+    return (f"INTERRUPTED (Ctrl-C) after {done} of {report.n_cases} cases: the cases not run "
+            f"have no verdict, so nothing was recorded and the baseline is as it was; run the "
+            f"same command again for a verdict")
 
 
 def engine_errors_reason(report: QAEvalReport) -> str:
@@ -137,8 +157,14 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     if stored is not None:
         ratchet.validate_entry(baseline_path, spec.key, stored)
 
-    report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
-                         **run_options)
+    try:
+        report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
+                             **run_options)
+        stopped = None
+    except RunInterrupted as exc:  # Ctrl-C while the cases ran: write what the run has
+        if exc.report is None:
+            raise
+        report, stopped = exc.report, exc
     report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
     for line in (*gate_table(report, stored), *report.provenance.lines()):
         say(line)
@@ -150,7 +176,11 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     before = store.snapshot(baseline_path)
     if options is not None:
         entry = make_baseline_entry(report)
-        if report.errors:
+        if report.interrupted:
+            run.gate = ratchet.check_without_recording(
+                baseline_path, spec.key, run.comparison, interrupted_reason(report),
+                status=INTERRUPTED)
+        elif report.errors:
             run.gate = ratchet.check_without_recording(
                 baseline_path, spec.key, run.comparison, engine_errors_reason(report),
                 status=ENGINE_ERRORS)
@@ -166,6 +196,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         raise
     if options is not None:
         say(run.verdict)
+    if stopped is not None:
+        raise stopped  # still the Ctrl-C: the CLI exits 130, a notebook sees it as before
     return run
 
 

@@ -21,7 +21,9 @@ judges a run with errors on the cases it answered (see there). pass_rate is
 1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
 baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
 (`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
-`run_qa_eval` carries its `provenance` (see outputs/provenance.py) as its first key.
+`run_qa_eval` carries its `provenance` (see outputs/provenance.py) as its first key. A report
+of a run Ctrl-C stopped says so (`interrupted`, `interrupted_sentence`): its unfinished cases
+are engine errors of their own kind (`not_run`), so it can never move a baseline either.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from ragspine_eval.outputs.provenance import (
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.qa.golden import GoldenCase
 from ragspine_eval.qa.groundedness import (
@@ -179,6 +181,7 @@ class QAEvalReport:
     engine: str = "ragspine"
     provenance: Provenance | None = None
     repeats: int = 1  # how many times each case ran (repeats.py)
+    interrupted: bool = False  # Ctrl-C stopped the run: the unfinished cases are `not_run`
 
     @property
     def flaky(self) -> dict[str, list[str]]:
@@ -214,16 +217,41 @@ class QAEvalReport:
         """The cases whose engine call raised, timed out or came back malformed."""
         return [c for c in self.cases if c.error]
 
+    @property
+    def not_run(self) -> list[CaseRecord]:
+        """The cases Ctrl-C stopped before they finished (engine errors of their own kind)."""
+        return [c for c in self.cases if c.error == NOT_RUN_INTERRUPTED]
+
     def errors_sentence(self) -> str:
         """Engine errors as every output states them ("" when there are none)."""
         if not self.errors:
             return ""
-        return (f"{len(self.errors)} engine error{'s' if len(self.errors) != 1 else ''}: "
-                f"the engine raised, timed out or answered malformed on "
-                f"{'this case' if len(self.errors) == 1 else 'these cases'}, so "
-                f"{'it is' if len(self.errors) == 1 else 'they are'} neither passes nor "
+        n, stopped = len(self.errors), len(self.not_run)
+        these = "this case" if n == 1 else "these cases"
+        if not stopped:
+            what = f"the engine raised, timed out or answered malformed on {these}"
+        elif stopped == n:
+            what = f"the run was interrupted (Ctrl-C) before {these} finished"
+        else:
+            what = (f"{stopped} were not run (the run was interrupted, Ctrl-C) and on "
+                    f"{n - stopped} the engine raised, timed out or answered malformed")
+        return (f"{n} engine error{'s' if n != 1 else ''}: {what}, so "
+                f"{'it is' if n == 1 else 'they are'} neither passes nor "
                 f"failures and every rate counts answered cases only; the run fails and "
                 f"records no baseline")
+
+    def interrupted_sentence(self) -> str:
+        """The interruption as every output states it ("" for a run that was not
+        interrupted)."""
+        if not self.interrupted:
+            return ""
+        done = self.n_cases - len(self.not_run)
+        resume = ("; the same command resumes it, reusing the answers the outcome cache kept"
+                  if self.provenance is not None and self.provenance.cache is not None else "")
+        return (f"INTERRUPTED (Ctrl-C) after {done} of {self.n_cases} cases: these results "
+                f"hold the {done} that finished; the other {self.n_cases - done} are recorded as "
+                f"not run, so this run is no verdict on the engine and records no "
+                f"baseline{resume}")
 
     def gates(self) -> dict[str, GateMetric]:
         """The six metrics and fabrication, in report order."""
@@ -236,6 +264,7 @@ class QAEvalReport:
             "engine": self.engine,
             "n_cases": self.n_cases,
             "repeats": self.repeats,
+            "interrupted": self.interrupted,
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),
             "fabrication_count": self.fabrication_count,
@@ -256,6 +285,7 @@ class QAEvalReport:
             engine=data.get("engine", "ragspine"),
             provenance=Provenance.from_dict(data["provenance"]) if data.get("provenance") else None,
             repeats=data.get("repeats", 1),
+            interrupted=data.get("interrupted", False),
         )
 
     def to_frame(self) -> pd.DataFrame:

@@ -3,6 +3,11 @@
 `run_qa_eval` loads the golden set, builds the KB's stores in a scratch folder, runs the cases
 on an engine (runner.py) and evaluates them (report.py) with a faithfulness judge (judges.py);
 the report carries its provenance, the judge included (no baseline yet: gated_run adds it). Nothing is written here.
+Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
+marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
+RunInterrupted raised again, for the caller that writes it (gated_run.py); with repeats, the
+repeats finished so far and the interrupted one are combined as usual. Ctrl-C anywhere else is
+a plain KeyboardInterrupt.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ragspine_eval.qa.golden import load_golden_set
 from ragspine_eval.qa.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.runner import RunInterrupted
 
 
 def run_qa_eval(
@@ -91,11 +97,16 @@ def run_qa_eval(
         store = _outcome_cache(spec, eng, mode, kb.fingerprint, cache if repeat == 1 else False,
                                cache_key)
         runs = []
+        interrupted = False
         try:
             runner = _runner(executor, scheduler)
             for k in range(repeat):
-                runs.append(_run_with_cache(runner, eng, cases, options,
-                                            _nth_repeat(progress, k, repeat, len(cases)), store))
+                outcomes, reused, interrupted = _run_with_cache(
+                    runner, eng, cases, options, _nth_repeat(progress, k, repeat, len(cases)),
+                    store)
+                runs.append((outcomes, reused))
+                if interrupted:
+                    break
         finally:
             close = getattr(eng, "close", None)
             if spec is not None and callable(close):
@@ -116,6 +127,9 @@ def run_qa_eval(
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+    if interrupted:
+        report.interrupted = True
+        raise RunInterrupted(runs[-1][0], report.n_cases - len(report.not_run), report)
     return report
 
 
@@ -169,14 +183,16 @@ def _runner(executor: str, scheduler: str | None) -> Callable[..., list]:
 
 
 def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, options: Any,
-                    progress: Any, store: Any) -> tuple[list, list[bool]]:
-    """Outcomes in case order and, per case, whether it was reused. Only the cases the cache
+                    progress: Any, store: Any) -> tuple[list, list[bool], bool]:
+    """Outcomes in case order, per case whether it was reused, and whether Ctrl-C stopped the
+    run (the unfinished cases then hold runner's not-run error). Only the cases the cache
     cannot answer reach the engine; each answer is stored as soon as it comes, so that a run
     killed part-way resumes from where it was."""
     from ragspine_eval.qa.cache import StoringEngine
 
     if store is None:
-        return run_cases(eng, cases, options, progress), [False] * len(cases)
+        outcomes, interrupted = _interruptible(run_cases, eng, cases, options, progress)
+        return outcomes, [False] * len(cases), interrupted
     known = store.get_many(cases)
     todo = [case for case, out in zip(cases, known, strict=True) if out is None]
     reused = len(cases) - len(todo)
@@ -186,10 +202,19 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
     if progress and reused:
         progress(reused, len(cases), 0)
-    fresh = iter(run_cases(StoringEngine(eng, store), todo, options,
-                           ticked if progress else None))
+    answers, interrupted = _interruptible(run_cases, StoringEngine(eng, store), todo, options,
+                                          ticked if progress else None)
+    fresh = iter(answers)
     outcomes = [next(fresh) if out is None else out for out in known]
-    return outcomes, [out is not None for out in known]
+    return outcomes, [out is not None for out in known], interrupted
+
+
+def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:
+    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True."""
+    try:
+        return run_cases(*args), False
+    except RunInterrupted as stopped:
+        return stopped.outcomes, True
 
 
 def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | None,

@@ -14,6 +14,13 @@
 - fail_fast: the first error in case order ends the run. Every later case is recorded as not
   run, even when a parallel worker already answered it, so the report equals a serial run's;
   a worker starts no case after its own error;
+- Ctrl-C (a KeyboardInterrupt in the main thread, or raised by `progress`) stops the run at
+  once: no case is handed out any more, answers already waiting in a worker's pipe are kept,
+  worker processes with a case in hand are killed and worker threads abandoned (they record
+  nothing more). `RunInterrupted` is raised with one outcome per case, in case order: those
+  that finished as they came, every other one `interrupted_outcome()` (no holes). It is a
+  KeyboardInterrupt, so a caller that does not look inside is interrupted as before. A second
+  Ctrl-C while the workers are ended is a plain KeyboardInterrupt;
 - parallel cases run in threads, or in worker processes when the engine says
   `parallel = "processes"` (the in-process engine: CPU-bound Python, and SQLite handles that must
   not cross a fork); an engine that also says `isolated = True` (a user's callable) runs in a
@@ -40,6 +47,7 @@ from typing import Any
 from ragspine_eval.qa.engines.base import (
     CaseOutcome,
     Engine,
+    interrupted_outcome,
 )
 from ragspine_eval.qa.golden import GoldenCase
 from ragspine_eval.qa.workers import ProcessWorker, ThreadWorker
@@ -81,26 +89,47 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
                  and (jobs > 1 or getattr(engine, "isolated", False)))
     run = _Run(cases, options, progress)
     worker = ProcessWorker if processes else ThreadWorker
-    workers = [worker(engine, run) for _ in range(jobs)]
+    workers: list[Any] = []
+    interrupted = False
     try:
+        workers += [worker(engine, run) for _ in range(jobs)]
         run.drive(workers)
+    except KeyboardInterrupt:
+        interrupted = True
+        run.schedule.cancel()
+        for key in list(run.pipes.get_map().values()):
+            key.data.receive()  # answers already in a pipe are answers: keep them
     finally:
         run.schedule.cancel()
         for w in workers:
-            w.close()
+            w.close()  # a worker process with a case in hand is killed, a thread abandoned
         run.pipes.close()
 
-    outcomes = run.outcomes
+    outcomes = list(run.outcomes)  # an abandoned thread can no longer change it
     stop = run.schedule.stopped_at
     if stop is not None:
         not_run = (f"not run: the run stopped at the first engine error, case {cases[stop].id} "
                    f"(--fail-fast)")
         for i in range(stop + 1, len(cases)):
             outcomes[i] = CaseOutcome(error=not_run)
+    if interrupted:
+        done = sum(out is not None for out in outcomes)
+        raise RunInterrupted([out or interrupted_outcome() for out in outcomes], done)
     missing = [cases[i].id for i, out in enumerate(outcomes) if out is None]
     if missing:  # a worker itself failed; never hand back a report with holes
         raise RuntimeError(f"no outcome for case(s) {', '.join(missing)}")
     return outcomes  # type: ignore[return-value]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run part-way (see the module invariants). `outcomes`: one per case, in
+    case order, the unfinished ones `interrupted_outcome()`; `done`: how many had finished.
+    run.run_qa_eval raises it again with the `report` scored from those outcomes, so that the
+    gated run can write what the run has before the interrupt ends the program."""
+
+    def __init__(self, outcomes: list[CaseOutcome], done: int, report: Any = None):
+        super().__init__(f"interrupted after {done} of {len(outcomes)} cases")
+        self.outcomes, self.done, self.report = outcomes, done, report
 
 
 class _Schedule:

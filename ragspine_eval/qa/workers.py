@@ -4,8 +4,11 @@ Owned by runner.py, which drives them from the main thread: `check(now)` enforce
 of the case in hand, `feed(now)` keeps a worker process a few cases ahead through its pipe,
 `deadline()` and `idle()` tell the main loop when to look again and when the run is over.
 Invariants: anything an engine raises or returns amiss becomes that case's error (`answer`); an
-abandoned thread is never reused; a worker process past its limit is killed and its queued
-cases go back to the schedule.
+abandoned thread is never reused and records nothing more; a worker process past its limit is
+killed and its queued cases go back to the schedule. Ctrl-C is the main thread's alone: worker
+processes ignore SIGINT (from their first instruction: it is blocked while they are spawned),
+and a worker process is started and ended with SIGINT held back, so an interrupt never finds
+one half started or half ended; `close` kills a worker that still has a case in hand.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ import signal
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any
 
 from ragspine_eval.qa.engines.base import (
@@ -141,7 +147,11 @@ class ThreadWorker:
         return self._lane is not None and self._lane.done
 
     def close(self) -> None:
-        pass  # the thread ends once the schedule hands it nothing
+        # the thread ends once the schedule hands it nothing; one still in a case (the run was
+        # interrupted) records nothing when it comes back
+        if self._lane is not None:
+            with self._lane.lock:
+                self._lane.abandoned = True
 
 
 # --- processes ---------------------------------------------------------------------------------
@@ -153,6 +163,7 @@ def _process_main(engine: Engine, conn: Any) -> None:
     """A worker process: answer pickled cases from the pipe until it closes or sends b"".
     Ctrl-C is the parent's to handle (it stops the run and ends its workers): ignored here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while spawned
     try:
         conn.send_bytes(_READY)
         while True:
@@ -166,6 +177,32 @@ def _process_main(engine: Engine, conn: Any) -> None:
                                          pickle.HIGHEST_PROTOCOL))
     finally:
         _close(engine)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C held back while a worker process is started or ended, so that it never leaves a
+    worker half known (started and not yet registered, unregistered and not yet killed): it
+    arrives as the block ends. Two holds, since either alone leaks: SIGINT is blocked (a process
+    started meanwhile inherits the block, so a Ctrl-C sent to the whole terminal group while it
+    imports the engine waits, and is dropped once _process_main ignores SIGINT: no traceback
+    from a worker on the analyst's terminal), and Python's handler is swapped for one that only
+    notes it (a SIGINT that came just before the block still raises at the next instruction
+    otherwise). Python handles signals in the main thread only: elsewhere, only the block."""
+    caught: list[int] = []
+    main = (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is not None)  # None: a handler set outside Python
+    previous = signal.signal(signal.SIGINT, lambda signum, _: caught.append(signum)) if main \
+        else None
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one that waited is noted now
+        if main:
+            signal.signal(signal.SIGINT, previous)
+            if caught:
+                signal.raise_signal(signal.SIGINT)  # to the handler it was meant for
 
 
 class ProcessWorker:
@@ -185,15 +222,19 @@ class ProcessWorker:
         self._ahead = 1 if run.options.fail_fast else PIPELINE_CASES
 
     def _start(self, now: float) -> None:
-        parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_process_main, args=(self.engine, child),
-                                       name="ragspine-eval-worker", daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn, self._ready, self._started = parent, False, now
-        self.run.pipes.register(parent, selectors.EVENT_READ, self)
-        self._readable = select.poll()  # Connection.poll() builds a selector on every call
-        self._readable.register(parent, select.POLLIN)
+        # the first spawn starts multiprocessing's resource tracker, which unblocks SIGINT
+        # as it does: started here, before the block, it leaves the block alone
+        resource_tracker.ensure_running()
+        with _sigint_held():  # the child inherits the block: see _sigint_held
+            parent, child = self._ctx.Pipe()
+            self._proc = self._ctx.Process(target=_process_main, args=(self.engine, child),
+                                           name="ragspine-eval-worker", daemon=True)
+            self._proc.start()
+            child.close()
+            self._conn, self._ready, self._started = parent, False, now
+            self.run.pipes.register(parent, selectors.EVENT_READ, self)
+            self._readable = select.poll()  # Connection.poll() builds a selector on every call
+            self._readable.register(parent, select.POLLIN)
 
     def feed(self, now: float) -> bool:
         """Send one more case if this worker has room for it."""
@@ -271,13 +312,14 @@ class ProcessWorker:
         return not self._inflight
 
     def _kill(self) -> None:
-        if self._proc is not None:
-            self.run.pipes.unregister(self._conn)
-            self._proc.kill()
-            self._proc.join(timeout=5)
-            self._conn.close()
-        self._proc = self._conn = None
-        self._ready = False
+        with _sigint_held():  # never half done: a Ctrl-C then finds the worker gone or whole
+            if self._proc is not None:
+                self.run.pipes.unregister(self._conn)
+                self._proc.kill()
+                self._proc.join(timeout=5)
+                self._conn.close()
+            self._proc = self._conn = None
+            self._ready = False
 
     def close(self) -> None:
         if self._proc is None:

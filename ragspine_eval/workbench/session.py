@@ -57,7 +57,8 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
            engine: str = "ragspine", **run_options: Any) -> QARun:
     """Validate the stored entry, run and score the mode on `engine` (an --engine string),
     write the report, compare: the CLI's gated run without recording. `run_options` are
-    run_qa_eval's (jobs, case_timeout, ...)."""
+    run_qa_eval's (jobs, case_timeout, ...). Interrupting the kernel mid-run writes the report
+    of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on."""
     from ragspine_eval.qa.engines import parse_engine
     from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
 

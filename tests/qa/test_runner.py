@@ -1,4 +1,5 @@
-"""The runner: case order whatever the parallelism, faults as case errors, time limits, fail-fast."""
+"""The runner: case order whatever the parallelism, faults as case errors, time limits, fail-fast,
+Ctrl-C."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from conftest import make_case, same_run
 from engine_doubles import ScriptedEngine, traced
 
 from ragspine_eval import paths
+from ragspine_eval.qa.engines.base import NOT_RUN_INTERRUPTED
 from ragspine_eval.qa.engines.callable_engine import CallableEngine
 from ragspine_eval.qa.run import run_qa_eval
-from ragspine_eval.qa.runner import RunOptions, run_cases
+from ragspine_eval.qa.runner import RunInterrupted, RunOptions, run_cases
 
 CASES = [make_case(f"c{i}") for i in range(1, 7)]
 
@@ -98,3 +100,65 @@ def test_parallel_in_process_report_equals_the_serial_report(mode):
     parallel = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=2)
     assert not serial.errors
     assert same_run(parallel.to_dict()) == same_run(serial.to_dict())
+
+
+def ctrl_c_at(n: int):
+    """A progress callback that presses Ctrl-C once n cases are done: it raises in the main
+    thread, where a real SIGINT lands."""
+    def progress(done: int, total: int, errors: int) -> None:
+        if done >= n:
+            raise KeyboardInterrupt
+    return progress
+
+
+def interrupted(call) -> RunInterrupted:
+    try:
+        call()
+    except KeyboardInterrupt as exc:  # the old runner let a bare one through
+        assert isinstance(exc, RunInterrupted), f"a bare {type(exc).__name__}"
+        return exc
+    raise AssertionError("the run was not interrupted")
+
+
+@pytest.mark.parametrize("parallel", ["threads", "processes"])
+def test_ctrl_c_stops_handing_out_cases_and_records_every_unfinished_one_as_not_run(
+        tmp_path, parallel):
+    trace = tmp_path / "trace"
+    cases = [make_case(f"c{i}") for i in range(1, 61)]  # 6 s of work on 2 workers
+    engine = ScriptedEngine(parallel=parallel, trace=str(trace), delay=0.2)
+    started = time.monotonic()
+    stopped = interrupted(lambda: run_cases(engine, cases, RunOptions(jobs=2), ctrl_c_at(3)))
+    assert time.monotonic() - started < 4  # stopped at once, not after the 60 cases
+    outcomes = stopped.outcomes
+    assert len(outcomes) == 60
+    finished = [o for o in outcomes if o.error != NOT_RUN_INTERRUPTED]
+    assert stopped.done == len(finished) >= 3
+    assert all(o.answer.startswith("answer to c") and o.error is None for o in finished)
+    assert NOT_RUN_INTERRUPTED == ("not run: the run was interrupted (Ctrl-C) before this case "
+                                   "finished")
+    began = len(traced(trace))
+    time.sleep(0.6)  # a worker left running would start three more cases meanwhile
+    # each worker: the case in hand, and one whose answer was on its way when it was ended
+    assert len(traced(trace)) == began <= stopped.done + 2 * 2
+    if parallel == "processes":
+        for pid in {int(line.split()[1]) for line in traced(trace)}:
+            with pytest.raises(ProcessLookupError):  # every worker was killed and reaped
+                os.kill(pid, 0)
+
+
+def test_an_interrupted_run_is_scored_with_what_it_has_and_says_so(tiny_golden):
+    """run_qa_eval raises the interrupt again with the report; with repeats, the interrupted
+    repeat is combined with the finished ones."""
+    engine = ScriptedEngine(delay=0.2)
+    stopped = interrupted(lambda: run_qa_eval(tiny_golden, "tool", engine=engine, repeat=2,
+                                              progress=ctrl_c_at(5 + 2)))
+    report = stopped.report
+    assert report.interrupted and report.repeats == 2 and report.n_cases == 5
+    ids = [c.id for c in report.cases]
+    not_run = [c.id for c in report.not_run]
+    assert 1 <= len(not_run) <= 3 and ids[-len(not_run):] == not_run
+    assert stopped.done == 5 - len(not_run)
+    assert report.to_dict()["interrupted"] is True
+    assert report.interrupted_sentence().startswith(
+        f"INTERRUPTED (Ctrl-C) after {5 - len(not_run)} of 5 cases")
+    assert "interrupted (Ctrl-C) before these cases finished" in report.errors_sentence()

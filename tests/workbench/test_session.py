@@ -75,3 +75,23 @@ def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run
     assert "Engine errors" not in flaky
     errored = cases_apart(run(one(CaseOutcome(error="EngineError: 503"), right_numeric_outcome())))
     assert "Engine errors: 1 cases with no verdict" in errored.html and "503" in errored.html
+
+
+def test_interrupting_the_kernel_mid_run_writes_the_report_and_lets_the_interrupt_go_on(
+        tmp_path, tiny_golden, monkeypatch):
+    import json
+
+    from ragspine_eval import paths
+    from ragspine_eval.workbench.session import run_qa
+
+    def ctrl_c(done: int, total: int, errors: int) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt  # what a kernel interrupt raises in the main thread
+
+    monkeypatch.setenv("RSE_SLOW_SECONDS", "0.2")
+    with pytest.raises(KeyboardInterrupt):
+        run_qa("tool", tiny_golden, tmp_path / "b.json", paths.KB_DIR, tmp_path / "r.json",
+               engine="engine_doubles:slow_right_value", progress=ctrl_c)
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["interrupted"] is True and len(report["cases"]) == 5
+    assert not (tmp_path / "b.json").exists()

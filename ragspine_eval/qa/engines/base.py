@@ -151,3 +151,12 @@ def timeout_outcome(seconds: float) -> CaseOutcome:
     """The outcome of a case past its time limit. Every engine and the runner use this one text,
     so a report does not depend on which of them noticed first."""
     return CaseOutcome(error=f"TimeoutError: no answer within the case timeout of {seconds:g} s")
+
+
+NOT_RUN_INTERRUPTED = "not run: the run was interrupted (Ctrl-C) before this case finished"
+
+
+def interrupted_outcome() -> CaseOutcome:
+    """The outcome of a case that had not finished when Ctrl-C stopped the run. One text for
+    every executor, so a report can count its not-run cases (report.QAEvalReport.not_run)."""
+    return CaseOutcome(error=NOT_RUN_INTERRUPTED)
