@@ -249,6 +249,8 @@ class StoringEngine:
         self.label = getattr(engine, "label", self.name)
         self.mode = getattr(engine, "mode", None)
         self.parallel = getattr(engine, "parallel", "threads")
+        # a user's callable keeps running in a worker process of its own (runner.py)
+        self.isolated = getattr(engine, "isolated", False)
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         out = self.engine.run_case(case)

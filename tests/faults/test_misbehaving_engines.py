@@ -32,3 +32,17 @@ def test_a_misbehaving_callable_is_that_cases_error_in_a_completed_run(capsys, t
     assert list(errors) == ["ref-002"] and MISBEHAVIOURS[name] in errors["ref-002"]
     assert data["n_cases"] == 5
     assert not baseline.exists()  # a run with engine errors never starts a baseline
+
+
+def test_a_cached_callable_that_calls_os_exit_still_ends_only_its_case(capsys, tmp_path,
+                                                                      tiny_golden):
+    """With --cache-key the callable runs behind the outcome cache: still in a worker process
+    of its own, so os._exit ends one case, not the harness."""
+    report = tmp_path / "r.json"
+    code = main(["qa", "--engine", "faults.hostile_engines:calls_os_exit", "--cache-key", "b1",
+                 "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json"),
+                 "--report", str(report), "--case-timeout", "3"])
+    capsys.readouterr()
+    assert code == 1
+    errors = {e["id"]: e["error"] for e in json.loads(report.read_text())["errors"]}
+    assert list(errors) == ["ref-002"] and "died (exit code 3)" in errors["ref-002"]
