@@ -37,7 +37,9 @@ def without_times(report: dict) -> str:
 
 @pytest.fixture(scope="module")
 def two_tool_runs():
-    return [run_qa_eval(paths.QA_GOLDEN_SET, "tool").to_dict() for _ in range(2)]
+    # cache=False: a module fixture runs before the per-test outcome cache is set, and the
+    # second run would otherwise reuse the first's answers (provenance "cache" then differs)
+    return [run_qa_eval(paths.QA_GOLDEN_SET, "tool", cache=False).to_dict() for _ in range(2)]
 
 
 def test_two_runs_of_the_same_inputs_differ_only_in_times(two_tool_runs):
