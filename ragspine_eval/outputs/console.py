@@ -31,7 +31,12 @@ def short_ids(ids: list[str], limit: int = MAX_IDS_SHOWN) -> str:
 def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> list[str]:
     """One line per gate: rate, passed/total, the baseline's rate and the failing case ids;
     with engine errors, an `errors` column (the gate's cases with no verdict), then the errors
-    apart, each with its case id. A run Ctrl-C stopped says so under the header."""
+    apart, each with its case id. A run Ctrl-C stopped says so under the header. With engine
+    errors the baseline column is the baseline on the cases the gate compares (answered.py),
+    and a footnote says so."""
+    from ragspine_eval.qa.answered import baseline_shown
+
+    stored, footnote = baseline_shown(report, stored)
     base_metrics = (stored or {}).get("metrics", {})
     errors = bool(report.errors)
     header = (f"QA eval · engine {report.engine} · mode {report.mode} · {report.n_cases} cases"
@@ -59,6 +64,8 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
                  f"{fab.passed:>4}/{fab.total:<4} {base_text:>9}  {errored(fab)}"
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
     lines.append(report.fabrication_sentence())
+    if footnote:
+        lines.append(footnote)
     if errors:
         lines.append(f"ENGINE ERRORS: {report.errors_sentence()}")
     not_run = {c.id for c in report.not_run}  # one line for them all: they share one reason

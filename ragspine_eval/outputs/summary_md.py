@@ -138,8 +138,10 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
 def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = None,
                         result: GateResult | None = None) -> str:
     """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
+    from ragspine_eval.qa.answered import baseline_shown
     from ragspine_eval.qa.gates import FABRICATION
 
+    stored, footnote = baseline_shown(report, stored)  # with engine errors: as the gate compares
     base = (stored or {}).get("metrics", {})
     rows = [GateRow(name, m.passed, m.total, f"{m.pass_rate:.4f}",
                     f"{base[name]:.4f}" if isinstance(base.get(name), int | float) else "-")
@@ -163,7 +165,7 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
     notes = ([report.interrupted_sentence() + "."] if report.interrupted else []) + [
-        report.fabrication_sentence()]
+        report.fabrication_sentence()] + ([footnote + "."] if footnote else [])
     flaky = [f"{gate}: {i} ({', '.join('pass' if p else 'fail' for p in v)})"
              for gate, m in report.gates().items() for i, v in sorted(m.flaky.items())]
     if report.repeats > 1:

@@ -32,13 +32,46 @@ def compare_answered(report: QAEvalReport, current: dict[str, Any], stored: dict
                      ) -> ratchet.BaselineComparison:
     """`ratchet.compare` of the run's entry with the stored one, on the answered cases."""
     errored = {c.id for c in report.errors}
-    answered = len(report.cases) - len(errored)
-    if "passed_ids" not in stored or "golden" not in stored:
+    views = _answered_views(report, current, stored)
+    if views is None:
         cmp = ratchet.compare(current, stored)
-        cmp.notes.insert(0, f"{len(errored)} engine errors: the rates of the {answered} answered "
-                            f"cases are compared with the baseline's over all its cases (the "
-                            f"baseline predates per-case ids, so it cannot be restricted to them)")
+        cmp.notes.insert(0, f"{len(errored)} engine errors: the rates of the "
+                            f"{len(report.cases) - len(errored)} answered cases are compared "
+                            f"with the baseline's over all its cases (the baseline predates "
+                            f"per-case ids, so it cannot be restricted to them)")
         return cmp
+    now_view, then_view, shared = views
+    cmp = ratchet.compare(now_view, then_view)
+    cmp.notes.insert(0, f"{len(errored)} engine errors: compared with the baseline on the "
+                        f"{shared} cases answered now that the baseline knows unchanged; "
+                        f"the errored cases are neither passes nor failures")
+    return cmp
+
+
+def baseline_shown(report: QAEvalReport, stored: dict[str, Any] | None
+                   ) -> tuple[dict[str, Any] | None, str | None]:
+    """The stored entry as the gate tables show it beside this run, and a footnote: for a run
+    with engine errors, the baseline's rates and fabrication count on the cases the comparison
+    uses (so the table and the verdict agree); otherwise the entry as stored and no footnote."""
+    if stored is None or not report.errors:
+        return stored, None
+    from ragspine_eval.qa.report import make_baseline_entry
+
+    views = _answered_views(report, make_baseline_entry(report), stored)
+    if views is None:
+        return stored, None
+    return views[1], (f"baseline: its rates on the {views[2]} cases answered now that it knows "
+                      f"unchanged (the engine errors left out on both sides, as the gate compares)")
+
+
+def _answered_views(report: QAEvalReport, current: dict[str, Any], stored: dict[str, Any]
+                    ) -> tuple[dict[str, Any], dict[str, Any], int] | None:
+    """(the run's entry, the stored entry, how many cases they share), both restricted to the
+    cases answered now that the stored entry knows unchanged; None for a stored entry without
+    per-case ids."""
+    if "passed_ids" not in stored or "golden" not in stored:
+        return None
+    errored = {c.id for c in report.errors}
     now_golden = current["golden"]
     shared = {i for i, fp in stored["golden"].items()
               if i not in errored and now_golden.get(i) == fp}
@@ -60,11 +93,7 @@ def compare_answered(report: QAEvalReport, current: dict[str, Any], stored: dict
             then_metrics[name] = then_n / len(cases) if cases else 1.0
             now_metrics[name] = now_n / len(cases) if cases else 1.0
     then_view["metrics"], now_view["metrics"] = then_metrics, now_metrics
-    cmp = ratchet.compare(now_view, then_view)
-    cmp.notes.insert(0, f"{len(errored)} engine errors: compared with the baseline on the "
-                        f"{len(shared)} cases answered now that the baseline knows unchanged; "
-                        f"the errored cases are neither passes nor failures")
-    return cmp
+    return now_view, then_view, len(shared)
 
 
 def _without(entry: dict[str, Any], errored: set[str]) -> dict[str, Any]:

@@ -43,7 +43,10 @@ def headline(report: QAEvalReport, stored: dict[str, Any] | None = None) -> pd.D
     of the fabrication rate. A gate is a regression when its rate fell
     (its count rose) or when any of its cases regressed, as the baseline gate itself decides.
     """
+    from ragspine_eval.qa.answered import baseline_shown
+
     cmp = None if stored is None else compare_to_baseline(report, stored)
+    stored = baseline_shown(report, stored)[0]  # with engine errors: as the gate compares
     dropped = {r["metric"] for r in cmp.regressions} if cmp else set()
     flipped: dict[str, list[str]] = {}
     for c in cmp.case_regressions if cmp else ():

@@ -45,6 +45,7 @@ def test_refusal_cases_that_time_out_are_engine_errors_not_fabrications(
     assert f"error {REFUSALS[0]}: TimeoutError: staging did not answer" in out
     assert "REGRESSION" not in out  # no case passed at baseline and "fails" now
     assert "FAIL because of 13 engine errors" in out
+    assert "baseline: its rates on the 58 cases answered now" in out  # table agrees with gate
     assert out.rstrip().splitlines()[-1] == f"FAIL: qa {data['provenance']['baseline']['key']}: " \
                                             f"13 engine errors"
 

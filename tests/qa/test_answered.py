@@ -61,3 +61,19 @@ def test_a_baseline_without_case_ids_is_compared_on_rates_and_says_so():
     legacy = {"metrics": dict(BASELINE["metrics"]), "fabrication_count": 0, "n_cases": 71}
     cmp = compare_to_baseline(_run({0}), legacy)
     assert "the baseline predates per-case ids" in cmp.notes[0]
+
+
+def test_the_tables_show_the_baseline_on_the_cases_the_gate_compares():
+    from ragspine_eval.qa.answered import baseline_shown
+    from ragspine_eval.workbench import frames
+
+    refusals = {i for i, c in enumerate(CASES) if c.expected["refuse"]}
+    report = _run(refusals)
+    shown, footnote = baseline_shown(report, BASELINE)
+    answered = len(CASES) - len(refusals)
+    assert footnote.startswith(f"baseline: its rates on the {answered} cases answered now")
+    # the healthy baseline's rates over the answered cases are this run's: no false drop shown
+    assert shown["metrics"] == {n: m.pass_rate for n, m in report.metrics.items()}
+    head = frames.headline(report, BASELINE).set_index("gate")
+    assert (head["baseline"] == head["current"]).all() and set(head["status"]) == {"pass"}
+    assert baseline_shown(_run(set()), BASELINE) == (BASELINE, None)
