@@ -55,44 +55,47 @@ def baseline_shown(report: QAEvalReport, stored: dict[str, Any] | None
     uses (so the table and the verdict agree); otherwise the entry as stored and no footnote."""
     if stored is None or not report.errors:
         return stored, None
-    from ragspine_eval.qa.report import make_baseline_entry
-
-    views = _answered_views(report, make_baseline_entry(report), stored)
+    views = _answered_views(report, None, stored)
     if views is None:
         return stored, None
     return views[1], (f"baseline: its rates on the {views[2]} cases answered now that it knows "
                       f"unchanged (the engine errors left out on both sides, as the gate compares)")
 
 
-def _answered_views(report: QAEvalReport, current: dict[str, Any], stored: dict[str, Any]
-                    ) -> tuple[dict[str, Any], dict[str, Any], int] | None:
-    """(the run's entry, the stored entry, how many cases they share), both restricted to the
-    cases answered now that the stored entry knows unchanged; None for a stored entry without
-    per-case ids."""
+def _answered_views(report: QAEvalReport, current: dict[str, Any] | None,
+                    stored: dict[str, Any]) -> tuple[Any, dict[str, Any], int] | None:
+    """(the run's entry `current`, the stored entry, how many cases they share), both restricted
+    to the cases answered now that the stored entry knows unchanged (the run's None when
+    `current` is); None for a stored entry without per-case ids. Reads the run from `report`
+    alone, so that this module needs nothing of report.py at run time (no import cycle)."""
     if "passed_ids" not in stored or "golden" not in stored:
         return None
     errored = {c.id for c in report.errors}
-    now_golden = current["golden"]
+    now_golden = {c.id: c.fingerprint for c in report.cases}
     shared = {i for i, fp in stored["golden"].items()
               if i not in errored and now_golden.get(i) == fp}
     then_view = _without(stored, errored)
-    now_view = _without(current, errored)
-    then_metrics, now_metrics = dict(stored.get("metrics", {})), dict(current["metrics"])
+    now_view = None if current is None else _without(current, errored)
+    then_metrics = dict(stored.get("metrics", {}))
+    now_metrics = {name: m.pass_rate for name, m in report.metrics.items()}
     gates = report.gates()
     for name, then_passed in stored["passed_ids"].items():
         if name not in gates:
             continue
         cases = shared.intersection(r.id for r in gates[name].results)
         then_n = len(cases.intersection(then_passed))
-        now_n = len(cases.intersection(current["passed_ids"].get(name, ())))
+        now_n = len(cases.intersection(r.id for r in gates[name].results if r.passed))
         if name == FABRICATION:
             if "fabrication_count" in stored:
                 then_view["fabrication_count"] = len(cases) - then_n
-                now_view["fabrication_count"] = len(cases) - now_n
+                if now_view is not None:
+                    now_view["fabrication_count"] = len(cases) - now_n
         elif name in then_metrics and name in now_metrics:
             then_metrics[name] = then_n / len(cases) if cases else 1.0
             now_metrics[name] = now_n / len(cases) if cases else 1.0
-    then_view["metrics"], now_view["metrics"] = then_metrics, now_metrics
+    then_view["metrics"] = then_metrics
+    if now_view is not None:
+        now_view["metrics"] = now_metrics
     return now_view, then_view, len(shared)
 
 
