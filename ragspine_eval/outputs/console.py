@@ -18,6 +18,7 @@ from ragspine_eval.extraction.report import COVERAGE
 from ragspine_eval.extraction.scoring import EvalReport
 from ragspine_eval.outputs.stats import format_interval
 from ragspine_eval.qa.gates import FABRICATION
+from ragspine_eval.qa.repeats import verdict_pattern
 from ragspine_eval.qa.report import QAEvalReport
 
 MAX_IDS_SHOWN = 8
@@ -96,7 +97,7 @@ def flaky_lines(report: QAEvalReport) -> list[str]:
             f"that fails in every repeat is)")
     lines = [head]
     for gate, cases in flaky.items():
-        shown = [f"{i} ({', '.join('pass' if p else 'fail' for p in v)})"
+        shown = [f"{i} ({verdict_pattern(v)})"
                  for i, v in list(cases.items())[:MAX_IDS_SHOWN]]
         more = f", … +{len(cases) - MAX_IDS_SHOWN} more" if len(cases) > MAX_IDS_SHOWN else ""
         lines.append(f"  {gate}: {'; '.join(shown)}{more}")

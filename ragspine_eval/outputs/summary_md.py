@@ -140,6 +140,7 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
     from ragspine_eval.qa.answered import baseline_shown
     from ragspine_eval.qa.gates import FABRICATION
+    from ragspine_eval.qa.repeats import verdict_pattern
 
     stored, footnote = baseline_shown(report, stored)  # with engine errors: as the gate compares
     base = (stored or {}).get("metrics", {})
@@ -166,7 +167,7 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
     notes = ([report.interrupted_sentence() + "."] if report.interrupted else []) + [
         report.fabrication_sentence()] + ([footnote + "."] if footnote else [])
-    flaky = [f"{gate}: {i} ({', '.join('pass' if p else 'fail' for p in v)})"
+    flaky = [f"{gate}: {i} ({verdict_pattern(v)})"
              for gate, m in report.gates().items() for i, v in sorted(m.flaky.items())]
     if report.repeats > 1:
         title += f" · {report.repeats} repeats"

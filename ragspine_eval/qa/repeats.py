@@ -67,7 +67,7 @@ def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[st
             combined.flaky[case_id] = passed
             verdict = CaseResult(case_id, True, failing.expected, failing.actual,
                                  f"Flaky: passed in {sum(passed)} of {len(passed)} repeats "
-                                 f"({_pattern(passed)}), so it counts as passing and is no "
+                                 f"({verdict_pattern(passed)}), so it counts as passing and is no "
                                  f"regression; when it failed: {failing.explanation or '?'}")
         combined.results.append(verdict)
         combined.count_tags(tags[case_id].items(), verdict.passed)
@@ -76,5 +76,6 @@ def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[st
     return combined
 
 
-def _pattern(passed: list[bool]) -> str:
+def verdict_pattern(passed: list[bool]) -> str:
+    """A case's verdict in each repeat as every output shows it: "pass, fail, pass"."""
     return ", ".join("pass" if p else "fail" for p in passed)

@@ -19,6 +19,7 @@ from ragspine_eval.outputs.diff import ReportDiff, diff_reports
 from ragspine_eval.outputs.provenance import Provenance
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.qa.gates import FABRICATION
+from ragspine_eval.qa.repeats import verdict_pattern
 from ragspine_eval.qa.report import QAEvalReport, compare_to_baseline
 from ragspine_eval.ratchet import (
     CHANGED_CASE,
@@ -137,7 +138,7 @@ def flaky_cases(report: QAEvalReport) -> pd.DataFrame:
     the verdict in each repeat, and how it failed when it did."""
     questions = {c.id: c.question for c in report.cases}
     rows = [{"gate": gate, "id": r.id, "question": _excerpt(questions.get(r.id, "")),
-             "verdicts": ", ".join("pass" if p else "fail" for p in m.flaky[r.id]),
+             "verdicts": verdict_pattern(m.flaky[r.id]),
              "explanation": r.explanation}
             for gate, m in report.gates().items() for r in m.results if r.id in m.flaky]
     return pd.DataFrame(rows, columns=["gate", "id", "question", "verdicts", "explanation"])
