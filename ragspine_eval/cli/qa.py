@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
 def interrupted_line(report: Any, args: argparse.Namespace) -> str:
     """The one stderr line of a run Ctrl-C stopped whose outputs were written."""
-    done = report.n_cases - len(report.not_run)
+    done = report.finished
     files = [str(path) for path in (args.report, args.junit, args.summary_md) if path]
     written = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
                f"as not run" if files else "no report was asked for (--report)")

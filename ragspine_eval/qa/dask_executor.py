@@ -32,7 +32,6 @@ from ragspine_eval.qa.engines.base import (
     CaseOutcome,
     Engine,
     error_outcome,
-    interrupted_outcome,
     timeout_outcome,
 )
 from ragspine_eval.qa.golden import GoldenCase
@@ -105,9 +104,7 @@ def _run(client: Any, as_completed: Any, engine: Engine, cases: list[GoldenCase]
                 progress(done, len(cases), errors)
     except KeyboardInterrupt:
         client.cancel(list(futures))  # the cluster itself is closed by the caller
-        finished = sum(out is not None for out in outcomes)
-        raise RunInterrupted([out or interrupted_outcome() for out in outcomes],
-                             finished) from None
+        raise RunInterrupted.partial(outcomes) from None
     return outcomes  # type: ignore[return-value]
 
 

@@ -81,9 +81,8 @@ class QAGatedRun:
     @property
     def verdict(self) -> str:
         if self.report.interrupted:
-            done = self.report.n_cases - len(self.report.not_run)
-            return (f"INTERRUPTED: qa {self.key} after {done} of {self.report.n_cases} cases: "
-                    f"no verdict, the baseline untouched")
+            return (f"INTERRUPTED: qa {self.key} after {self.report.finished} of "
+                    f"{self.report.n_cases} cases: no verdict, the baseline untouched")
         if self.report.errors:
             return f"FAIL: qa {self.key}: {len(self.report.errors)} engine errors"
         status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
@@ -96,10 +95,9 @@ INTERRUPTED = "interrupted"  # the gate's status for a run Ctrl-C stopped
 
 def interrupted_reason(report: QAEvalReport) -> str:
     """The stated reason a run Ctrl-C stopped records nothing."""
-    done = report.n_cases - len(report.not_run)
-    return (f"INTERRUPTED (Ctrl-C) after {done} of {report.n_cases} cases: the cases not run "
-            f"have no verdict, so nothing was recorded and the baseline is as it was; run the "
-            f"same command again for a verdict")
+    return (f"INTERRUPTED (Ctrl-C) after {report.finished} of {report.n_cases} cases: the "
+            f"cases not run have no verdict, so nothing was recorded and the baseline is as it "
+            f"was; run the same command again for a verdict")
 
 
 def engine_errors_reason(report: QAEvalReport) -> str:

@@ -240,12 +240,17 @@ class QAEvalReport:
                 f"failures and every rate counts answered cases only; the run fails and "
                 f"records no baseline")
 
+    @property
+    def finished(self) -> int:
+        """How many cases finished (all of them unless Ctrl-C stopped the run)."""
+        return self.n_cases - len(self.not_run)
+
     def interrupted_sentence(self) -> str:
         """The interruption as every output states it ("" for a run that was not
         interrupted)."""
         if not self.interrupted:
             return ""
-        done = self.n_cases - len(self.not_run)
+        done = self.finished
         resume = ("; the same command resumes it, reusing the answers the outcome cache kept"
                   if self.provenance is not None and self.provenance.cache is not None else "")
         return (f"INTERRUPTED (Ctrl-C) after {done} of {self.n_cases} cases: these results "

@@ -129,7 +129,7 @@ def run_qa_eval(
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
     if interrupted:
         report.interrupted = True
-        raise RunInterrupted(runs[-1][0], report.n_cases - len(report.not_run), report)
+        raise RunInterrupted(runs[-1][0], report.finished, report)
     return report
 
 

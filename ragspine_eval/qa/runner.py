@@ -113,8 +113,7 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
         for i in range(stop + 1, len(cases)):
             outcomes[i] = CaseOutcome(error=not_run)
     if interrupted:
-        done = sum(out is not None for out in outcomes)
-        raise RunInterrupted([out or interrupted_outcome() for out in outcomes], done)
+        raise RunInterrupted.partial(outcomes)
     missing = [cases[i].id for i, out in enumerate(outcomes) if out is None]
     if missing:  # a worker itself failed; never hand back a report with holes
         raise RuntimeError(f"no outcome for case(s) {', '.join(missing)}")
@@ -130,6 +129,13 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[CaseOutcome], done: int, report: Any = None):
         super().__init__(f"interrupted after {done} of {len(outcomes)} cases")
         self.outcomes, self.done, self.report = outcomes, done, report
+
+    @classmethod
+    def partial(cls, outcomes: Sequence[CaseOutcome | None]) -> RunInterrupted:
+        """The interrupt of a run whose cases without an outcome (None) never finished: each
+        of them becomes `interrupted_outcome()`. Every executor stops this way."""
+        return cls([out or interrupted_outcome() for out in outcomes],
+                   sum(out is not None for out in outcomes))
 
 
 class _Schedule:
