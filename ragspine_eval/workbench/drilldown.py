@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ragspine_eval import ratchet as bl
+from ragspine_eval.outputs.console import short_ids
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench import case_view, charts, embed, frames
@@ -105,11 +106,16 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
                    f" data-ids='{escape(json.dumps(ids or failing))}'>{what}</a>")
         items.append(f"<li><b>{escape(gate)}</b>: {change} · {flipped}</li>")
     if not items:  # the gate failed on something else: a golden change, a missing metric
-        items = [f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)
-                 if not line.startswith("DRIFT ")]  # drift is shown above, once
+        items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2>'
             f"{drift_html(comparison)}<div>{where}. The baseline gate failed:</div>"
             f"<ul>{''.join(items)}</ul></div>" + _BANNER_SCRIPT)
+
+
+def _described(comparison: bl.BaselineComparison, key: str) -> list[str]:
+    """The gate's lines for a banner's list (at most 10 of each kind), without the drift lines:
+    drift_html shows those once, under the heading."""
+    return [line for line in bl.describe(comparison, key, 10) if not line.startswith("DRIFT ")]
 
 
 def _repeats(report: QAEvalReport) -> str:
@@ -127,17 +133,16 @@ def _repeats(report: QAEvalReport) -> str:
 
 def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | None, key: str,
                    where: str) -> str:
-    """FAIL for a run with engine errors: the errors first (they are the stated reason), each
-    id a link to its case, then what the comparison on the answered cases found."""
+    """FAIL for a run with engine errors: the errors first (they are the stated reason), with
+    their ids, then what the comparison on the answered cases found."""
     ids = [c.id for c in report.errors]
-    shown = ", ".join(escape(i) for i in ids[:20]) + (f", … +{len(ids) - 20} more"
-                                                       if len(ids) > 20 else "")
+    shown = escape(short_ids(ids, 20))
     found = ("" if comparison is None else
              "<div>On the answered cases: " + (
                  "no gate regressed against the baseline." if comparison.passed else
                  "the baseline gate failed:</div><ul>" + "".join(
-                     f"<li>{escape(line)}</li>" for line in bl.describe(comparison, key, 10)
-                     if not line.startswith("DRIFT ")) + "</ul><div>") + "</div>")
+                     f"<li>{escape(line)}</li>" for line in _described(comparison, key))
+                 + "</ul><div>") + "</div>")
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL: {len(ids)} ENGINE '
             f"ERROR{'S' if len(ids) != 1 else ''}</h2>{drift_html(comparison)}<div>{where}. "
             f"{escape(report.errors_sentence())}.</div><div>Cases: {shown}</div>{found}</div>")

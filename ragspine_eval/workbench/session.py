@@ -156,8 +156,9 @@ def assert_gate(comparison: bl.BaselineComparison | None, key: str,
     --require-baseline does. `errors` are the run's engine errors (report.errors): any fails
     the gate, with "N engine errors" as its reason, as the CLI does."""
     if errors:
-        ids = ", ".join(c.id for c in errors[:20]) + ("" if len(errors) <= 20 else
-                                                      f", … +{len(errors) - 20} more")
+        from ragspine_eval.outputs.console import short_ids
+
+        ids = short_ids([c.id for c in errors], 20)
         lines = [f"{key}: FAIL because of {len(errors)} engine errors ({ids}): the engine "
                  f"raised, timed out or answered malformed; these cases are neither passes nor "
                  f"failures"]
