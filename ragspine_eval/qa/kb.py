@@ -151,18 +151,24 @@ def load_narrative_docs(kb_dir: str | Path = KB_DIR) -> tuple[NarrativeDoc, ...]
 
 
 def kb_fingerprint(kb_dir: str | Path = KB_DIR) -> str:
-    digest = hashlib.sha256()
-    for name in (FACTS_FILE, NARRATIVES_FILE):
-        digest.update(name.encode())
-        digest.update((Path(kb_dir) / name).read_bytes())
-    return digest.hexdigest()[:16]
+    return _fingerprints(kb_dir)[0]
 
 
 def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
     """{file name: 16 hex of sha256 over its bytes} for each file the build reads, in the
     same form as `kb_fingerprint`: what tells which file of a KB changed."""
-    return {name: hashlib.sha256((Path(kb_dir) / name).read_bytes()).hexdigest()[:16]
-            for name in (FACTS_FILE, NARRATIVES_FILE)}
+    return _fingerprints(kb_dir)[1]
+
+
+def _fingerprints(kb_dir: str | Path) -> tuple[str, dict[str, str]]:
+    """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both."""
+    whole, files = hashlib.sha256(), {}
+    for name in (FACTS_FILE, NARRATIVES_FILE):
+        data = (Path(kb_dir) / name).read_bytes()
+        whole.update(name.encode())
+        whole.update(data)
+        files[name] = hashlib.sha256(data).hexdigest()[:16]
+    return whole.hexdigest()[:16], files
 
 
 def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None) -> EvalKB:
@@ -190,8 +196,7 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
             chunks.replace_doc_chunks(doc.doc_id, chunk_document(doc.text, doc.to_meta()))
     finally:
         chunks.close()
-    return EvalKB(fact_db, chunk_db, facts, docs, kb_fingerprint(kb_dir),
-                  kb_file_fingerprints(kb_dir))
+    return EvalKB(fact_db, chunk_db, facts, docs, *_fingerprints(kb_dir))
 
 
 def _open(path: Path):  # noqa: ANN202 - a text handle

@@ -112,8 +112,9 @@ def run_qa_eval(
             if spec is not None and callable(close):
                 close()
     name = getattr(eng, "name", eng.label)
-    reports = [evaluate(cases, outcomes, mode, reference_texts=kb.narrative_texts(), judge=judge,
-                        engine=name) for outcomes, _ in runs]
+    texts = kb.narrative_texts()
+    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name)
+               for outcomes, _ in runs]
     report = combine_repeats(reports)
     reused = runs[0][1]
     if any(reused):
