@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 KB = ROOT / "data" / "kb"
 OUT = ROOT / "data" / "judge"
 SOURCE = OUT / "claims_source.txt"
+FIT = "financial_claims_fit.jsonl"
+HELDOUT = "financial_claims_heldout.jsonl"
 
 METRICS = {"REV": "REVENUE", "NS": "NEWSALES", "PROFIT": "PROFIT", "ROE": "ROE"}
 ENTITIES = {"G": "ACME_GROUP", "HK": "ACME_HK", "CN": "ACME_CN"}
@@ -126,16 +128,17 @@ def build_context(anchors: list[str], claim: str, facts: dict[str, dict[str, str
     return [render_fact(facts[k], agent_form) if k in facts else texts[NARRATIVES[k]] for k in keys]
 
 
-def main() -> None:
+def build() -> dict[str, list[dict[str, object]]]:
+    """{file name: its lines} of both halves, from the source and the KB (nothing written)."""
     facts = load_facts()
     texts = {json.loads(l)["doc_id"]: json.loads(l)["text"]
              for l in (KB / "narratives.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()}
-    rows = read_source()
     seen: set[str] = set()
     per_kind_lang: Counter[tuple[str, str]] = Counter()
     per_group: Counter[tuple[str, bool, str]] = Counter()
-    fit, held = [], []
-    for row in rows:
+    fit: list[dict[str, object]] = []
+    held: list[dict[str, object]] = []
+    for row in read_source():
         claim = str(row["claim"])
         if claim in seen:
             raise SystemExit(f"{row['where']}: the claim is written twice: {claim}")
@@ -148,12 +151,18 @@ def main() -> None:
                "context": build_context(list(row["anchors"]), claim, facts, texts,
                                         str(row["where"]))}
         (fit if per_group[kind, label, lang] % 2 == 1 else held).append(out)
+    return {FIT: fit, HELDOUT: held}
+
+
+def as_jsonl(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, part in (("financial_claims_fit.jsonl", fit),
-                       ("financial_claims_heldout.jsonl", held)):
-        (OUT / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part),
-                                encoding="utf-8")
-        print(f"{name}: {len(part)} claims, {sum(r['label'] for r in part)} supported")
+    for name, part in build().items():
+        (OUT / name).write_text(as_jsonl(part), encoding="utf-8")
+        print(f"{name}: {len(part)} claims, {sum(bool(r['label']) for r in part)} supported")
 
 
 if __name__ == "__main__":
