@@ -12,7 +12,7 @@ judge's recall on the supported and on the unsupported claims, where:
   When the file holds no claim of the other label the figure is undefined (None).
 
 `group_lines(scores)` prints them as an aligned table, worst first, so the weakest kind is the
-first line under the heading.
+first line under the heading; a footnote explains the `*` of a one-label group.
 
 Invariants: pure functions of the labels and verdicts (no judge, no file); every claim of a
 group is counted once; the order is deterministic (balanced accuracy, then name).
@@ -80,16 +80,15 @@ def group_lines(scores: Sequence[GroupScore], unnamed: int = 0) -> list[str]:
         return []
     field = scores[0].field
     width = max(len(field), *(len(s.name) for s in scores))
-    heading = f"balanced accuracy per {field}, worst first"
-    if any(s.against_other_class for s in scores):
-        heading += " (* one label only: measured against every claim of the other label)"
-    lines = [heading,
+    lines = [f"balanced accuracy per {field}, worst first",
              f"  {field:<{width}}  {'n':>5}  {'supported':>9}  {'correct':>9}  balanced accuracy"]
     for s in scores:
         figure = "n/a (no claim of the other label)" if s.balanced_accuracy is None \
             else f"{s.balanced_accuracy:.4f}" + (" *" if s.against_other_class else "")
         lines.append(f"  {s.name:<{width}}  {s.n:>5}  {s.supported:>9}  "
                      f"{f'{s.correct}/{s.n}':>9}  {figure}")
+    if any(s.against_other_class for s in scores):
+        lines.append("  * one label only: averaged with the recall on every claim of the other label")
     if unnamed:
         lines.append(f"  ({unnamed} claim{'s' if unnamed != 1 else ''} with no {field}, "
                      f"in no row above)")
