@@ -40,10 +40,10 @@ class GroupScore:
 def _recall(said: Sequence[bool], labels: Sequence[bool], members: Sequence[int],
             label: bool) -> float | None:
     """The share of `members` with `label` that the judge got right (None: there are none)."""
-    wanted = [i for i in members if labels[i] is label]
+    wanted = [i for i in members if labels[i] == label]
     if not wanted:
         return None
-    return sum(said[i] is label for i in wanted) / len(wanted)
+    return sum(bool(said[i]) == label for i in wanted) / len(wanted)
 
 
 def group_scores(field: str, names: Sequence[str | None], labels: Sequence[bool],
@@ -67,15 +67,15 @@ def group_scores(field: str, names: Sequence[str | None], labels: Sequence[bool]
                     else (on_supported + on_unsupported) / 2)
         scores.append(GroupScore(
             field=field, name=name, n=len(rows), supported=sum(labels[i] for i in rows),
-            correct=sum(said[i] is labels[i] for i in rows), balanced_accuracy=balanced,
+            correct=sum(bool(said[i]) == labels[i] for i in rows), balanced_accuracy=balanced,
             against_other_class=one_label))
     return tuple(sorted(scores, key=lambda s: (s.balanced_accuracy is None,
                                                s.balanced_accuracy or 0.0, s.name)))
 
 
 def group_lines(scores: Sequence[GroupScore], unnamed: int = 0) -> list[str]:
-    """An aligned table of one field's groups, worst first, under a heading that says how a
-    one-label group is measured; `unnamed` claims carry no name and are in no group."""
+    """An aligned table of one field's groups, worst first, with a footnote on how a one-label
+    group is measured; `unnamed` claims carry no name and are in no group."""
     if not scores:
         return []
     field = scores[0].field

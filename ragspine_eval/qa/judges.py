@@ -34,12 +34,12 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.outputs.stats import wilson_interval
-from ragspine_eval.qa.judge_groups import GroupScore, group_lines, group_scores
 from ragspine_eval.qa.groundedness import (
     ENTAILMENT_THRESHOLD,
     EntailmentJudge,
     LexicalOverlapJudge,
 )
+from ragspine_eval.qa.judge_groups import GroupScore, group_lines, group_scores
 from ragspine_eval.qa.numbers import number_values, without_numbers
 
 DEFAULT_JUDGE = "lexical"
