@@ -3,7 +3,8 @@
 `judge list` prints one judge a line, name first, then what it decides. `judge check FILE
 [--judge NAME] [--threshold T]` reads a labelled JSONL (claim, context, label) and prints the
 judge's balanced accuracy, the recall on each class with its Wilson interval and the confusion
-counts (qa.judges.check_labelled). Both only read; nothing is written.
+counts (qa.judges.check_labelled), then, when the lines carry `kind` or `lang`, the balanced
+accuracy per kind and per language, worst first. Both only read; nothing is written.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                              "intervals of a judge on labelled claims")
     check.add_argument("file", type=Path,
                        help="JSONL, one object a line: claim, context (a string or a list of "
-                            "passages), label (true: the context supports the claim)")
+                            "passages), label (true: the context supports the claim); optional "
+                            "kind and lang add a balanced accuracy per kind and per language")
     check.add_argument("--judge", default=DEFAULT_JUDGE,
                        help=f"a registered judge (default: {DEFAULT_JUDGE})")
     check.add_argument("--threshold", type=float, default=None,

@@ -15,8 +15,10 @@ Registered here:
 `describe(judge)` is what provenance and the baseline record: {"name": ..., "threshold": ...}.
 
 `check_labelled(path, judge)` measures a judge on a labelled JSONL (claim, context, label): the
-confusion counts, balanced accuracy and Wilson intervals of each class's recall. A bad line is a
-`JudgeError` naming file and line.
+confusion counts, balanced accuracy and Wilson intervals of each class's recall, and, when lines
+carry the optional `kind` or `lang`, the balanced accuracy per kind and per language
+(`qa.judge_groups`). A bad line (a `kind` or `lang` that is not a non-empty string included) is
+a `JudgeError` naming file and line.
 
 Invariants: every judge is deterministic (no model, no network); `get` returns a new object, so
 threads never share a judge's memo with another run.
@@ -25,7 +27,7 @@ threads never share a judge's memo with another run.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from ragspine_eval.qa.groundedness import (
     EntailmentJudge,
     LexicalOverlapJudge,
 )
+from ragspine_eval.qa.judge_groups import GroupScore, group_lines, group_scores
 from ragspine_eval.qa.numbers import number_values, without_numbers
 
 DEFAULT_JUDGE = "lexical"
@@ -137,6 +140,8 @@ class JudgeCheck:
     fn: int
     tn: int
     fp: int
+    # per kind, then per language, each worst first (empty when no line carries kind or lang)
+    groups: tuple[GroupScore, ...] = ()
 
     @property
     def n(self) -> int:
@@ -170,12 +175,25 @@ class JudgeCheck:
             f"95% Wilson [{lo_a:.4f}, {hi_a:.4f}]",
             f"confusion: supported->yes {self.tp}, supported->no {self.fn}, "
             f"unsupported->no {self.tn}, unsupported->yes {self.fp}",
+            *self._group_lines(),
         ]
 
+    def _group_lines(self) -> list[str]:
+        lines: list[str] = []
+        for field in TAG_FIELDS:
+            scores = [s for s in self.groups if s.field == field]
+            if scores:
+                lines += ["", *group_lines(scores, self.n - sum(s.n for s in scores))]
+        return lines
 
-def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
-    """(claim, context passages, label) of each line; a context may be a string or a list."""
-    rows = []
+
+# the optional fields of a labelled line that group its claims in `judge check`'s output
+TAG_FIELDS = ("kind", "lang")
+
+
+def _labelled_objects(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
+    """("file:line", object) of each non-blank line that has claim, context and label."""
+    objects = []
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -190,32 +208,65 @@ def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
             raise JudgeError(f"{where}: not a JSON object ({exc.msg})") from exc
         if not isinstance(row, dict) or not {"claim", "context", "label"} <= row.keys():
             raise JudgeError(f"{where}: a line needs the fields claim, context and label")
-        claim, context, label = row["claim"], row["context"], row["label"]
-        if isinstance(context, str):
-            context = [context]
-        if (not isinstance(claim, str) or not isinstance(label, bool)
-                or not (isinstance(context, list) and all(isinstance(c, str) for c in context))):
-            raise JudgeError(f"{where}: claim must be a string, context a string or a list of "
-                             f"strings, label true or false")
-        rows.append((claim, context, label))
-    if not rows:
+        objects.append((where, row))
+    if not objects:
         raise JudgeError(f"{path}: no labelled claim in the file")
-    return rows
+    return objects
+
+
+def _labelled_claim(where: str, row: dict[str, Any]) -> tuple[str, list[str], bool]:
+    claim, context, label = row["claim"], row["context"], row["label"]
+    if isinstance(context, str):
+        context = [context]
+    if (not isinstance(claim, str) or not isinstance(label, bool)
+            or not (isinstance(context, list) and all(isinstance(c, str) for c in context))):
+        raise JudgeError(f"{where}: claim must be a string, context a string or a list of "
+                         f"strings, label true or false")
+    return claim, context, label
+
+
+def _tag(where: str, row: dict[str, Any], field: str) -> str | None:
+    """The line's `kind` or `lang` (None when it has none)."""
+    if field not in row:
+        return None
+    value = row[field]
+    if not isinstance(value, str) or not value.strip():
+        raise JudgeError(f"{where}: {field} must be a non-empty string (it groups the claims "
+                         f"in the per-{field} figures), got {json.dumps(value)}; fix the line "
+                         f"or drop the field")
+    return value
+
+
+def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
+    """(claim, context passages, label) of each line; a context may be a string or a list."""
+    return [_labelled_claim(where, row) for where, row in _labelled_objects(path)]
 
 
 def check_judge(rows: Sequence[tuple[str, Sequence[str], bool]],
-                judge: EntailmentJudge) -> JudgeCheck:
-    """The judge's verdict on each labelled claim, counted."""
+                judge: EntailmentJudge,
+                tags: Mapping[str, Sequence[str | None]] | None = None) -> JudgeCheck:
+    """The judge's verdict on each labelled claim, counted; `tags` ({"kind": [...], "lang":
+    [...]}, one name or None per row) adds the balanced accuracy of each group."""
     tp = fn = tn = fp = 0
+    verdicts = []
     for claim, context, label in rows:
         said = judge.entails(claim, context)
+        verdicts.append(said)
         if label:
             tp, fn = (tp + 1, fn) if said else (tp, fn + 1)
         else:
             tn, fp = (tn + 1, fp) if not said else (tn, fp + 1)
-    return JudgeCheck(describe(judge), tp, fn, tn, fp)
+    labels = [label for _, _, label in rows]
+    groups = tuple(score for field, names in (tags or {}).items()
+                   for score in group_scores(field, names, labels, verdicts))
+    return JudgeCheck(describe(judge), tp, fn, tn, fp, groups)
 
 
 def check_labelled(path: str | Path, judge: EntailmentJudge) -> JudgeCheck:
-    """`check_judge` over a labelled JSONL file."""
-    return check_judge(read_labelled(path), judge)
+    """`check_judge` over a labelled JSONL file, grouped by the lines' `kind` and `lang`."""
+    rows, tags = [], {field: [] for field in TAG_FIELDS}
+    for where, row in _labelled_objects(path):  # every line checked before the judge runs
+        rows.append(_labelled_claim(where, row))
+        for field in TAG_FIELDS:
+            tags[field].append(_tag(where, row, field))
+    return check_judge(rows, judge, tags)

@@ -240,3 +240,49 @@ def test_run_qa_eval_scores_faithfulness_with_the_judge_given_and_names_it(tiny_
     assert default.provenance.judge == {"name": "lexical", "threshold": 0.6}
     assert rejecting.provenance.judge == {"name": "RejectsAll", "threshold": None}
     assert run_qa_eval(tiny_golden, "tool", judge="numeric").provenance.judge["name"] == "numeric"
+
+
+# --- per kind and per language -------------------------------------------------------------------
+
+BY_KIND = Path(__file__).parents[1] / "fixtures" / "judge_claims_by_kind.jsonl"
+
+
+def test_check_scores_each_kind_and_language_as_worked_out_by_hand():
+    # judge_claims_by_kind.jsonl under the lexical judge (a claim copied from its passage is
+    # entailed, a claim sharing no word with it is not):
+    #   k1 paraphrase    zh  supported    yes  right     k5 approximation en supported   yes right
+    #   k2 paraphrase    en  supported    no   wrong     k6 approximation zh unsupported no  right
+    #   k3 negation      zh  unsupported  yes  wrong     k7 negation      zh unsupported no  right
+    #   k4 negation      en  unsupported  no   right
+    # file: recall on supported 2/3 (k1 k5), on unsupported 3/4 (k4 k6 k7) -> (2/3 + 3/4) / 2
+    # paraphrase, supported only:   own recall 1/2, against every unsupported claim 3/4 -> 0.625
+    # negation, unsupported only:   own recall 2/3, against every supported claim 2/3   -> 0.6667
+    # approximation, both labels:   within the kind 1/1 and 1/1                         -> 1.0
+    # en (k2 k4 k5): supported 1/2, unsupported 1/1 -> 0.75; zh (k1 k3 k6 k7): 1/1, 2/3 -> 0.8333
+    check = judges.check_labelled(BY_KIND, LexicalOverlapJudge())
+    assert check.balanced_accuracy == pytest.approx((2 / 3 + 3 / 4) / 2)
+    kinds = [(s.name, s.n, s.balanced_accuracy) for s in check.groups if s.field == "kind"]
+    assert kinds == [("paraphrase", 2, pytest.approx(0.625)),
+                     ("negation", 3, pytest.approx(2 / 3)),
+                     ("approximation", 2, pytest.approx(1.0))]  # worst first
+    langs = [(s.name, s.n, s.balanced_accuracy) for s in check.groups if s.field == "lang"]
+    assert langs == [("en", 3, pytest.approx(0.75)), ("zh", 4, pytest.approx(5 / 6))]
+    assert [s.against_other_class for s in check.groups if s.field == "kind"] == \
+        [True, True, False]
+
+
+def test_lines_without_kind_or_lang_print_no_group_table():
+    rows = [("集团 ROE FY2025 为 14.8 PCT", ["集团 ROE FY2025 为 14.8 PCT"], True)]
+    check = check_judge(rows, LexicalOverlapJudge())
+    assert check.groups == () and not any("per kind" in line for line in check.lines())
+
+
+@pytest.mark.parametrize("value", [3, None, "", ["negation"]])
+@pytest.mark.parametrize("field", ["kind", "lang"])
+def test_a_kind_or_lang_that_is_not_a_string_names_file_and_line(tmp_path, field, value):
+    path = tmp_path / "claims.jsonl"
+    good = {"claim": "a", "context": "a", "label": True, "kind": "verbatim", "lang": "en"}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(good | {field: value}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(JudgeError, match=rf"{path}:2: {field} must be a non-empty string"):
+        judges.check_labelled(path, LexicalOverlapJudge())
