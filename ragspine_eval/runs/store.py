@@ -10,7 +10,7 @@ Invariants:
   fsynced, and the folder is renamed to the id (one rename, atomic on a POSIX file system); a
   run killed mid-write leaves only a hidden folder, which listing ignores and `prune` removes
   once it is an hour old;
-- ids are unique across processes: a UTC timestamp to the second (so ids sort by time) and 48
+- ids are unique across processes: a UTC timestamp to the second (so ids sort by time) and 24
   random bits; a clash is retried with new bits, never overwritten (rename of a folder onto an
   existing non-empty folder fails);
 - a corrupt entry (unreadable, truncated, not a summary) is skipped with one warning line on
@@ -175,9 +175,10 @@ def _from_summary(data: Any, folder: Path) -> RunSummary:
 
 
 def new_id(now: datetime | None = None) -> str:
-    """A run id: UTC time to the second, then 12 random hex digits (unique across processes)."""
+    """A run id: UTC time to the second, then 6 random hex digits (a clash, one chance in 16
+    million for two runs started in the same second, is drawn again: store_report)."""
     now = now or datetime.now(UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(6)}"
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path | None = None,
@@ -210,7 +211,7 @@ def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path |
             _fsync_dir(tmp)
             try:
                 os.rename(tmp, root / run_id)
-            except OSError:  # the id is taken (one chance in 2**48): draw again
+            except OSError:  # the id is taken (one chance in 2**24 a second): draw again
                 if (root / run_id).exists():
                     continue
                 raise

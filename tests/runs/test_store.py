@@ -100,9 +100,9 @@ def test_a_bad_retention_setting_is_one_line_naming_it(monkeypatch):
 
 def test_corrupt_entries_are_skipped_with_one_warning_line(tmp_path, report, capsys):
     kept = store_report(report, kind="qa", key="tool", root=tmp_path)
-    (tmp_path / "20200101-000000-aaaaaaaaaaaa").mkdir()
-    (tmp_path / "20200101-000000-aaaaaaaaaaaa" / "summary.json").write_text("{trunc")
-    (tmp_path / "20200101-000000-bbbbbbbbbbbb").mkdir()  # no summary at all
+    (tmp_path / "20200101-000000-aaaaaa").mkdir()
+    (tmp_path / "20200101-000000-aaaaaa" / "summary.json").write_text("{trunc")
+    (tmp_path / "20200101-000000-bbbbbb").mkdir()  # no summary at all
     (tmp_path / "stray.txt").write_text("x")
     assert [r.id for r in list_runs(root=tmp_path)] == [kept.id]
     err = capsys.readouterr().err
@@ -116,10 +116,10 @@ def test_an_empty_or_missing_store_lists_nothing_quietly(tmp_path, capsys):
 
 def test_a_clashing_id_is_drawn_again_never_overwritten(tmp_path, report, monkeypatch):
     first = store_report(report, kind="qa", key="tool", root=tmp_path)
-    draws = iter([first.id, "20991231-235959-0123456789ab"])
+    draws = iter([first.id, "20991231-235959-012345"])
     monkeypatch.setattr(run_store, "new_id", lambda now=None: next(draws))
     second = store_report(report, kind="qa", key="agent", root=tmp_path)
-    assert second.id == "20991231-235959-0123456789ab"
+    assert second.id == "20991231-235959-012345"
     assert {r.id: r.key for r in list_runs(root=tmp_path)} == {first.id: "tool",
                                                                second.id: "agent"}
 
