@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     names = [ref if isinstance(found, Path) else
              f"run {found.id}" if ref == found.id else f"{ref} = run {found.id}"
              for ref, found in zip((args.old, args.new), sides)]
-    diff = diff_reports(*reports, names=(names[0], names[1]))
+    diff = diff_reports(*reports, names=tuple(names))
     if args.json:
         print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:
