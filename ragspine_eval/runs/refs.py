@@ -80,11 +80,11 @@ def _short(text: str, name: str, back: int, runs: list[RunSummary], root: Path) 
     if not runs:
         raise RunRefError(f"{text}: the run store at {root} is empty; {FILL_HINT}")
     if name == "latest":
-        chosen, what = runs, "runs"
+        chosen, what = runs, "run{s}"
     elif name in KINDS:
-        chosen, what = [r for r in runs if r.kind == name], f"{name} runs"
+        chosen, what = [r for r in runs if r.kind == name], f"{name} run{{s}}"
     else:
-        chosen, what = [r for r in runs if has_key(r, name)], f"runs of key {name}"
+        chosen, what = [r for r in runs if has_key(r, name)], f"run{{s}} of key {name}"
         if not chosen:
             keys = sorted({r.key for r in runs})
             close = difflib.get_close_matches(name, keys, n=3, cutoff=0.4) or keys[:8]
@@ -92,9 +92,10 @@ def _short(text: str, name: str, back: int, runs: list[RunSummary], root: Path) 
                               f"{', '.join('@' + k for k in close)} (`ragspine-eval runs` "
                               f"lists them)")
     if back >= len(chosen):
-        raise RunRefError(f"{text}: the store holds {len(chosen)} {what}, so ~{back} goes past "
-                          f"the oldest (~{len(chosen) - 1} is the oldest)" if chosen else
-                          f"{text}: the store holds no {what}; {FILL_HINT}")
+        n = len(chosen)
+        raise RunRefError(f"{text}: the store holds {n} {what.format(s='' if n == 1 else 's')}, "
+                          f"so ~{back} goes past the oldest (~{n - 1} is the oldest)" if chosen
+                          else f"{text}: the store holds no {what.format(s='s')}; {FILL_HINT}")
     return chosen[back]
 
 
