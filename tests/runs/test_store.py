@@ -12,6 +12,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from builders import sample_report
 
 from ragspine_eval import paths
@@ -190,3 +192,26 @@ def test_two_processes_writing_at_once_keep_every_run(tmp_path, capsys):
         assert sorted(r.cases for r in listed if r.key == key) == list(range(n))
     assert all(load_report(r.id, root=root)["mode"] == r.key for r in listed[:4])
     assert capsys.readouterr().err == ""
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=40)
+
+
+@given(JSON)
+def test_the_compact_pieces_join_into_the_same_json(value):
+    assert json.loads(b"".join(run_store.compact_pieces(value, batch=2))) == value
+
+
+def test_a_number_json_cannot_hold_is_kept_as_null_as_documented():
+    assert b"".join(run_store.compact_pieces({"v": [float("inf"), float("nan"), 1.5]})) == \
+        b'{"v":[null,null,1.5]}'
+
+
+def test_values_orjson_refuses_are_encoded_all_the_same():
+    value = {"big": 2**70, "keys": {1: "one"}, "cases": [{"n": 2**65}] * 5}
+    assert json.loads(b"".join(run_store.compact_pieces(value, batch=2))) == {
+        "big": 2**70, "keys": {"1": "one"}, "cases": [{"n": 2**65}] * 5}
