@@ -36,7 +36,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -169,7 +169,8 @@ def summarize(report: Mapping[str, Any], *, kind: str, key: str,
 def _from_summary(data: Any, folder: Path) -> RunSummary:
     if not isinstance(data, dict) or data.get("format") != SUMMARY_FORMAT:
         raise ValueError("not a run summary of this version")
-    values = {k: v for k, v in data.items() if k != "format"}
+    known = {f.name for f in fields(RunSummary)} - {"path"}
+    values = {k: v for k, v in data.items() if k in known}  # a later version's keys: left out
     if values.get("id") != folder.name:
         raise ValueError(f"its id {values.get('id')!r} is not its folder's name")
     return RunSummary(**values, path=folder / REPORT_FILE)
@@ -284,15 +285,21 @@ def _fsync_dir(folder: Path) -> None:
 def list_runs(kind: str | None = None, key: str | None = None,
               root: Path | None = None) -> list[RunSummary]:
     """The stored runs, newest first, of `kind` and `key` where given. A corrupt entry is left
-    out with one warning line on stderr (one line for all of them)."""
+    out with one warning line on stderr (one line for all of them, once per process: `diff`
+    resolving two references warns once)."""
     root = Path(root) if root is not None else runs_dir()
     runs, bad = _scan(root)
+    bad = [b for b in bad if (str(root), b) not in _WARNED]
+    _WARNED.update((str(root), b) for b in bad)
     if bad:
         shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
         print(f"warning: skipped {len(bad)} unreadable run(s) in {root} ({shown}); delete "
               f"{'them' if len(bad) > 1 else 'it'} if the problem stays", file=sys.stderr)
     return [r for r in runs
             if (kind is None or r.kind == kind) and (key is None or r.key == key)]
+
+
+_WARNED: set[tuple[str, str]] = set()  # damaged entries already named by this process
 
 
 def _scan(root: Path) -> tuple[list[RunSummary], list[str]]:

@@ -109,6 +109,14 @@ def test_corrupt_entries_are_skipped_with_one_warning_line(tmp_path, report, cap
     assert [r.id for r in list_runs(root=tmp_path)] == [kept.id]
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "skipped 3 unreadable run(s)" in err, err
+    assert len(list_runs(root=tmp_path)) == 1 and capsys.readouterr().err == ""  # named once
+
+
+def test_a_summary_from_a_later_version_with_more_keys_still_lists(tmp_path, report):
+    kept = store_report(report, kind="qa", key="tool", root=tmp_path)
+    summary = kept.folder / "summary.json"
+    summary.write_text(json.dumps({**json.loads(summary.read_text()), "new_field": 1}))
+    assert list_runs(root=tmp_path) == [kept]
 
 
 def test_an_empty_or_missing_store_lists_nothing_quietly(tmp_path, capsys):

@@ -6,16 +6,10 @@ too; and the info table at the top reads left-aligned."""
 from __future__ import annotations
 
 import pytest
-from browser import offline_page
+from browser import key_lines, offline_page, case_view_ids, show_case_view
 
 from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
 from ragspine_eval.workbench.notebooks import NOTEBOOKS_DIR, NotebookRun, run_all
-
-# Lines a key's text is drawn over: the distinct tops of its text's line boxes
-LINES_JS = """e => { const r = document.createRange(); r.selectNodeContents(e);
-  return new Set(Array.from(r.getClientRects()).filter(b => b.width > 0)
-    .map(b => Math.round(b.top))).size; }"""
-KEYS = "dt, th"
 
 
 @pytest.fixture(scope="module")
@@ -33,25 +27,15 @@ def qa_report(tmp_path_factory):
     return done.html
 
 
-def key_lines(page, scope: str) -> list[tuple[str, int]]:
-    """(key text, lines it is drawn over) of every key under `scope`."""
-    return page.evaluate(f"""s => Array.from(document.querySelectorAll(s)).map(
-        e => [e.innerText, ({LINES_JS})(e)])""", f"{scope} :is({KEYS})")
-
-
 def test_every_key_of_every_case_view_reads_as_a_word(qa_report):
     with offline_page(qa_report, width=1280) as seen:
         page = seen.page
-        ids = page.evaluate("""() => Array.from(document.querySelectorAll('.rse-case-slot'))
-            .map(s => s.dataset.case)""")
+        ids = case_view_ids(page)
         assert len(ids) >= 5
         nested = 0
         for case_id in ids:
-            page.locator(f'tr.rse-row[data-id="{case_id}"]').first.click()
-            slot = f'.rse-case-slot[data-case="{case_id}"]'
+            slot = show_case_view(page, case_id)
             assert page.locator(slot).is_visible()
-            page.evaluate("s => document.querySelectorAll(s + ' details')"
-                          ".forEach(d => { d.open = true; })", slot)
             keys = key_lines(page, slot)
             assert keys, case_id
             broken = [(k, n) for k, n in keys if n > 2]
