@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list at most N runs (default: 20)")
     parser.add_argument("--json", action="store_true",
                         help="print the runs as JSON (every rate, the stored paths)")
-    sub = parser.add_subparsers(dest="runs_command", metavar="show", required=False)
+    sub = parser.add_subparsers(dest="runs_command", metavar="[show REF]", required=False)
     show = sub.add_parser("show", help="print one run: its header, each gate's rate and the "
                                        "failing case ids",
                           description="print one run: its header, each gate's rate and the "

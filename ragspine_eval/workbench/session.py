@@ -46,6 +46,7 @@ class QARun:
     stored: dict[str, Any] | None
     comparison: bl.BaselineComparison | None
     key: str
+    kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
 
 
 def default_report_path(key: str) -> Path:
@@ -68,7 +69,8 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
     gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
                          baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),
                          store=store, **run_options)
-    return QARun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key)
+    return QARun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key,
+                 gated.kept)
 
 
 @dataclass
@@ -81,6 +83,7 @@ class ExtractionNotebookRun:
     baseline_path: Path
     stored: dict[str, Any]
     comparisons: dict[str, bl.BaselineComparison | None]
+    kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
 
 
 def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
@@ -102,7 +105,7 @@ def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str 
         baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out),
         store=store)
     return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
-                                 gated.comparisons)
+                                 gated.comparisons, gated.kept)
 
 
 def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:

@@ -137,3 +137,16 @@ def test_a_run_with_engine_errors_is_kept_marked(capsys, tmp_path, tiny_golden):
     assert kept.verdict == "errors" and kept.engine.startswith("engine_doubles:")
     _c, out, _e = run(capsys, "runs")
     assert " errors " in out
+
+
+def test_json_lists_every_rate_and_the_stored_path(capsys, stored):
+    import json
+
+    right, wrong, agent = stored
+    code, out, _ = run(capsys, "runs", "--json")
+    listed = json.loads(out)
+    assert code == 0 and [r["id"] for r in listed] == [agent.id, wrong.id, right.id]
+    assert listed[1]["rates"] == wrong.rates and listed[1]["path"] == str(wrong.path)
+    assert listed[1]["failing"]["numeric_accuracy"] == ["num-002"]
+    code, out, _ = run(capsys, "runs", "show", "@tool", "--json")
+    assert code == 0 and json.loads(out)["metrics"]["numeric_accuracy"]["pass_rate"] == 0.5
