@@ -1,9 +1,8 @@
 """What keeping a run in the run store costs a large QA run, side by side with writing its
 `--report` JSON, and why gzip level 1.
 
-`python -m benchmarks.run_store --n 10000` scores n cases (the in-process engine answers the
-committed golden set once, case i of n reuses the outcome of committed case i mod 71, as in
-benchmarks/report.py), then, in one process and interleaved `--repeats` times (the fastest of
+`python -m benchmarks.run_store --n 10000` runs n cases (the committed golden set cycled to n
+cases, benchmarks/goldens.py) through `run_qa_eval`, then, in one process and interleaved `--repeats` times (the fastest of
 each kept, on a machine others share): `to_dict` (once per run; the store builds it once
 more when --report is not written by the same dict), `write_json_atomic` of the report as
 `--report` writes it (indent 2), and `runs.store_report` at gzip levels 1, 6 and 9, each into a
@@ -16,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import tempfile
 import time
@@ -26,24 +26,11 @@ from benchmarks.goldens import cycled_golden_set
 
 
 def report_dict(golden: Path, mode: str) -> tuple[dict[str, Any], float]:
-    """The report of `golden` (a cycled set) as a dict, and the seconds to_dict took."""
-    from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
-    from ragspine_eval.qa.engines.factory import build_engine, parse_engine
-    from ragspine_eval.qa.golden import load_golden_set
-    from ragspine_eval.qa.kb import build_eval_kb
-    from ragspine_eval.qa.report import evaluate
-    from ragspine_eval.qa.runner import RunOptions, run_cases
+    """The report of `golden` (a cycled set, run by the in-process engine through the outcome
+    cache of a scratch folder) as a dict, and the seconds to_dict took."""
+    from ragspine_eval.qa.run import run_qa_eval
 
-    committed = load_golden_set(QA_GOLDEN_SET)
-    cases = load_golden_set(golden)
-    with tempfile.TemporaryDirectory(prefix="ragspine-bench-kb-") as scratch:
-        kb = build_eval_kb(KB_DIR, scratch)
-        engine = build_engine(parse_engine("ragspine", mode), kb, case_timeout=120)
-        answers = run_cases(engine, committed, RunOptions(1, 120, False))
-        references = kb.narrative_texts()
-    by_id = {c.id: out for c, out in zip(committed, answers, strict=True)}
-    report = evaluate(cases, [by_id[c.id.split("#")[0]] for c in cases], mode,
-                      reference_texts=references)
+    report = run_qa_eval(golden, mode)
     gc.collect()
     started = time.perf_counter()
     data = report.to_dict()
@@ -102,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs already in the store (default: 200)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-store-") as scratch:
+        os.environ["RAGSPINE_EVAL_CACHE_DIR"] = str(Path(scratch) / "cache")  # not the project's
         result = measure(args.n, args.mode, args.repeats, args.existing, Path(scratch))
     print(json.dumps(result))
     return 0
