@@ -9,7 +9,8 @@ the notebooks' report parameters):
 - `@qa`, `@extraction` (and `~N`): the newest run of that harness;
 - a run id, or a prefix of one that names a single run (as git takes a commit prefix), at
   least `MIN_PREFIX` characters;
-- a path to a report file: `.json` as `--report` writes it, or `.json.gz` (a stored report).
+- a path to a report file: `.json` as `--report` writes it, or `.json.gz` (a stored report),
+  or a stored run's folder.
 An existing file wins over a run id of the same text. A reference that names nothing, or more
 than one run, raises `RunRefError` naming it and the closest candidates (the CLI: exit 2).
 """
@@ -27,6 +28,7 @@ from typing import Any
 from ragspine_eval.files import reading
 from ragspine_eval.runs.store import (
     KINDS,
+    REPORT_FILE,
     RunStoreError,
     RunSummary,
     list_runs,
@@ -48,8 +50,11 @@ def resolve(ref: str | os.PathLike, root: Path | None = None) -> RunSummary | Pa
     text = os.fspath(ref)
     if not isinstance(text, str):
         text = os.fsdecode(text)
-    if not text.startswith("@") and Path(text).expanduser().is_file():
-        return Path(text).expanduser()
+    given = Path(text).expanduser()
+    if not text.startswith("@") and given.is_file():
+        return given
+    if not text.startswith("@") and (given / REPORT_FILE).is_file():  # a run's own folder
+        return given / REPORT_FILE
     root = Path(root) if root is not None else runs_dir()
     runs = list_runs(root=root)
     short = _SHORT.match(text)

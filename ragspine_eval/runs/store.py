@@ -309,6 +309,9 @@ def _scan(root: Path) -> tuple[list[RunSummary], list[str]]:
                          key=lambda e: e.name)
     except FileNotFoundError:
         return [], []
+    except OSError as exc:  # a file, or a folder this user may not read
+        raise RunStoreError(f"{root}: the run store cannot be read ({exc.strerror or exc}); "
+                            f"point {ENV_DIR} at a folder") from None
     runs, bad = [], []
     for entry in entries:
         folder = Path(entry.path)

@@ -78,6 +78,7 @@ def test_report_paths_work_where_refs_do(three, tmp_path):
     assert load_report(plain, root) == load_report(packed, root) == expected
     assert load_report("@agent", root)["mode"] == "agent"
     assert load_report(resolve("@tool", root).path)["mode"] == "tool"
+    assert load_report(resolve("@agent", root).folder)["mode"] == "agent"  # a run's folder
 
 
 def test_a_damaged_stored_report_is_named_not_a_traceback(three):
@@ -97,3 +98,21 @@ def test_a_gzip_bomb_is_refused_at_the_report_limit(tmp_path, monkeypatch):
     bomb.write_bytes(gzip.compress(b" " * (3 * 1024 * 1024)))
     with pytest.raises(ReportError, match="decompresses to more than 1 MiB"):
         load_report(bomb, tmp_path)
+
+
+def test_a_store_path_that_is_a_file_is_one_line(tmp_path):
+    from ragspine_eval.runs import RunStoreError
+
+    blocker = tmp_path / "runs"
+    blocker.write_text("x")
+    with pytest.raises(RunStoreError, match="the run store cannot be read"):
+        resolve("@latest", blocker)
+
+
+def test_a_document_set_names_an_extraction_run_over_every_set(tmp_path):
+    every = store_report({"harness": "extraction", "documents": {}}, kind="extraction",
+                         key="xlsx,pptx,pdf", root=tmp_path)
+    assert resolve("@pptx", tmp_path).id == every.id
+    assert resolve("@xlsx,pptx,pdf", tmp_path).id == every.id
+    with pytest.raises(RunRefError, match="no stored run has the key 'xls'"):
+        resolve("@xls", tmp_path)
