@@ -327,6 +327,9 @@ def _scan(root: Path) -> tuple[list[RunSummary], list[str]]:
                 continue
             bad.append(f"{entry.name}: no {SUMMARY_FILE}")
             continue
+        except json.JSONDecodeError as exc:
+            bad.append(f"{entry.name}: {SUMMARY_FILE} is not valid JSON (line {exc.lineno})")
+            continue
         except (OSError, ValueError, TypeError) as exc:
             bad.append(f"{entry.name}: {str(exc)[:60]}")
             continue
