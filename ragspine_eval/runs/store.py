@@ -1,7 +1,7 @@
 """The run store: every QA and extraction report kept, compressed, bounded, listed newest first.
 
 Layout: one folder per run under `runs_dir()`, named by the run's id, holding `report.json.gz`
-(the JSON report exactly as `--report` writes it, compact, gzip) and `summary.json` (the one
+(the JSON report `--report` writes, compact, gzip) and `summary.json` (the one
 line `ragspine-eval runs` shows: id, time, commit, key, engine, knowledge base, judge, cases,
 verdict, each gate's rate). Listing reads the small summaries only, never a report.
 
@@ -14,14 +14,14 @@ Invariants:
   random bits; a clash is retried with new bits, never overwritten (rename of a folder onto an
   existing non-empty folder fails);
 - a corrupt entry (unreadable, truncated, not a summary) is skipped with one warning line on
-  stderr per listing, never a crash;
+  stderr (once per process), never a crash;
 - retention (`prune`, after every store): the newest `keep_per_key()` runs of each kind and
   key are kept, then the oldest runs go until the store is under `max_bytes()`; the run just
   stored is never removed. Removal renames a run to a hidden `.trash-*` folder first, so two
   processes pruning at once never trip on each other.
 gzip (standard library, readable by `zcat` and every language) at level 1: a report is
 repetitive JSON, level 1 already shrinks a 10k-case report 13 times (13.5 MiB to 1.0), level 6
-17 times for 2.5 times the CPU (benchmarks/run_store.py). The JSON is compact and encoded by
+17 times for about twice the time (benchmarks/run_store.py). The JSON is compact and encoded by
 orjson, in pieces; so a number JSON cannot hold (NaN, Infinity, which `--report` would write as
 the non-standard literals) is kept as null.
 """
