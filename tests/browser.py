@@ -128,3 +128,34 @@ def han_glyphs(page: Any, selector: str) -> dict:
     text = element.inner_text()
     font = element.evaluate("e => { const s = getComputedStyle(e); return s.fontSize + ' ' + s.fontFamily; }")
     return page.evaluate(GLYPHS_JS, [text, font])
+
+
+# How many lines a key's text is drawn over: the distinct tops of its text's line boxes
+KEY_LINES_JS = """([scope, keys]) => Array.from(document.querySelectorAll(`${scope} :is(${keys})`))
+  .map(e => { const r = document.createRange(); r.selectNodeContents(e);
+    return [e.innerText, new Set(Array.from(r.getClientRects()).filter(b => b.width > 0)
+      .map(b => Math.round(b.top))).size]; })"""
+
+
+def key_lines(page: Any, scope: str, keys: str = "dt, th") -> list[tuple[str, int]]:
+    """(text, lines it is drawn over) of every key (`keys`) under the elements `scope` matches:
+    a case view's nested keys must read as words, not one letter a line."""
+    return [tuple(pair) for pair in page.evaluate(KEY_LINES_JS, [scope, keys])]
+
+
+def case_view_ids(page: Any, root: str = "") -> list[str]:
+    """The ids of the case views the failure explorer under `root` holds (its filter cleared,
+    so that every row can be clicked): open each with `show_case_view`."""
+    page.evaluate("r => document.querySelector(`${r} .rse-clear`)?.click()", root)
+    ids = page.evaluate("""r => Array.from(document.querySelectorAll(`${r} .rse-case-slot`))
+        .map(s => s.dataset.case)""", root)
+    return ids
+
+
+def show_case_view(page: Any, case_id: str, root: str = "") -> str:
+    """Open one case's view (its row clicked, its <details> opened); returns its selector."""
+    page.locator(f'{root} tr.rse-row[data-id="{case_id}"]'.strip()).first.click()
+    slot = f'{root} .rse-case-slot[data-case="{case_id}"]'.strip()
+    page.evaluate("s => document.querySelectorAll(s + ' details')"
+                  ".forEach(d => { d.open = true; })", slot)
+    return slot

@@ -16,7 +16,7 @@ import time
 import urllib.request
 
 import pytest
-from browser import CHROMIUM_ARGS, chromium
+from browser import CHROMIUM_ARGS, case_view_ids, chromium, key_lines, show_case_view
 
 from ragspine_eval import paths
 from ragspine_eval.workbench.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
@@ -129,6 +129,18 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
                        for g, b in shown)
             assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
                                 ).count() == 0  # every chart live, none a picture unseen
+            # every case view's nested keys read as words here too (JupyterLab's own CSS
+            # floats a <dt> at 20% of its box), and the info table reads left-aligned
+            ids = case_view_ids(page, ".rse-explorer")
+            assert len(ids) >= 5
+            for case_id in ids:
+                slot = show_case_view(page, case_id, ".rse-explorer")
+                broken = [(k, n) for k, n in key_lines(page, slot) if n > 2]
+                assert not broken, f"{case_id}: {broken}"
+            aligns = page.evaluate("""() => Array.from(Array.from(document.querySelectorAll(
+                '.jp-Notebook table')).find(t => t.innerText.startsWith('field'))
+                .querySelectorAll('td, th')).map(c => getComputedStyle(c).textAlign)""")
+            assert len(aligns) > 10 and set(aligns) == {"left"}
         finally:
             browser.close()
     assert outside == []
