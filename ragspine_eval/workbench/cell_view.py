@@ -258,6 +258,16 @@ STYLE = """<style>
 </style>"""
 
 
+def pairs_html(table: dict[str, Any]) -> str:
+    """The adjacency relations of a table that differ, as a list ("" when none does)."""
+    items = "".join(
+        f"<li>{'lost' if kind == 'missing' else 'made up'}: {escape(p['from'])} "
+        f"{'→' if p['direction'] == 'right' else '↓'} {escape(p['to'])}"
+        + (f" ×{p['count']}" if p["count"] > 1 else "") + "</li>"
+        for kind in ("missing", "extra") for p in table.get(kind, []))
+    return f"<ul>{items}</ul>" if items else ""
+
+
 def _grid_html(grid: dict[str, Any]) -> str:
     cells = grid["cells"]
     under: set[tuple[int, int]] = set()  # covered by an origin drawn in this window
@@ -334,13 +344,9 @@ def cell_html(detail: dict[str, Any]) -> str:
                                                 for k, v in facts) + "</tbody></table>")
     s = detail["structure"]
     if s:
-        pairs = [(kind, p) for kind in ("missing", "extra") for p in s.get(kind, [])]
-        listed = "".join(
-            f"<li>{'lost' if kind == 'missing' else 'made up'}: {escape(p['from'])} "
-            f"{'→' if p['direction'] == 'right' else '↓'} {escape(p['to'])}"
-            + (f" ×{p['count']}" if p["count"] > 1 else "") + "</li>" for kind, p in pairs)
+        listed = pairs_html(s)
         parts.append(f'<div><b>Table structure of {escape(s["table"])}</b>: F1 {s["f1"]:.1%} '
                      f'({s["matched"]} of {s["relations"]} ground-truth relations matched, '
                      f'{s["extracted"]} extracted)'
-                     + (f"<ul>{listed}</ul>" if listed else " · no relation differs") + "</div>")
+                     + (listed or " · no relation differs") + "</div>")
     return f'{STYLE}<div class="rse-cell-view">{"".join(parts)}</div>'

@@ -66,13 +66,11 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     if report.errors:
         return _errors_banner(report, comparison, key, where)
     if comparison is None:
-        return (f'{STYLE}<div class="rse-verdict rse-verdict-none"><h2>NO BASELINE</h2>'
-                f"<div>{where}. Nothing to compare with; record a baseline with the CLI.</div>"
-                "</div>")
+        return banner_html("none", "NO BASELINE", f"<div>{where}. Nothing to compare with; "
+                                                  f"record a baseline with the CLI.</div>")
     if comparison.passed:
-        return (f'{STYLE}<div class="rse-verdict rse-verdict-pass"><h2>PASS</h2>'
-                f"{drift_html(comparison)}<div>{where}. No gate regressed against the "
-                f"baseline.</div></div>")
+        return banner_html("pass", "PASS", f"<div>{where}. No gate regressed against the "
+                                           f"baseline.</div>", comparison)
     head = frames.headline(report, stored)
     items = []
     for row in head[head["status"] == "regression"].to_dict("records"):
@@ -92,9 +90,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
         items.append(f"<li><b>{escape(gate)}</b>: {change} · {flipped}</li>")
     if not items:  # the gate failed on something else: a golden change, a missing metric
         items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
-    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2>'
-            f"{drift_html(comparison)}<div>{where}. The baseline gate failed:</div>"
-            f"<ul>{''.join(items)}</ul></div>" + linked.BANNER_SCRIPT)
+    return banner_html("fail", "FAIL", f"<div>{where}. The baseline gate failed:</div>"
+                                       f"<ul>{''.join(items)}</ul>", comparison)
 
 
 def _described(comparison: bl.BaselineComparison, key: str) -> list[str]:
@@ -128,9 +125,19 @@ def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | Non
                  "the baseline gate failed:</div><ul>" + "".join(
                      f"<li>{escape(line)}</li>" for line in _described(comparison, key))
                  + "</ul><div>") + "</div>")
-    return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL: {len(ids)} ENGINE '
-            f"ERROR{'S' if len(ids) != 1 else ''}</h2>{drift_html(comparison)}<div>{where}. "
-            f"{escape(report.errors_sentence())}.</div><div>Cases: {shown}</div>{found}</div>")
+    return banner_html("fail", f"FAIL: {len(ids)} ENGINE ERROR{'S' if len(ids) != 1 else ''}",
+                       f"<div>{where}. {escape(report.errors_sentence())}.</div>"
+                       f"<div>Cases: {shown}</div>{found}", comparison, script=False)
+
+
+def banner_html(kind: str, heading: str, body: str,
+                comparison: bl.BaselineComparison | None = None, script: bool = True) -> str:
+    """A verdict box: `kind` "pass", "fail" or "none" (its colour), `heading` (text), the
+    comparison's drift lines under it, then `body` (HTML, escaped by the caller); `script`
+    wires its links that filter an explorer (linked.show_link)."""
+    return (f'{STYLE}<div class="rse-verdict rse-verdict-{kind}"><h2>{escape(heading)}</h2>'
+            f"{drift_html(comparison)}{body}</div>"
+            + (linked.BANNER_SCRIPT if script and kind == "fail" else ""))
 
 
 def drift_html(comparison: bl.BaselineComparison | None) -> str:

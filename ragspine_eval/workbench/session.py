@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,32 +73,39 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
 @dataclass
 class ExtractionNotebookRun:
     """One extraction run as a notebook sees it: the run, the stored entries, a comparison per
-    document set (None where the set has no baseline yet)."""
+    document set (None where the set has no baseline yet), the targets it ran, and the
+    documents the run failed on ({key: why}, never a verdict; see extraction_runs)."""
 
     run: ExtractionRun
     report_path: Path
-    baseline_path: Path
+    baseline_path: Path | None
     stored: dict[str, Any]
     comparisons: dict[str, bl.BaselineComparison | None]
+    targets: list[Any] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
 
 
-def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
-                   report_path: str | Path | None = None) -> ExtractionNotebookRun:
+def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path | None,
+                   report_path: str | Path | None = None, *, doc: str | Path | None = None,
+                   ground_truth: str | Path | None = None,
+                   manifest: str | Path | None = None) -> ExtractionNotebookRun:
     """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
-    "pdf"), or the facts in `facts_path`, write the report, compare with the baseline: the
-    CLI's gated run without recording."""
-    from ragspine_eval.extraction.gated_run import (
-        ExtractionOutputs,
-        run_gated_extraction,
-    )
-    from ragspine_eval.extraction.run import fixture_targets
+    "pdf"), of `doc` against `ground_truth`, or of every document a `manifest` names (or the
+    facts in `facts_path`), write the report, compare with the baseline: the CLI's gated run
+    without recording. A document the run fails on is kept apart in `failures`
+    (workbench.extraction_runs)."""
+    from ragspine_eval.workbench.extraction_runs import empty_run, gated_apart, notebook_targets
 
-    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{docs}.json"
-    gated = run_gated_extraction(
-        fixture_targets(docs), facts_path=from_root(facts_path) if facts_path else None,
-        baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out))
+    targets, baseline = notebook_targets(docs, facts_path, baseline_path, doc, ground_truth,
+                                         manifest)
+    name = (Path(manifest).stem if manifest else Path(doc).name if doc else docs)
+    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{name}.json"
+    gated, failures = gated_apart(targets, from_root(facts_path) if facts_path else None,
+                                  baseline, out)
+    if gated is None:
+        return ExtractionNotebookRun(empty_run(), out, baseline, {}, {}, targets, failures)
     return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
-                                 gated.comparisons)
+                                 gated.comparisons, targets, failures)
 
 
 def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
