@@ -5,7 +5,8 @@ other mode, the gate), frames (reports as tidy DataFrames), charts (Altair chart
 Vega charts with no network), drilldown (the verdict banner and the clickable failure explorer),
 case_view (one case whole), linked (charts that filter a table, shared by the explorers),
 extraction_runs and extraction_explorer (the extraction notebook's documents, banners and
-explorer), cell_view (one extraction cell in its document), tables (static and interactive tables), notebooks (papermill runs
+explorer), cell_view (one extraction cell in its document), tables (static and interactive
+tables), notebooks (papermill runs
 and the HTML reports), kernel (the Jupyter kernel the notebooks are pinned to),
 report_template/ (the nbconvert template: every script inlined).
 
@@ -13,8 +14,8 @@ report_template/ (the nbconvert template: every script inlined).
 """
 
 from ragspine_eval.workbench.extraction_explorer import (
-    extraction_explorer,
     extraction_verdict,
+    mismatch_explorer,
     table_structure,
 )
 from ragspine_eval.workbench.extraction_runs import assert_gates_of
@@ -40,5 +41,5 @@ from ragspine_eval.workbench.session import (
 __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cases_apart",
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
            "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
-           "verdict", "assert_gates_of", "extraction_explorer", "extraction_verdict",
+           "verdict", "assert_gates_of", "extraction_verdict", "mismatch_explorer",
            "table_structure"]

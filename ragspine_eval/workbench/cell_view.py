@@ -37,6 +37,13 @@ AT_BASELINE = {bl.PASSED_THEN: "passed (regression)", bl.FAILED_THEN: "wrong the
                None: "not recorded"}
 
 
+def at_baseline(state: str | None, correct: bool) -> str:
+    """What the baseline said of a cell on a channel, as read beside its verdict now."""
+    if correct and state in (bl.PASSED_THEN, bl.FAILED_THEN):
+        return "right then too" if state == bl.PASSED_THEN else "wrong then (fixed now)"
+    return AT_BASELINE[state]
+
+
 def read_grids(document: str | Path) -> dict[str, ReadGrid] | str:
     """Every grid of a document by sheet name, or the reason it could not be read."""
     try:
@@ -193,8 +200,8 @@ def cell_detail(report: EvalReport, key: str, locator: str,
     scores = [s for s in report.cells if s.sheet == sheet and s.cell_ref == ref]
     channels = [{"channel": s.channel, "expected": _show(s.expected), "actual": _show(s.actual),
                  "correct": s.correct, "feature": s.feature,
-                 "at_baseline": ("no baseline" if stored is None else AT_BASELINE[
-                     then.at(s.channel, locator, report.golden.get(locator))])}
+                 "at_baseline": ("no baseline" if stored is None else at_baseline(
+                     then.at(s.channel, locator, report.golden.get(locator)), s.correct))}
                 for s in scores]
     detail: dict[str, Any] = {
         "key": key, "document": report.document, "locator": locator, "sheet": sheet,

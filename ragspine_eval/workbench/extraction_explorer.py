@@ -51,7 +51,7 @@ def _where(ex: Any, key: str) -> str:
 
 
 def _not_scored(report: Any) -> str:
-    lines = [f"<li>{escape(n)}: not scored: {escape(m.not_scored)}</li>"
+    lines = [f"<li>{escape(n)}: {escape(m.not_scored)}</li>"
              for n, m in report.channels.items() if m.not_scored]
     return f"<div>Not scored:</div><ul>{''.join(lines)}</ul>" if lines else ""
 
@@ -232,7 +232,7 @@ def extraction_verdict(ex: Any, require_baseline: bool = False) -> Any:
     return Html(verdicts_html(ex, explorer_root(ex), require_baseline))
 
 
-def extraction_explorer(ex: Any) -> Any:
+def mismatch_explorer(ex: Any) -> Any:
     """The clickable charts over the mismatch table and each wrong cell's view."""
     from ragspine_eval.workbench.session import Html
 

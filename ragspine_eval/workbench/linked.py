@@ -151,8 +151,10 @@ _CONTROLLER = """<script>(function () {
     show(function (r) { return meets(r, match); }, label);
   };
   root.rseAttach = function (view) {
+    try {
+      view.addSignalListener("SELECTION", function (name, value) { fromSelection(value); });
+    } catch (e) { return; }  // a chart without the selection (one with nothing to show)
     views.push(view);
-    view.addSignalListener("SELECTION", function (name, value) { fromSelection(value); });
   };
   clear.addEventListener("click", function () {
     views.forEach(function (v) { v.data("SELECTION_store", []).runAsync(); });
