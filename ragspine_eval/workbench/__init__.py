@@ -18,12 +18,12 @@ from ragspine_eval.workbench.extraction_explorer import (
     mismatch_explorer,
     table_structure,
 )
-from ragspine_eval.workbench.extraction_runs import assert_gates_of
 from ragspine_eval.workbench.session import (
     ExtractionNotebookRun,
     QARun,
     assert_gate,
     assert_gates,
+    assert_gates_of,
     cases_apart,
     default_report_path,
     explorer,

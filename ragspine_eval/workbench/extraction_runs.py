@@ -8,7 +8,8 @@ truth; `doc` needs `ground_truth`; the baseline is the one given, else the manif
 fixtures' for fixture sets and none for documents of one's own). `gated_apart` runs them: when
 the run raises on a document (the engine crashed, the document would not open, a bounded
 worker gave up on it), each document is run alone to find which, and the others are scored
-and reported without it. `assert_gates_of` is the notebook's last cell.
+and reported without it. The notebook's last cell is
+session.assert_gates_of.
 Invariants: a failure on a document is an error, never a verdict (no pass, no regression); an
 error in the run's own files (the baseline, an output path) is not a document's: it is raised.
 """
@@ -101,27 +102,3 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
 def empty_run() -> ExtractionRun:
     """The run of a notebook whose every document failed: nothing scored."""
     return ExtractionRun({})
-
-
-def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
-    """The notebook's gate over an ExtractionNotebookRun: raise AssertionError naming each
-    document the run failed on,
-    each document set without a baseline entry when `require_baseline`, and each regression;
-    return the pass message otherwise."""
-    from ragspine_eval.workbench.session import assert_gates
-
-    comparisons, failures = ex.comparisons, ex.failures
-    lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
-             f"regression): {why}" for key, why in failures.items()]
-    if require_baseline:
-        lines += [f"{key}: no baseline entry, and require_baseline is set; record one with the "
-                  f"CLI: ragspine-eval extraction ... --baseline FILE --update-baseline"
-                  for key, c in comparisons.items() if c is None]
-    try:
-        message = assert_gates(comparisons)
-    except AssertionError as exc:
-        lines.append(str(exc))
-        message = ""
-    if lines:
-        raise AssertionError("\n".join(lines))
-    return message

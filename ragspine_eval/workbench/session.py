@@ -116,6 +116,28 @@ def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
     return "\n".join(gate_message(c, k) for k, c in comparisons.items())
 
 
+def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
+    """The notebook's gate over an ExtractionNotebookRun: raise AssertionError naming each
+    document the run failed on,
+    each document set without a baseline entry when `require_baseline`, and each regression;
+    return the pass message otherwise."""
+    comparisons, failures = ex.comparisons, ex.failures
+    lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
+             f"regression): {why}" for key, why in failures.items()]
+    if require_baseline:
+        lines += [f"{key}: no baseline entry, and require_baseline is set; record one with the "
+                  f"CLI: ragspine-eval extraction ... --baseline FILE --update-baseline"
+                  for key, c in comparisons.items() if c is None]
+    try:
+        message = assert_gates(comparisons)
+    except AssertionError as exc:
+        lines.append(str(exc))
+        message = ""
+    if lines:
+        raise AssertionError("\n".join(lines))
+    return message
+
+
 def load_report(path: str | Path) -> QAEvalReport | None:
     """A saved QA report, or None when there is none (e.g. the other mode has not run yet)."""
     path = from_root(path)

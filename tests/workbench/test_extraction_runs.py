@@ -14,10 +14,10 @@ from ragspine_eval.extraction.run import Target
 from ragspine_eval.ratchet import BaselineError
 from ragspine_eval.workbench.extraction_runs import (
     NotebookParameterError,
-    assert_gates_of,
     gated_apart,
     notebook_targets,
 )
+from ragspine_eval.workbench.session import assert_gates_of
 
 XLSX = Target.fixture("xlsx")
 PPTX = Target.fixture("pptx")
