@@ -110,11 +110,12 @@ def verdicts_html(ex: Any, root: str = "", require_baseline: bool = False) -> st
             parts.append(banner_html("fail", "FAIL", f"<div>{where}. The baseline gate failed:"
                                                      f"</div><ul>{''.join(items)}</ul>{unscored}",
                                      cmp))
+    others = "; the other documents were" if ex.run.reports else ""
     for key, why in ex.failures.items():
         parts.append(banner_html("fail", "ERROR: THE RUN FAILED ON THIS DOCUMENT",
                                  f"<div><b>{escape(key)}</b>: {escape(why)}</div><div>No verdict: "
                                  f"nothing of this document was scored (neither pass nor "
-                                 f"regression); the other documents were.</div>", script=False))
+                                 f"regression){others}.</div>", script=False))
     return "".join(parts) or banner_html("none", "NOTHING SCORED", "<div>No document set ran."
                                                                    "</div>")
 
@@ -201,7 +202,8 @@ def explorer_html(ex: Any, root: str | None = None, max_rows: int = MAX_EMBEDDED
     return linked.explorer_html(
         root, LINK, [embed.chart_html(s, on_view=listen) for s in specs], COLUMNS,
         [_row_html(r) for r in shown], slots,
-        empty="No mismatching cell: every scored cell is right on every channel.", note=cut,
+        empty=("No mismatching cell: every scored cell is right on every channel."
+               if ex.run.reports else "Nothing was scored: see the banner."), note=cut,
         hint="Click a bar or a heatmap cell to keep its cells; double-click the chart or "
              "“Show all” to clear. Regressions first. Click a row to see the cell in its "
              "document.")

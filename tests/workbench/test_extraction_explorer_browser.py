@@ -154,3 +154,21 @@ def test_a_manifest_renders_one_report_with_a_banner_per_document(tmp_path):
             assert banner.startswith(f"NO BASELINE {name} · {name}")
         assert seen.page.inner_text("body").lstrip().startswith("NO BASELINE")
         assert seen.network == [] and seen.errors == []
+
+
+def test_a_document_the_engine_cannot_open_is_an_error_first_and_fails_the_run(tmp_path):
+    doc = tmp_path / "broken.xlsx"
+    doc.write_text("not a workbook", encoding="utf-8")
+    truth = json.loads(FIXTURE_TRUTH.read_text(encoding="utf-8"))
+    (tmp_path / "truth.json").write_text(json.dumps({**truth, "document": "broken.xlsx"}),
+                                         encoding="utf-8")
+    run = NotebookRun("broken", NOTEBOOKS_DIR / "extraction.ipynb",
+                      {"doc": str(doc), "ground_truth": str(tmp_path / "truth.json"),
+                       "report_path": str(tmp_path / "broken.json")}, tmp_path)
+    [done] = run_all(tmp_path, runs=[run])
+    assert not done.passed and "the run failed on this document" in done.error
+    with offline_page(done.html, width=1280) as seen:
+        body = seen.page.inner_text("body").lstrip()
+        assert body.startswith("ERROR: THE RUN FAILED ON THIS DOCUMENT\nbroken.xlsx: ")
+        assert "No verdict" in body and "PASS" not in body.split("Baseline gate")[0]
+        assert "Traceback" not in body and seen.errors == []
