@@ -81,3 +81,17 @@ def test_a_clean_run_says_there_is_nothing_to_explore(tmp_path):
     assert "No mismatching cell: every scored cell is right on every channel." in html
     assert 'class="rse-row' not in html
     assert "No table structure scored" in xe.structure_html(ex.run)
+
+
+def test_each_scored_table_lists_its_score_and_the_relations_that_differ():
+    from ragspine_eval.extraction.run import ExtractionRun
+    from ragspine_eval.extraction.scoring import run_eval
+
+    truth = [{"sheet": "T", "cell_ref": ref, "value": v} for ref, v in
+             [("R1C1", "Region"), ("R1C2", "Rain"), ("R2C1", "Assam"), ("R2C2", "<17.9>")]]
+    facts = [dict(c) for c in truth]
+    facts[3]["value"] = "17.9"
+    run = ExtractionRun({"own": run_eval(facts, {"scope": {"tables": ["T"]}, "cells": truth})})
+    html = xe.structure_html(run)
+    assert "own · T</b>: F1 50.0% (2 of 4 ground-truth relations matched, 4 extracted)" in html
+    assert "lost: Assam → &lt;17.9&gt;" in html and "made up: Assam → 17.9" in html

@@ -31,11 +31,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """JupyterLab serving a copy of qa.ipynb (so an autosave never writes into the repository):
-    (base url, token)."""
+def lab(tmp_path, request):
+    """JupyterLab serving a copy of qa.ipynb, or of the notebook given as the fixture's param
+    (so an autosave never writes into the repository): (base url, token)."""
+    name = getattr(request, "param", "qa.ipynb")
     ensure_kernel()
-    shutil.copy(paths.PROJECT_ROOT / "notebooks" / "qa.ipynb", tmp_path / "qa.ipynb")
+    shutil.copy(paths.PROJECT_ROOT / "notebooks" / name, tmp_path / name)
     token, port = secrets.token_hex(16), free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(paths.PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
@@ -60,7 +61,7 @@ def lab(tmp_path):
         session = urllib.request.Request(
             f"{base}/api/sessions?token={token}", method="POST",
             headers={"Content-Type": "application/json"},
-            data=json.dumps({"path": "qa.ipynb", "type": "notebook", "name": "qa.ipynb",
+            data=json.dumps({"path": name, "type": "notebook", "name": name,
                              "kernel": {"name": KERNEL_NAME}}).encode())
         urllib.request.urlopen(session, timeout=60)
         for _ in range(60):
@@ -129,6 +130,57 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
                        for g, b in shown)
             assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
                                 ).count() == 0  # every chart live, none a picture unseen
+        finally:
+            browser.close()
+    assert outside == []
+
+
+@pytest.mark.parametrize("lab", ["extraction.ipynb"], indirect=True)
+def test_the_extraction_explorer_filters_and_opens_a_cell_in_jupyterlab(lab):
+    """The fixtures' run (pptx has wrong colour cells): a click on a mismatch bar keeps its
+    cells, a row opens the cell in its slide table with its neighbours."""
+    from playwright.sync_api import sync_playwright
+
+    base, token = lab
+    outside: list[str] = []
+
+    def route(r):  # noqa: ANN001 - a playwright Route
+        if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.route("**/*", route)
+            page.goto(f"{base}/lab/tree/extraction.ipynb?token={token}")
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                                   timeout=60_000)
+            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
+                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page.wait_for_selector(".rse-explorer .rse-chart[data-live]", state="attached",
+                                   timeout=180_000)
+            page.wait_for_function("""() => Array.from(document.querySelectorAll(
+                '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
+            assert page.locator(".rse-verdict h2").first.text_content() == "PASS"
+            total = page.locator(".rse-explorer tr.rse-row").count()
+            bar = page.locator('.rse-explorer path[aria-label*="document set · sheet: pptx · '
+                               'slide1_table2; channel: color_mapping"]').first
+            bar.scroll_into_view_if_needed()
+            bar.click()
+            shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+                '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
+            assert 0 < len(shown) < total
+            assert all(i.startswith("pptx:slide1_table2!") for i in shown)
+            page.locator(f'.rse-explorer tr.rse-row[data-id="{shown[0]}"]').click()
+            view = page.locator(f'.rse-case-slot[data-case="{shown[0]}"]')
+            assert view.is_visible() and "slide 1, table 2" in view.inner_text()
+            assert view.locator("table.rse-cell-grid td").count() >= 4
         finally:
             browser.close()
     assert outside == []
