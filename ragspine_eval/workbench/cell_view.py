@@ -85,7 +85,8 @@ def where_of(sheet: str) -> str:
     return f"{m.group(1)} {m.group(2)}, table {m.group(3)}"
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A claim as a reader compares it: tags as k=v, anything else as JSON (text quoted)."""
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items()) or "(no tag)"
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -100,7 +101,8 @@ def _legend(report: EvalReport, fill: str | None) -> dict[str, str | None]:
     stated = legend.get("stated")
     if stated:
         tags = stated.get(fill)
-        return ({"entry": f"{fill} -> {_show(tags)} (stated by the ground truth)", "why": None}
+        return ({"entry": f"{fill} -> {show_value(tags)} (stated by the ground truth)",
+                 "why": None}
                 if tags else {"entry": None, "why": f"the ground truth's legend has no entry for "
                                                     f"fill {fill}"})
     for e in legend.get("confirmed", []):
@@ -190,15 +192,18 @@ def _window(grid: ReadGrid, row: int, col: int, radius: int, differs: set[str]
 def cell_detail(report: EvalReport, key: str, locator: str,
                 grids: Mapping[str, ReadGrid] | str | None = None, *,
                 document: str | Path | None = None, stored: dict[str, Any] | None = None,
-                radius: int = RADIUS) -> dict[str, Any]:
+                radius: int = RADIUS, scores: list[Any] | None = None) -> dict[str, Any]:
     """One cell of document set `key` whole (see the module docstring). `grids`: the
     document's grids (read_grids), or the reason it could not be read; None reads `document`
-    here (only around the cell when it is a large xlsx)."""
+    here (only around the cell when it is a large xlsx). `scores`: the cell's CellScores, when
+    the caller has them (else looked up in the report)."""
     sheet, _, ref = locator.rpartition("!")
     pos = position(ref)
     then = bl.BaselineVerdicts(stored)
-    scores = [s for s in report.cells if s.sheet == sheet and s.cell_ref == ref]
-    channels = [{"channel": s.channel, "expected": _show(s.expected), "actual": _show(s.actual),
+    if scores is None:
+        scores = [s for s in report.cells if s.sheet == sheet and s.cell_ref == ref]
+    channels = [{"channel": s.channel, "expected": show_value(s.expected),
+                 "actual": show_value(s.actual),
                  "correct": s.correct, "feature": s.feature,
                  "at_baseline": ("no baseline" if stored is None else at_baseline(
                      then.at(s.channel, locator, report.golden.get(locator)), s.correct))}
@@ -240,7 +245,7 @@ def cell_detail(report: EvalReport, key: str, locator: str,
         cell = grid.cells.get(ref, ReadCell())
         differs = _differs(grid, table) if merges_read else set()
         detail.update(grid=_window(grid, pos[0], pos[1], radius, differs),
-                      value=_show(cell.value), fill=cell.fill,
+                      value=show_value(cell.value), fill=cell.fill,
                       legend=_legend(report, cell.fill))
         if not merges_read:
             detail["grid_note"] = ("a large workbook: only these rows and columns were read, "
@@ -259,7 +264,8 @@ STYLE = """<style>
 .rse-cell-view table.rse-cell-grid th{background:#f3f3f3;color:#555;font-weight:600}
 .rse-cell-view td.rse-cell-focus{outline:3px solid #d73027;outline-offset:-3px;font-weight:700}
 .rse-cell-view td.rse-cell-differs{box-shadow:inset 0 -4px 0 #e08a00}
-.rse-cell-view td.rse-cell-covered{background:repeating-linear-gradient(45deg,#f4f4f4,#f4f4f4 4px,#e8e8e8 4px,#e8e8e8 8px);color:#777}
+.rse-cell-view td.rse-cell-covered{color:#777;
+ background:repeating-linear-gradient(45deg,#f4f4f4,#f4f4f4 4px,#e8e8e8 4px,#e8e8e8 8px)}
 .rse-cell-view tr.rse-cell-wrong td{color:#b2182b;font-weight:600}
 .rse-cell-view .rse-cell-note{color:#555}
 </style>"""
@@ -308,7 +314,8 @@ def _grid_html(grid: dict[str, Any]) -> str:
                        f"{escape(text)}</td>")
         body.append("<tr>" + "".join(tds) + "</tr>")
     head = "<tr><th></th>" + "".join(f"<th>{escape(c)}</th>" for c in grid["cols"]) + "</tr>"
-    return f'<table class="rse-cell-grid"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    return (f'<table class="rse-cell-grid"><thead>{head}</thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
 
 
 def cell_html(detail: dict[str, Any]) -> str:

@@ -127,26 +127,21 @@ def explorer_root(ex: Any) -> str:
     return f"rse-explorer-x{digest[:10]}"
 
 
-def _at_baseline(ex: Any, key: str, channel: str, locator: str) -> str:
-    entry = ex.stored.get(key)
-    if entry is None:
-        return "no baseline"
-    golden = ex.run.reports[key].golden.get(locator)
-    return cell_view.AT_BASELINE[bl.BaselineVerdicts(entry).at(channel, locator, golden)]
-
-
 def mismatch_rows(ex: Any) -> list[dict[str, Any]]:
     """Every wrong cell and channel of the run, regressions first, then by set, channel, cell."""
     rows = []
     for key, report in ex.run.reports.items():
+        entry = ex.stored.get(key)
+        then = bl.BaselineVerdicts(entry)  # read once per set: a row only looks it up
         for s in report.cells:
             if s.correct:
                 continue
+            at = ("no baseline" if entry is None else cell_view.AT_BASELINE[
+                then.at(s.channel, s.locator, report.golden.get(s.locator))])
             rows.append({"key": key, "locator": s.locator, "sheet": s.sheet,
-                         "channel": s.channel, "feature": s.feature or "(none)",
-                         "at": _at_baseline(ex, key, s.channel, s.locator),
-                         "expected": cell_view._show(s.expected),
-                         "actual": cell_view._show(s.actual)})
+                         "channel": s.channel, "feature": s.feature or "(none)", "at": at,
+                         "expected": cell_view.show_value(s.expected),
+                         "actual": cell_view.show_value(s.actual)})
     order = {k: i for i, k in enumerate(ex.run.reports)}
     return sorted(rows, key=lambda r: (r["at"] != REGRESSION, order[r["key"]], r["channel"],
                                        r["locator"]))
@@ -190,11 +185,18 @@ def explorer_html(ex: Any, root: str | None = None, max_rows: int = MAX_EMBEDDED
     documents = {t.key: t.document for t in ex.targets}
     grids: dict[str, Any] = {}
     slots = []
+    wanted = {(r["key"], r["locator"]) for r in shown}
+    scores: dict[tuple[str, str], list] = {}  # every channel of each shown cell, in one pass
+    for key, report in ex.run.reports.items():
+        for s in report.cells:
+            if (key, s.locator) in wanted:
+                scores.setdefault((key, s.locator), []).append(s)
     for key, locator in dict.fromkeys((r["key"], r["locator"]) for r in shown):
         if key not in grids:
             grids[key] = _grids(documents.get(key))
         detail = cell_view.cell_detail(ex.run.reports[key], key, locator, grids[key],
-                                       document=documents.get(key), stored=ex.stored.get(key))
+                                       document=documents.get(key), stored=ex.stored.get(key),
+                                       scores=scores[(key, locator)])
         slots.append(linked.slot_html(row_key(key, locator), cell_view.cell_html(detail)))
     cut = ("" if len(shown) == len(rows) else
            f'<p class="rse-note"><b>Showing the first {max_rows:,} of {len(rows):,} mismatching '

@@ -51,8 +51,9 @@ def notebook_targets(docs: str, facts_path: str | Path | None, baseline_path: st
         raise NotebookParameterError("doc runs the engine over a document and facts_path scores "
                                      "a facts file: set one of them")
     if doc and not ground_truth:
-        raise NotebookParameterError(f"doc {doc} needs ground_truth (the fixtures' format: "
-                                     f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
+        raise NotebookParameterError(
+            f"doc {doc} needs ground_truth (the fixtures' format: "
+            f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
     if ground_truth:
         truth = from_root(ground_truth)
         if not truth.is_file():

@@ -115,6 +115,18 @@ def test_a_chart_click_filters_and_a_row_shows_the_cells_neighbours(own_report):
         assert shown(page) == []
         page.click(".rse-clear")
         assert len(shown(page)) == 2
+        # the feature heatmap: the feature × channel cell of the flipped cell
+        report = json.loads((done.out_dir / "own.json").read_text(encoding="utf-8"))
+        cells = report["documents"][document.name]["cells"]
+        feature = {f"{c['sheet']}!{c['cell_ref']}": c["feature"] or "(none)" for c in cells
+                   if c["channel"] == "cell_value"}
+        mark = page.locator(f'.rse-explorer path[aria-label^="channel: cell_value; document set '
+                            f'· feature: {document.name} · {feature[flipped]};"]').first
+        mark.scroll_into_view_if_needed()
+        mark.click()
+        assert shown(page) == [f"{c} cell_value" for c in (flipped, wrong_then)
+                               if feature[c] == feature[flipped]]
+        page.click(".rse-clear")
         page.locator(f'tr.rse-row[data-id="{document.name}:{flipped}"]').click()
         view = page.locator(f'.rse-case-slot[data-case="{document.name}:{flipped}"]')
         assert view.is_visible()

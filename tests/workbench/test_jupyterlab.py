@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 
 import pytest
 from browser import CHROMIUM_ARGS, chromium
@@ -79,7 +80,10 @@ def lab(tmp_path, request):
             proc.wait(timeout=10)
 
 
-def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+@contextmanager
+def ran_all(lab, name: str):
+    """`name` open in JupyterLab in Chromium, every cell run, the explorer's charts live:
+    yields (page, the requests that tried to leave the machine)."""
     from playwright.sync_api import sync_playwright
 
     base, token = lab
@@ -97,7 +101,7 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.route("**/*", route)
-            page.goto(f"{base}/lab/tree/qa.ipynb?token={token}")
+            page.goto(f"{base}/lab/tree/{name}?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                                    timeout=60_000)
@@ -109,29 +113,34 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
                                    timeout=180_000)
             page.wait_for_function("""() => Array.from(document.querySelectorAll(
                 '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
-            rows = page.locator(".rse-explorer tr.rse-row")
-            total = rows.count()
-            cell = page.locator('.rse-explorer path[aria-label^="gate: '
-                                'clarification_appropriateness; tag value: qtype=attribution;"]'
-                                ).first
-            cell.scroll_into_view_if_needed()
-            box = cell.bounding_box()
-            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            page.mouse.move(x, y)
-            page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
-            tip = page.inner_text("#vg-tooltip-element")
-            assert "clarification_appropriateness" in tip and "qtype=attribution" in tip
-            page.mouse.click(x, y)
-            shown = page.evaluate("""() => Array.from(document.querySelectorAll(
-                '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
-                r => [r.dataset.gate, JSON.parse(r.dataset.buckets)])""")
-            assert 0 < len(shown) < total
-            assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
-                       for g, b in shown)
-            assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
-                                ).count() == 0  # every chart live, none a picture unseen
+            yield page, outside
         finally:
             browser.close()
+
+
+def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+    with ran_all(lab, "qa.ipynb") as (page, outside):
+        rows = page.locator(".rse-explorer tr.rse-row")
+        total = rows.count()
+        cell = page.locator('.rse-explorer path[aria-label^="gate: '
+                            'clarification_appropriateness; tag value: qtype=attribution;"]'
+                            ).first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
+        tip = page.inner_text("#vg-tooltip-element")
+        assert "clarification_appropriateness" in tip and "qtype=attribution" in tip
+        page.mouse.click(x, y)
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
+            r => [r.dataset.gate, JSON.parse(r.dataset.buckets)])""")
+        assert 0 < len(shown) < total
+        assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
+                   for g, b in shown)
+        assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
+                            ).count() == 0  # every chart live, none a picture unseen
     assert outside == []
 
 
@@ -139,48 +148,19 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
 def test_the_extraction_explorer_filters_and_opens_a_cell_in_jupyterlab(lab):
     """The fixtures' run (pptx has wrong colour cells): a click on a mismatch bar keeps its
     cells, a row opens the cell in its slide table with its neighbours."""
-    from playwright.sync_api import sync_playwright
-
-    base, token = lab
-    outside: list[str] = []
-
-    def route(r):  # noqa: ANN001 - a playwright Route
-        if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.route("**/*", route)
-            page.goto(f"{base}/lab/tree/extraction.ipynb?token={token}")
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                   timeout=60_000)
-            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
-                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
-            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-            page.wait_for_selector(".rse-explorer .rse-chart[data-live]", state="attached",
-                                   timeout=180_000)
-            page.wait_for_function("""() => Array.from(document.querySelectorAll(
-                '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
-            assert page.locator(".rse-verdict h2").first.text_content() == "PASS"
-            total = page.locator(".rse-explorer tr.rse-row").count()
-            bar = page.locator('.rse-explorer path[aria-label*="document set · sheet: pptx · '
-                               'slide1_table2; channel: color_mapping"]').first
-            bar.scroll_into_view_if_needed()
-            bar.click()
-            shown = page.evaluate("""() => Array.from(document.querySelectorAll(
-                '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
-            assert 0 < len(shown) < total
-            assert all(i.startswith("pptx:slide1_table2!") for i in shown)
-            page.locator(f'.rse-explorer tr.rse-row[data-id="{shown[0]}"]').click()
-            view = page.locator(f'.rse-case-slot[data-case="{shown[0]}"]')
-            assert view.is_visible() and "slide 1, table 2" in view.inner_text()
-            assert view.locator("table.rse-cell-grid td").count() >= 4
-        finally:
-            browser.close()
+    with ran_all(lab, "extraction.ipynb") as (page, outside):
+        assert page.locator(".rse-verdict h2").first.text_content() == "PASS"
+        total = page.locator(".rse-explorer tr.rse-row").count()
+        bar = page.locator('.rse-explorer path[aria-label*="document set · sheet: pptx · '
+                           'slide1_table2; channel: color_mapping"]').first
+        bar.scroll_into_view_if_needed()
+        bar.click()
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
+        assert 0 < len(shown) < total
+        assert all(i.startswith("pptx:slide1_table2!") for i in shown)
+        page.locator(f'.rse-explorer tr.rse-row[data-id="{shown[0]}"]').click()
+        view = page.locator(f'.rse-case-slot[data-case="{shown[0]}"]')
+        assert view.is_visible() and "slide 1, table 2" in view.inner_text()
+        assert view.locator("table.rse-cell-grid td").count() >= 4
     assert outside == []
