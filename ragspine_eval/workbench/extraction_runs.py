@@ -71,16 +71,18 @@ def _failure(exc: BaseException) -> str:
 
 
 def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_path: Path | None,
-                report: Path) -> tuple[Any, dict[str, str]]:
-    """(the gated run of the documents that ran, or None; {key: why} of those that failed)."""
+                report: Path, **options: Any) -> tuple[Any, dict[str, str]]:
+    """(the gated run of the documents that ran, or None; {key: why} of those that failed).
+    `options` go to run_gated_extraction for the run that is reported, not for the trial runs
+    of one document each that find which one failed."""
     from ragspine_eval.extraction.gated_run import ExtractionOutputs, run_gated_extraction
 
-    def gated(some: Sequence[Target], out: Path | None) -> Any:
+    def gated(some: Sequence[Target], out: Path | None, **more: Any) -> Any:
         return run_gated_extraction(some, facts_path=facts_path, baseline_path=baseline_path,
-                                    outputs=ExtractionOutputs(report=out))
+                                    outputs=ExtractionOutputs(report=out), **more)
 
     try:
-        return gated(targets, report), {}
+        return gated(targets, report, **options), {}
     except (BaselineError, OutputError):
         raise
     except Exception as exc:  # noqa: BLE001 - a document's failure, found below
@@ -97,7 +99,7 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
         except Exception as exc:  # noqa: BLE001 - this document's failure
             failures[target.key] = _failure(exc)
     good = [t for t in targets if t.key not in failures]
-    return (gated(good, report) if good else None), failures
+    return (gated(good, report, **options) if good else None), failures
 
 
 def empty_run() -> ExtractionRun:
