@@ -117,10 +117,9 @@ def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
 
 
 def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
-    """The notebook's gate over an ExtractionNotebookRun: raise AssertionError naming each
-    document the run failed on,
-    each document set without a baseline entry when `require_baseline`, and each regression;
-    return the pass message otherwise."""
+    """The extraction notebook's gate over an ExtractionNotebookRun: raise AssertionError
+    naming each document the run failed on, each document set without a baseline entry when
+    `require_baseline`, and each regression; return the pass message otherwise."""
     comparisons, failures = ex.comparisons, ex.failures
     lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
              f"regression): {why}" for key, why in failures.items()]
