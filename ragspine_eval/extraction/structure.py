@@ -14,7 +14,9 @@ Only a table the ground truth claims whole is scored: one its `scope` names as a
 (or a range of it, the extracted grid then cut to that range). A ground truth without a scope
 states some cells, not a table, and gets no structure score. The document's figure
 (`table_structure` in the baseline) is the micro F1 over its tables: 2·matched / (ground truth +
-extracted relations); its case ids are the tables scored 1.0.
+extracted relations); its case ids are the tables scored 1.0. Each table also lists the
+relations that differ (`missing`: in the ground truth, not extracted; `extra`: extracted, not in
+the ground truth), at most `LISTED_PAIRS` of each, as {"from", "to", "direction", "count"}.
 
 Invariant: a grid compared with itself scores 1.0; nothing here reads a document.
 """
@@ -29,6 +31,7 @@ from ragspine_eval.extraction.compare import is_blank
 from ragspine_eval.extraction.locators import Scope, in_range, position
 
 TABLE_STRUCTURE = "table_structure"
+LISTED_PAIRS = 50
 DEFINITION = ("ICDAR 2013 cell-adjacency F1: each non-blank cell related to its nearest "
               "non-blank neighbour to the right and below, relations compared as multisets")
 
@@ -54,6 +57,12 @@ def adjacency(cells: Mapping[tuple[int, int], Any]) -> Counter:
         for a, b in zip(in_col, in_col[1:], strict=False):
             relations[(_text(cells[(a, c)]), _text(cells[(b, c)]), "down")] += 1
     return relations
+
+
+def differing(ours: Counter, theirs: Counter, limit: int = LISTED_PAIRS) -> list[dict[str, Any]]:
+    """The relations of `ours` that `theirs` lacks (as a multiset), most frequent first."""
+    rest = sorted((ours - theirs).items(), key=lambda kv: (-kv[1], kv[0]))
+    return [{"from": a, "to": b, "direction": d, "count": n} for (a, b, d), n in rest[:limit]]
 
 
 def _grid(records: Iterable[Mapping[str, Any]], sheet: str,
@@ -88,7 +97,8 @@ def structure_score(truth_cells: list[Mapping[str, Any]], facts: list[Mapping[st
             "relations": n_truth, "extracted": n_got, "matched": matched,
             "precision": matched / n_got if n_got else 1.0,
             "recall": matched / n_truth if n_truth else 1.0,
-            "f1": 2 * matched / (n_truth + n_got) if n_truth + n_got else 1.0})
+            "f1": 2 * matched / (n_truth + n_got) if n_truth + n_got else 1.0,
+            "missing": differing(truth, got), "extra": differing(got, truth)})
     total = sum(t["relations"] + t["extracted"] for t in tables)
     matched = sum(t["matched"] for t in tables)
     return {"definition": DEFINITION, "f1": 2 * matched / total if total else 1.0,

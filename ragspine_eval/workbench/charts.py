@@ -48,6 +48,14 @@ def _selection() -> alt.Parameter:
                                clear="dblclick", toggle=False)
 
 
+def _picked(mark: alt.Chart, *fields: str) -> alt.Chart:
+    """`mark` with a click selection named SELECTION over `fields`, the rest dimmed."""
+    pick = alt.selection_point(name=SELECTION, fields=list(fields), on="click", clear="dblclick",
+                               toggle=False)
+    return mark.add_params(pick).encode(opacity=alt.condition(pick, alt.value(1.0),
+                                                              alt.value(0.3)))
+
+
 def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value",
                       select: bool = False) -> alt.Chart:
     """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate and
@@ -211,10 +219,12 @@ def tag_intervals(rates: pd.DataFrame,
 
 
 def channel_bars(accuracy: pd.DataFrame,
-                 title: str = "Extraction accuracy per channel and document set") -> alt.Chart:
+                 title: str = "Extraction accuracy per channel and document set",
+                 select: bool = False) -> alt.Chart:
     """accuracy: frames.channel_accuracy(). A panel per document set: a bar per scored channel
     (coverage included) on the fixed scale, its 95% interval as a line, the baseline as a tick;
-    a channel the extractor cannot do for the set reads "not scored" instead of an empty row."""
+    a channel the extractor cannot do for the set reads "not scored" instead of an empty row.
+    `select`: clicking a bar selects (doc_set, channel) as `SELECTION`."""
     if accuracy["accuracy"].isna().all():
         return _empty(title, "nothing scored")
     data = accuracy.assign(unscored=accuracy["status"] == "not scored")
@@ -226,6 +236,8 @@ def channel_bars(accuracy: pd.DataFrame,
         y=y, x=x, color=alt.Color("accuracy:Q", scale=PASS_RATE_SCALE, legend=None),
         tooltip=["doc_set", "channel", alt.Tooltip("accuracy:Q", format=".1%"), "correct/total",
                  alt.Tooltip("baseline:Q", format=".1%"), "status"])
+    if select:
+        bars = _picked(bars.mark_bar(cursor="pointer"), "doc_set", "channel")
     errors = scored.mark_rule(color="#333333", strokeWidth=1.5).encode(
         y=y, x="ci_lo:Q", x2="ci_hi:Q")
     ticks = scored.mark_tick(color="black", thickness=2, size=16).encode(
@@ -241,9 +253,11 @@ def channel_bars(accuracy: pd.DataFrame,
 
 
 def feature_heatmap(features: pd.DataFrame,
-                    title: str = "Accuracy per channel and fixture feature") -> alt.Chart:
+                    title: str = "Accuracy per channel and fixture feature",
+                    select: bool = False) -> alt.Chart:
     """features: frames.feature_accuracy(). One cell per channel and document set · feature,
-    labelled correct/total."""
+    labelled correct/total. `select`: clicking a cell selects (channel, where) as
+    `SELECTION`."""
     if features.empty:
         return _empty(title, "nothing scored")
     data = features.assign(label=[f"{c}/{t}" for c, t in zip(features["correct"],
@@ -257,22 +271,28 @@ def feature_heatmap(features: pd.DataFrame,
                         legend=alt.Legend(format=PERCENT)),
         tooltip=["doc_set", "channel", "feature", "correct", "total",
                  alt.Tooltip("accuracy:Q", format=".1%")])
+    if select:
+        cells = _picked(cells.mark_rect(cursor="pointer"), "channel", "where")
     labels = base.mark_text(fontSize=10).encode(text=alt.Text("label:N"))
     return alt.layer(cells, labels, data=data).properties(
         title=title, width=alt.Step(110), height=alt.Step(18))
 
 
-def mismatch_bars(by_sheet: pd.DataFrame, title: str = "Mismatching cells per sheet") -> alt.Chart:
-    """by_sheet: frames.mismatches_by_sheet(). Bars of mismatches per sheet, by channel."""
+def mismatch_bars(by_sheet: pd.DataFrame, title: str = "Mismatching cells per sheet",
+                  select: bool = False) -> alt.Chart:
+    """by_sheet: frames.mismatches_by_sheet(). Bars of mismatches per sheet, by channel.
+    `select`: clicking a bar segment selects (channel, where) as `SELECTION`."""
     if by_sheet.empty:
         return _empty(title)
     data = by_sheet.assign(where=by_sheet["doc_set"] + " · " + by_sheet["sheet"])
-    return alt.Chart(data, title=title).mark_bar().encode(
+    chart = alt.Chart(data, title=title).mark_bar(
+        cursor="pointer" if select else "default").encode(
         y=alt.Y("where:N", title="document set · sheet", sort="-x"),
         x=alt.X("mismatches:Q", title="mismatching cells", axis=alt.Axis(tickMinStep=1)),
         color=alt.Color("channel:N", title="channel"),
         tooltip=["doc_set", "sheet", "channel", "mismatches"],
     ).properties(width=420)
+    return _picked(chart, "channel", "where") if select else chart
 
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -78,6 +78,30 @@ def plan(out_dir: str | Path) -> list[NotebookRun]:
     return runs
 
 
+def own_documents_plan(out_dir: str | Path, *, doc: str | Path | None = None,
+                       ground_truth: str | Path | None = None, manifest: str | Path | None = None,
+                       baseline: str | Path | None = None,
+                       require_baseline: bool = False) -> list[NotebookRun]:
+    """The one extraction notebook run over documents of one's own: `doc` with its
+    `ground_truth`, or every document of a `manifest`; named extraction_<file name>."""
+    out = Path(out_dir).resolve()
+    source = Path(manifest) if manifest else Path(doc) if doc else None
+    if source is None:
+        return []
+    name = f"extraction_{source.stem if manifest else source.name}"
+    params: dict[str, Any] = {"report_path": str(out / f"{name}.json")}
+    if manifest:
+        params["manifest"] = str(Path(manifest).resolve())
+    else:
+        params.update(doc=str(Path(doc).resolve()),
+                      ground_truth=str(Path(ground_truth).resolve()) if ground_truth else None)
+    if baseline:
+        params["baseline_path"] = str(Path(baseline).resolve())
+    if require_baseline:
+        params["require_baseline"] = True
+    return [NotebookRun(name, NOTEBOOKS_DIR / "extraction.ipynb", params, out)]
+
+
 def execute(run: NotebookRun) -> NotebookRun:
     """Run one notebook with papermill; any exception becomes `run.error`. The outputs of an
     earlier run of the same name are removed first, so that what is left is this run's."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,36 +76,41 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
 @dataclass
 class ExtractionNotebookRun:
     """One extraction run as a notebook sees it: the run, the stored entries, a comparison per
-    document set (None where the set has no baseline yet)."""
+    document set (None where the set has no baseline yet), the targets it ran, and the
+    documents the run failed on ({key: why}, never a verdict; see extraction_runs)."""
 
     run: ExtractionRun
     report_path: Path
-    baseline_path: Path
+    baseline_path: Path | None
     stored: dict[str, Any]
     comparisons: dict[str, bl.BaselineComparison | None]
+    targets: list[Any] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
     kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
 
 
-def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
-                   report_path: str | Path | None = None,
+def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path | None,
+                   report_path: str | Path | None = None, *, doc: str | Path | None = None,
+                   ground_truth: str | Path | None = None,
+                   manifest: str | Path | None = None,
                    store: bool = True) -> ExtractionNotebookRun:
     """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
-    "pdf"), or the facts in `facts_path`, write the report, compare with the baseline: the
-    CLI's gated run without recording. The run is kept in the run store unless `store` is
-    False."""
-    from ragspine_eval.extraction.gated_run import (
-        ExtractionOutputs,
-        run_gated_extraction,
-    )
-    from ragspine_eval.extraction.run import fixture_targets
+    "pdf"), of `doc` against `ground_truth`, or of every document a `manifest` names (or the
+    facts in `facts_path`), write the report, compare with the baseline: the CLI's gated run
+    without recording. A document the run fails on is kept apart in `failures`
+    (workbench.extraction_runs). The run is kept in the run store unless `store` is False."""
+    from ragspine_eval.workbench.extraction_runs import empty_run, gated_apart, notebook_targets
 
-    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{docs}.json"
-    gated = run_gated_extraction(
-        fixture_targets(docs), facts_path=from_root(facts_path) if facts_path else None,
-        baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out),
-        store=store)
+    targets, baseline = notebook_targets(docs, facts_path, baseline_path, doc, ground_truth,
+                                         manifest)
+    name = (Path(manifest).stem if manifest else Path(doc).name if doc else docs)
+    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{name}.json"
+    gated, failures = gated_apart(targets, from_root(facts_path) if facts_path else None,
+                                  baseline, out, store=store)
+    if gated is None:
+        return ExtractionNotebookRun(empty_run(), out, baseline, {}, {}, targets, failures)
     return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
-                                 gated.comparisons, gated.kept)
+                                 gated.comparisons, targets, failures, gated.kept)
 
 
 def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
@@ -114,6 +119,27 @@ def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
     if failed:
         raise AssertionError("\n".join(failed))
     return "\n".join(gate_message(c, k) for k, c in comparisons.items())
+
+
+def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
+    """The extraction notebook's gate over an ExtractionNotebookRun: raise AssertionError
+    naming each document the run failed on, each document set without a baseline entry when
+    `require_baseline`, and each regression; return the pass message otherwise."""
+    comparisons, failures = ex.comparisons, ex.failures
+    lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
+             f"regression): {why}" for key, why in failures.items()]
+    if require_baseline:
+        lines += [f"{key}: no baseline entry, and require_baseline is set; record one with the "
+                  f"CLI: ragspine-eval extraction ... --baseline FILE --update-baseline"
+                  for key, c in comparisons.items() if c is None]
+    try:
+        message = assert_gates(comparisons)
+    except AssertionError as exc:
+        lines.append(str(exc))
+        message = ""
+    if lines:
+        raise AssertionError("\n".join(lines))
+    return message
 
 
 def load_report(path: str | Path) -> QAEvalReport | None:

@@ -64,3 +64,16 @@ def test_a_range_scope_cuts_the_extracted_grid_to_the_range():
     facts = [*TABLE, cell("R9C9", "footnote")]
     truth = {"scope": {"ranges": ["T!R1C1:R3C2"]}, "cells": TABLE}
     assert run_eval(facts, truth).structure["f1"] == 1.0
+
+
+def test_each_table_lists_the_relations_that_differ():
+    split = [dict(c) for c in TABLE]
+    split[0] = {**split[0], "value": "changed"}
+    [table] = structure_score(TABLE, split, Scope({"tables": ["T"]}))["tables"]
+    lost = sum(p["count"] for p in table["missing"])
+    assert lost == table["relations"] - table["matched"] > 0
+    assert sum(p["count"] for p in table["extra"]) == table["extracted"] - table["matched"]
+    assert all("changed" in (p["from"], p["to"]) for p in table["extra"])
+    assert not any("changed" in (p["from"], p["to"]) for p in table["missing"])
+    same = structure_score(TABLE, TABLE, Scope({"tables": ["T"]}))["tables"][0]
+    assert same["missing"] == same["extra"] == []

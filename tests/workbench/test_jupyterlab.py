@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 
 import pytest
 from browser import CHROMIUM_ARGS, case_view_ids, chromium, key_lines, show_case_view
@@ -31,11 +32,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """JupyterLab serving a copy of qa.ipynb (so an autosave never writes into the repository):
-    (base url, token)."""
+def lab(tmp_path, request):
+    """JupyterLab serving a copy of qa.ipynb, or of the notebook given as the fixture's param
+    (so an autosave never writes into the repository): (base url, token)."""
+    name = getattr(request, "param", "qa.ipynb")
     ensure_kernel()
-    shutil.copy(paths.PROJECT_ROOT / "notebooks" / "qa.ipynb", tmp_path / "qa.ipynb")
+    shutil.copy(paths.PROJECT_ROOT / "notebooks" / name, tmp_path / name)
     token, port = secrets.token_hex(16), free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(paths.PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
@@ -60,7 +62,7 @@ def lab(tmp_path):
         session = urllib.request.Request(
             f"{base}/api/sessions?token={token}", method="POST",
             headers={"Content-Type": "application/json"},
-            data=json.dumps({"path": "qa.ipynb", "type": "notebook", "name": "qa.ipynb",
+            data=json.dumps({"path": name, "type": "notebook", "name": name,
                              "kernel": {"name": KERNEL_NAME}}).encode())
         urllib.request.urlopen(session, timeout=60)
         for _ in range(60):
@@ -78,7 +80,10 @@ def lab(tmp_path):
             proc.wait(timeout=10)
 
 
-def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+@contextmanager
+def ran_all(lab, name: str):
+    """`name` open in JupyterLab in Chromium, every cell run, the explorer's charts live:
+    yields (page, the requests that tried to leave the machine)."""
     from playwright.sync_api import sync_playwright
 
     base, token = lab
@@ -96,7 +101,7 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.route("**/*", route)
-            page.goto(f"{base}/lab/tree/qa.ipynb?token={token}")
+            page.goto(f"{base}/lab/tree/{name}?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                                    timeout=60_000)
@@ -108,39 +113,66 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
                                    timeout=180_000)
             page.wait_for_function("""() => Array.from(document.querySelectorAll(
                 '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
-            rows = page.locator(".rse-explorer tr.rse-row")
-            total = rows.count()
-            cell = page.locator('.rse-explorer path[aria-label^="gate: '
-                                'clarification_appropriateness; tag value: qtype=attribution;"]'
-                                ).first
-            cell.scroll_into_view_if_needed()
-            box = cell.bounding_box()
-            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            page.mouse.move(x, y)
-            page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
-            tip = page.inner_text("#vg-tooltip-element")
-            assert "clarification_appropriateness" in tip and "qtype=attribution" in tip
-            page.mouse.click(x, y)
-            shown = page.evaluate("""() => Array.from(document.querySelectorAll(
-                '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
-                r => [r.dataset.gate, JSON.parse(r.dataset.buckets)])""")
-            assert 0 < len(shown) < total
-            assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
-                       for g, b in shown)
-            assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
-                                ).count() == 0  # every chart live, none a picture unseen
-            # every case view's nested keys read as words here too (JupyterLab's own CSS
-            # floats a <dt> at 20% of its box), and the info table reads left-aligned
-            ids = case_view_ids(page, ".rse-explorer")
-            assert len(ids) >= 5
-            for case_id in ids:
-                slot = show_case_view(page, case_id, ".rse-explorer")
-                broken = [(k, n) for k, n in key_lines(page, slot) if n > 2]
-                assert not broken, f"{case_id}: {broken}"
-            aligns = page.evaluate("""() => Array.from(Array.from(document.querySelectorAll(
-                '.jp-Notebook table')).find(t => t.innerText.startsWith('field'))
-                .querySelectorAll('td, th')).map(c => getComputedStyle(c).textAlign)""")
-            assert len(aligns) > 10 and set(aligns) == {"left"}
+            yield page, outside
         finally:
             browser.close()
+
+
+def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+    with ran_all(lab, "qa.ipynb") as (page, outside):
+        rows = page.locator(".rse-explorer tr.rse-row")
+        total = rows.count()
+        cell = page.locator('.rse-explorer path[aria-label^="gate: '
+                            'clarification_appropriateness; tag value: qtype=attribution;"]'
+                            ).first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
+        tip = page.inner_text("#vg-tooltip-element")
+        assert "clarification_appropriateness" in tip and "qtype=attribution" in tip
+        page.mouse.click(x, y)
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
+            r => [r.dataset.gate, JSON.parse(r.dataset.buckets)])""")
+        assert 0 < len(shown) < total
+        assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
+                   for g, b in shown)
+        assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
+                            ).count() == 0  # every chart live, none a picture unseen
+        # every case view's nested keys read as words here too (JupyterLab's own CSS
+        # floats a <dt> at 20% of its box), and the info table reads left-aligned
+        ids = case_view_ids(page, ".rse-explorer")
+        assert len(ids) >= 5
+        for case_id in ids:
+            slot = show_case_view(page, case_id, ".rse-explorer")
+            broken = [(k, n) for k, n in key_lines(page, slot) if n > 2]
+            assert not broken, f"{case_id}: {broken}"
+        aligns = page.evaluate("""() => Array.from(Array.from(document.querySelectorAll(
+            '.jp-Notebook table')).find(t => t.innerText.startsWith('field'))
+            .querySelectorAll('td, th')).map(c => getComputedStyle(c).textAlign)""")
+        assert len(aligns) > 10 and set(aligns) == {"left"}
+    assert outside == []
+
+
+@pytest.mark.parametrize("lab", ["extraction.ipynb"], indirect=True)
+def test_the_extraction_explorer_filters_and_opens_a_cell_in_jupyterlab(lab):
+    """The fixtures' run (pptx has wrong colour cells): a click on a mismatch bar keeps its
+    cells, a row opens the cell in its slide table with its neighbours."""
+    with ran_all(lab, "extraction.ipynb") as (page, outside):
+        assert page.locator(".rse-verdict h2").first.text_content() == "PASS"
+        total = page.locator(".rse-explorer tr.rse-row").count()
+        bar = page.locator('.rse-explorer path[aria-label*="document set · sheet: pptx · '
+                           'slide1_table2; channel: color_mapping"]').first
+        bar.scroll_into_view_if_needed()
+        bar.click()
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
+        assert 0 < len(shown) < total
+        assert all(i.startswith("pptx:slide1_table2!") for i in shown)
+        page.locator(f'.rse-explorer tr.rse-row[data-id="{shown[0]}"]').click()
+        view = page.locator(f'.rse-case-slot[data-case="{shown[0]}"]')
+        assert view.is_visible() and "slide 1, table 2" in view.inner_text()
+        assert view.locator("table.rse-cell-grid td").count() >= 4
     assert outside == []

@@ -17,7 +17,8 @@ from ragspine_eval.workbench.kernel import KERNEL_NAME
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
 PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb_dir", "report_path",
                            "judge", "repeat", "require_baseline", "store"},
-              "extraction.ipynb": {"docs", "facts_path", "baseline_path", "report_path", "store"}}
+              "extraction.ipynb": {"docs", "facts_path", "doc", "ground_truth", "manifest", "baseline_path",
+                                   "require_baseline", "report_path", "store"}}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
 
