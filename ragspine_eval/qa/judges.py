@@ -3,6 +3,8 @@
 Registered here:
 - `lexical`: `groundedness.LexicalOverlapJudge`, the default, unchanged: a claim is entailed iff
   at least `threshold` (0.6) of its content tokens occur in the context.
+- `financial`: `qa.financial.FinancialJudge`, a claim judged against the passage that could
+  support it, with the rule that decided (see that package).
 - `numeric`: lexical coverage at `threshold` of the claim's words (its numbers left out) AND
   every number the claim states is a number the context states (`qa.numbers.number_values`: digits, full-width digits, thousands separators,
   万 / 亿 and English scales, Chinese numerals, percent signs and words, ordinals, number words).
@@ -32,6 +34,7 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.outputs.stats import wilson_interval
+from ragspine_eval.qa.financial.judge import FinancialJudge
 from ragspine_eval.qa.groundedness import (
     ENTAILMENT_THRESHOLD,
     EntailmentJudge,
@@ -116,12 +119,17 @@ def describe(judge: Any) -> dict[str, Any]:
 
 register("lexical", LexicalOverlapJudge)
 register("numeric", NumericJudge)
+register("financial", FinancialJudge)
 
 DESCRIPTIONS = {
     "lexical": f"content-token coverage of the claim in the context >= {ENTAILMENT_THRESHOLD} "
                "(the default)",
     "numeric": f"lexical coverage >= {NUMERIC_THRESHOLD} and every number of the claim in the "
                "context (digits, 万/亿, Chinese numerals, %, ordinals, number words)",
+    "financial": "each claim against the passage that could support it: quantities with scale, "
+                 "unit and a 5% tolerance for a stated approximation, entities, metrics and "
+                 "periods across Chinese and English, negation and direction, words with no "
+                 "support (an explained rule per claim)",
 }
 
 

@@ -1,0 +1,95 @@
+"""Passages: which of the retrieved passages a claim's clause is to be judged against.
+
+`best_passage(clause, subject, passages)` scores every passage by the units of the clause it
+holds, weighted by what decides a financial claim: a quantity it states (3), the entity, metric,
+channel or period it names (2), any other word (1); the clause's `subject` (the claim's first
+entity, for a clause that names none) counts as one of its units. The best score wins, the
+first passage on a tie. `best_clause` does the same inside one passage, to find the clause a
+direction or a negation is compared with. `holds(passage, unit)` says whether a passage
+supports one unit: the same concept key, a Chinese word found in its text, or a quantity that
+`quantities.matches` one of its own.
+Invariants: a claim is judged against the passages that could support it, never against a bag
+of every word of the context; the choice depends on the texts only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ragspine_eval.qa.financial.quantities import Quantity, matches
+from ragspine_eval.qa.financial.vocabulary import Analysis, Unit
+
+WEIGHTS = {"quantity": 3, "entity": 2, "metric": 2, "channel": 2, "period": 2}
+_IGNORED = ("neg", "hedge", "currency")
+_JUDGED = ("up", "down")  # a direction is compared with the passage's, never a reason to pick it
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage read once: its analysis, its unit keys by kind, its quantities."""
+
+    index: int
+    text: str
+    analysis: Analysis
+    keys: dict[str, frozenset[str]]
+    quantities: tuple[Quantity, ...]
+
+    def holds(self, unit: Unit) -> bool:
+        if unit.kind == "quantity":
+            return unit.quantity is not None and any(matches(unit.quantity, q)
+                                                     for q in self.quantities)
+        if unit.key in self.keys.get(unit.kind, ()):
+            return True
+        if unit.kind == "content" and not unit.key.isascii():
+            return unit.key in self.analysis.text
+        if unit.kind == "period":  # FY2025 is held by a passage that says 2025 and nothing finer
+            return False
+        return False
+
+
+@lru_cache(maxsize=4096)
+def read_passage(index: int, text: str) -> Passage:
+    from ragspine_eval.qa.financial.vocabulary import analyse
+
+    analysis = analyse(text)
+    keys: dict[str, set[str]] = {}
+    for unit in analysis.units:
+        keys.setdefault(unit.kind, set()).add(unit.key)
+    quantities = tuple(u.quantity for u in analysis.units if u.quantity is not None)
+    return Passage(index, text, analysis, {k: frozenset(v) for k, v in keys.items()}, quantities)
+
+
+def weighed(units: Sequence[Unit]) -> list[tuple[Unit, int]]:
+    return [(u, WEIGHTS.get(u.kind, 1)) for u in units if u.kind not in _IGNORED]
+
+
+def best_passage(clause: Sequence[Unit], subject: Unit | None, passages: Sequence[Passage],
+                 prefer: Passage | None = None) -> Passage | None:
+    """The passage that holds most of the clause (see the module docstring); on a tie,
+    `prefer` (the passage of the claim's clause before), then the first."""
+    units = list(clause) + ([subject] if subject is not None else [])
+    scored = [(u, w) for u, w in weighed(units) if u.kind not in _JUDGED]
+    best, top = None, -1
+    ordered = ([prefer] if prefer is not None else []) + [p for p in passages if p is not prefer]
+    for passage in ordered:
+        score = sum(w for u, w in scored if passage.holds(u))
+        if score > top:
+            best, top = passage, score
+    return best
+
+
+def best_clause(clause: Sequence[Unit], passage: Passage) -> tuple[Unit, ...]:
+    """The passage's clause that shares most units (directions aside) with the claim's."""
+    wanted = [(u, w) for u, w in weighed(clause) if u.kind not in ("up", "down")]
+    best: tuple[Unit, ...] = ()
+    top = 0
+    for theirs in passage.analysis.clauses:
+        keys = {(u.kind, u.key) for u in theirs}
+        text = "".join(u.surface for u in theirs)
+        score = sum(w for u, w in wanted if (u.kind, u.key) in keys
+                    or (u.kind == "content" and not u.key.isascii() and u.key in text))
+        if score > top:
+            best, top = theirs, score
+    return best
