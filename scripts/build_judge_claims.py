@@ -1,0 +1,169 @@
+"""Assemble data/judge/financial_claims_{fit,heldout}.jsonl from the hand-written claims.
+
+The claims themselves are written by hand in data/judge/claims_source.txt, one a line:
+
+    kind | lang | label (T/F) | anchors | claim
+
+`anchors` are the passages the claim is about, separated by commas: a fact of data/kb/facts.csv
+as METRIC.ENTITY.PERIOD[.CHANNEL] (REV, NS, PROFIT, ROE; G, HK, CN; 25 = FY2025, 24 = FY2024,
+H1 = 2025H1; AG = agency, BA = bancassurance), or a narrative of data/kb/narratives.jsonl by its
+short name (hk, cn, grp, reghk, regcn, strat). For a supported claim they are what supports it;
+for an unsupported one they are what it misstates. This script only builds the context around
+them, the way the engine's answers show it:
+- a fact as the engine renders it, in its tool-mode form (`ACME_HK FY2025 REVENUE: 1702 USD_M
+  （来源：doc · locator）`) or its agent-mode form (`ACME_HK FY2025 REVENUE：1702 USD_M（来源：…）`,
+  channel as `（渠道 AGENCY）`), one form per claim;
+- a narrative passage as the retriever returns it (the document's whole text);
+- 2 to 5 passages in all: the anchors plus neighbours (facts of the same entity or metric, other
+  narratives), shuffled. Every choice is seeded by the claim's text, so a rebuild is identical.
+
+The split is stratified and stable: within each kind x label x lang group, claims are numbered in
+the order they are written; odd numbers (1st, 3rd, ...) go to the fit file, even numbers to the
+held-out file. Appending claims to the source never moves a claim already split.
+
+Run: .venv/bin/python scripts/build_judge_claims.py
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KB = ROOT / "data" / "kb"
+OUT = ROOT / "data" / "judge"
+SOURCE = OUT / "claims_source.txt"
+FIT = "financial_claims_fit.jsonl"
+HELDOUT = "financial_claims_heldout.jsonl"
+
+METRICS = {"REV": "REVENUE", "NS": "NEWSALES", "PROFIT": "PROFIT", "ROE": "ROE"}
+ENTITIES = {"G": "ACME_GROUP", "HK": "ACME_HK", "CN": "ACME_CN"}
+PERIODS = {"25": ("FY", "2025"), "24": ("FY", "2024"), "H1": ("HY", "2025H1")}
+CHANNELS = {"AG": "AGENCY", "BA": "BANCA"}
+NARRATIVES = {"hk": "HK_QBR_2025Q4.pptx", "cn": "CN_QBR_2025.pptx", "grp": "GROUP_QBR_2025.pptx",
+              "reghk": "REG_WATCH_HK.pptx", "regcn": "REG_WATCH_CN.pptx",
+              "strat": "GROUP_STRATEGY_2026.pptx"}
+KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "entity", "period",
+         "addition", "number")
+
+
+def load_facts() -> dict[str, dict[str, str]]:
+    """fact key (REV.HK.25, REV.HK.25.AG) -> its row of facts.csv."""
+    back_m = {v: k for k, v in METRICS.items()}
+    back_e = {v: k for k, v in ENTITIES.items()}
+    back_p = {v: k for k, v in PERIODS.items()}
+    back_c = {v: k for k, v in CHANNELS.items()}
+    facts = {}
+    with (KB / "facts.csv").open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            key = ".".join([back_m[row["metric"]], back_e[row["entity"]],
+                            back_p[(row["period_type"], row["period"])]])
+            if row["channel"] != "TOTAL":
+                key += "." + back_c[row["channel"]]
+            facts[key] = row
+    return facts
+
+
+def render_fact(row: dict[str, str], agent_form: bool) -> str:
+    """A fact line as the engine's tool or agent answer prints it."""
+    period = f"FY{row['period']}" if row["period_type"] == "FY" else row["period"]
+    value = f"{float(row['value']):g} {row['unit']}"
+    channel = row["channel"] if row["channel"] != "TOTAL" else ""
+    if agent_form:
+        head = f"{row['entity']} {period} {row['metric']}" + (f"（渠道 {channel}）" if channel else "")
+        return f"{head}：{value}（来源：{row['doc']} · {row['locator']}）"
+    head = f"{row['entity']} {period} {row['metric']}" + (f" ({channel})" if channel else "")
+    return f"{head}: {value}（来源：{row['doc']} · {row['locator']}）"
+
+
+def read_source() -> list[dict[str, object]]:
+    rows = []
+    for number, line in enumerate(SOURCE.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(" | ")]
+        if len(parts) != 5:
+            raise SystemExit(f"{SOURCE}:{number}: want 'kind | lang | T/F | anchors | claim'")
+        kind, lang, label, anchors, claim = parts
+        if kind not in KINDS or lang not in ("zh", "en") or label not in ("T", "F"):
+            raise SystemExit(f"{SOURCE}:{number}: bad kind, lang or label: {line}")
+        rows.append({"kind": kind, "lang": lang, "label": label == "T", "claim": claim,
+                     "anchors": [a.strip() for a in anchors.split(",") if a.strip()],
+                     "where": f"{SOURCE.name}:{number}"})
+    return rows
+
+
+def build_context(anchors: list[str], claim: str, facts: dict[str, dict[str, str]],
+                  texts: dict[str, str], where: str) -> list[str]:
+    rng = random.Random(int(hashlib.sha256(claim.encode("utf-8")).hexdigest(), 16))
+    agent_form = rng.random() < 0.5
+    for a in anchors:
+        if a not in facts and a not in NARRATIVES:
+            raise SystemExit(f"{where}: unknown anchor {a!r}")
+    fact_anchors = [a for a in anchors if a in facts]
+    narr_anchors = [a for a in anchors if a in NARRATIVES]
+    # neighbours: what the engine would also show for a question about the same scope or metric
+    near_facts = sorted({k for k in facts if k not in anchors and any(
+        k.split(".")[1] == a.split(".")[1] or k.split(".")[0] == a.split(".")[0]
+        for a in fact_anchors)})
+    near_narr = sorted(k for k in NARRATIVES if k not in anchors)
+    if not fact_anchors:
+        near_facts = []  # a narrative question retrieves narratives
+    total = max(len(anchors) + 1, min(5, len(anchors) + rng.choice((1, 1, 2, 2, 3))))
+    extra: list[str] = []
+    while len(anchors) + len(extra) < total:
+        pool = [k for k in (near_facts if near_facts and (not near_narr or rng.random() < 0.7)
+                            else near_narr) if k not in extra]
+        if not pool:
+            pool = [k for k in near_narr + near_facts if k not in extra]
+        if not pool:
+            break
+        extra.append(rng.choice(pool))
+    keys = anchors + extra
+    rng.shuffle(keys)
+    return [render_fact(facts[k], agent_form) if k in facts else texts[NARRATIVES[k]] for k in keys]
+
+
+def build() -> dict[str, list[dict[str, object]]]:
+    """{file name: its lines} of both halves, from the source and the KB (nothing written)."""
+    facts = load_facts()
+    texts = {json.loads(l)["doc_id"]: json.loads(l)["text"]
+             for l in (KB / "narratives.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()}
+    seen: set[str] = set()
+    per_kind_lang: Counter[tuple[str, str]] = Counter()
+    per_group: Counter[tuple[str, bool, str]] = Counter()
+    fit: list[dict[str, object]] = []
+    held: list[dict[str, object]] = []
+    for row in read_source():
+        claim = str(row["claim"])
+        if claim in seen:
+            raise SystemExit(f"{row['where']}: the claim is written twice: {claim}")
+        seen.add(claim)
+        kind, lang, label = str(row["kind"]), str(row["lang"]), bool(row["label"])
+        per_kind_lang[kind, lang] += 1
+        per_group[kind, label, lang] += 1
+        out = {"id": f"{kind}-{lang}-{per_kind_lang[kind, lang]:03d}", "kind": kind, "lang": lang,
+               "label": label, "claim": claim,
+               "context": build_context(list(row["anchors"]), claim, facts, texts,
+                                        str(row["where"]))}
+        (fit if per_group[kind, label, lang] % 2 == 1 else held).append(out)
+    return {FIT: fit, HELDOUT: held}
+
+
+def as_jsonl(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, part in build().items():
+        (OUT / name).write_text(as_jsonl(part), encoding="utf-8")
+        print(f"{name}: {len(part)} claims, {sum(bool(r['label']) for r in part)} supported")
+
+
+if __name__ == "__main__":
+    main()
