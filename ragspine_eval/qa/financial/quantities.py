@@ -38,9 +38,9 @@ _CURRENCY = [("USD", ("美元", "美金", "usd", "us$", "us dollars", "us dollar
              ("CNY", ("人民币", "元", "cny", "rmb", "yuan", "renminbi"))]
 _HEDGES = {"approx": ("约为", "大约", "约", "大概", "approximately", "approx.", "approx", "about",
                       "roughly", "around", "circa", "an estimated", "estimated"),
-           "over": ("超过", "逾", "多于", "高于", "more than", "over", "above", "exceeding",
+           "over": ("略高于", "稍高于", "slightly above", "slightly more than", "超过", "逾", "多于", "高于", "more than", "over", "above", "exceeding",
                     "in excess of"),
-           "under": ("不到", "低于", "少于", "不足", "less than", "under", "below", "fewer than"),
+           "under": ("略低于", "稍低于", "slightly below", "slightly less than", "不到", "低于", "少于", "不足", "less than", "under", "below", "fewer than"),
            "nearly": ("将近", "接近", "近", "几乎", "nearly", "almost", "close to", "just under")}
 _HEDGES_AFTER = {"approx": ("左右", "上下", "or so"), "over": ("以上", "多", "or more"),
                  "under": ("以下", "or less")}
@@ -103,6 +103,8 @@ def read_quantities(text: str) -> list[Quantity]:
     found = []
     for span in number_spans(text):
         start, end = span.start, len(text[:span.end].rstrip())
+        if text[start:end].isalpha() and Decimal(span.value) <= 12:
+            continue  # "second", "two", "first": a rank or a count in words, not a figure
         value, unit, hedge = Decimal(span.value), None, None
         written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
         precision = _precision(value)
@@ -132,11 +134,11 @@ def read_quantities(text: str) -> list[Quantity]:
                 if word is not None:
                     unit = code
                     break
-        for kind, words in _HEDGES.items():
-            word = _prefix(text[max(0, start - 14):start], words)
-            if word is not None:
-                hedge, start = kind, text.rindex(word, 0, start)
-                break
+        before = text[max(0, start - 20):start]
+        hedged = [(len(w), k, w) for k, ws in _HEDGES.items() if (w := _prefix(before, ws))]
+        if hedged:  # the longest: "just under" is nearly, not under
+            _, hedge, word = max(hedged)
+            start = text.rindex(word, 0, start)
         if hedge is None:
             rest = text[end:end + 8].lstrip()
             hedge = next((k for k, ws in _HEDGES_AFTER.items() if rest.startswith(ws)), None)

@@ -42,8 +42,8 @@ _PERIODS = [
      "H2"),
     (rf"{_YEAR}\s*(?:年\s*)?(?:第?([一二三四1-4])季度|q([1-4]))|(?:q([1-4])|([a-z]+) quarter(?: of)?)"
      rf"\s*(?:of\s*)?{_YEAR}", "Q"),
-    (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_YEAR}|{_YEAR}\s*(?:财年|年度|年|fy)|"
-     rf"(?<![\d.]){_YEAR}(?![\d.%])", "FY"),
+    (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_YEAR}|(?<![a-z])fy\s?(\d{{2}})(?!\d)|{_YEAR}\s*(?:财年|年度|年|fy)|"
+     rf"(?<![\d.]){_YEAR}(?!\.?\d|%)", "FY"),
 ]
 _PERIOD = re.compile("|".join(f"(?P<p{i}>{p})" for i, (p, _) in enumerate(_PERIODS)))
 _QUARTER_WORDS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "一": "1", "二": "2",
@@ -153,7 +153,9 @@ def _period_key(m: re.Match[str]) -> str:
         if m.group(f"p{i}") is None:
             continue
         found = [g for g in m.group(f"p{i}") and m.groups() if g]
-        year = next(g for g in found if re.fullmatch(_YEAR, g))
+        year = next((g for g in found if re.fullmatch(_YEAR, g)), None)
+        if year is None:  # FY25
+            year = "20" + next(g for g in found if re.fullmatch(r"\d{2}", g))
         if part != "Q":
             return f"{year}{part}"
         quarter = next((g for g in found if g != year and (g in _QUARTER_WORDS or g.isdigit())),
