@@ -3,7 +3,8 @@
 session (what a notebook calls: run a mode, the verdict banner, the explorer, a case, the
 other mode, the gate), frames (reports as tidy DataFrames), charts (Altair charts of the frames), embed (live
 Vega charts with no network), drilldown (the verdict banner and the clickable failure explorer),
-case_view (one case whole), tables (static and interactive tables), notebooks (papermill runs
+case_view (one case whole), second_opinion (where another judge disagrees with the
+gate's), tables (static and interactive tables), notebooks (papermill runs
 and the HTML reports), kernel (the Jupyter kernel the notebooks are pinned to),
 report_template/ (the nbconvert template: every script inlined).
 
@@ -24,6 +25,7 @@ from ragspine_eval.workbench.session import (
     other_mode_report,
     run_extraction,
     run_qa,
+    second_opinion,
     setup_display,
     show_case,
     verdict,
@@ -31,5 +33,5 @@ from ragspine_eval.workbench.session import (
 
 __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cases_apart",
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
-           "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
+           "other_mode_report", "run_extraction", "run_qa", "second_opinion", "setup_display", "show_case",
            "verdict"]
