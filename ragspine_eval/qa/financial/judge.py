@@ -254,15 +254,18 @@ class FinancialJudge:
               trend: tuple[str, Unit] | None) -> bool:
         if unit.kind in ("up", "down"):
             stance = next(s for s, u in stances(clause) if u is unit)
-            if trend is not None:
-                return stance in (trend[0], "not " + {"up": "down", "down": "up"}[trend[0]])
-            figures = [u.quantity.value for u in clause if u.quantity is not None]
-            if len(figures) >= 2 and figures[0] != figures[-1]:
-                # "grew from 11.8亿 to 13.2亿": the claim's own (checked) numbers say which way
-                return stance == ("up" if figures[-1] > figures[0] else "down")
             wanted = {"up": "up", "down": "down", "not up": "down", "not down": "up"}[stance]
-            return any(wanted in p.keys for p in support) or any(
-                stance[4:] not in p.keys for p in support if stance.startswith("not "))
+            if any(stance in p.stances or wanted in p.stances for p in support):
+                return True
+            if any(p.stances for p in support):
+                return False  # the passages speak of a change, and not of this one
+            figures = [u.quantity.value for u in clause
+                       if u.quantity is not None and u.quantity.unit is not None]
+            if len(figures) >= 2 and figures[0] != figures[-1]:
+                # "grew from 11.8亿 to 13.2亿": the claim's own (checked) figures say which way
+                return wanted == ("up" if figures[-1] > figures[0] else "down")
+            # else the facts' figures a year apart, when the passages give them
+            return trend is not None and wanted == trend[0]
         return any(p.holds(unit) for p in support)
 
     def general(self, claim: str, units: Sequence[Unit], passages: Sequence[Passage]

@@ -3,8 +3,9 @@
 `best_passage(clause, subject, passages)` scores every passage by the units of the clause it
 holds, weighted by what decides a financial claim: a quantity it states (3), the entity, metric,
 channel or period it names (2), any other word (1); the clause's `subject` (the claim's first
-entity, for a clause that names none) counts as one of its units. The best score wins, the
-first passage on a tie. `best_clause` does the same inside one passage, to find the clause a
+entity, for a clause that names none) counts as one of its units. The best score wins; on a
+tie, the passage of the claim's clause before, then the one sharing the clause's directions,
+then the first. `best_clause` does the same inside one passage, to find the clause a
 direction or a negation is compared with. `holds(passage, unit)` says whether a passage
 supports one unit: the same concept key, a Chinese word found in its text, or a quantity that
 `quantities.matches` one of its own.
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ragspine_eval.qa.financial.polarity import stances
 from ragspine_eval.qa.financial.quantities import Quantity, matches
 from ragspine_eval.qa.financial.vocabulary import Analysis, Unit
 
@@ -35,6 +37,7 @@ class Passage:
     analysis: Analysis
     keys: dict[str, frozenset[str]]
     quantities: tuple[Quantity, ...]
+    stances: frozenset[str]  # "up", "not down", ... as its clauses say them
 
     def holds(self, unit: Unit) -> bool:
         if unit.kind == "quantity":
@@ -58,7 +61,9 @@ def read_passage(index: int, text: str) -> Passage:
     for unit in analysis.units:
         keys.setdefault(unit.kind, set()).add(unit.key)
     quantities = tuple(u.quantity for u in analysis.units if u.quantity is not None)
-    return Passage(index, text, analysis, {k: frozenset(v) for k, v in keys.items()}, quantities)
+    said = frozenset(s for clause in analysis.clauses for s, _ in stances(clause))
+    return Passage(index, text, analysis, {k: frozenset(v) for k, v in keys.items()}, quantities,
+                   said)
 
 
 def weighed(units: Sequence[Unit]) -> list[tuple[Unit, int]]:
@@ -71,10 +76,14 @@ def best_passage(clause: Sequence[Unit], subject: Unit | None, passages: Sequenc
     `prefer` (the passage of the claim's clause before), then the first."""
     units = list(clause) + ([subject] if subject is not None else [])
     scored = [(u, w) for u, w in weighed(units) if u.kind not in _JUDGED]
-    best, top = None, -1
-    ordered = ([prefer] if prefer is not None else []) + [p for p in passages if p is not prefer]
-    for passage in ordered:
-        score = sum(w for u, w in scored if passage.holds(u))
+    turns = [s for s, _ in stances(clause)]
+    best: Passage | None = None
+    top: tuple[int, bool, int] = (-1, False, 0)
+    for passage in passages:
+        # what it holds first; then the passage of the clause before; then, only to break a
+        # tie, the directions it shares (a clause that is nothing but 增 is about 增)
+        score = (sum(w for u, w in scored if passage.holds(u)), passage is prefer,
+                 sum(1 for s in turns if s in passage.stances))
         if score > top:
             best, top = passage, score
     return best
