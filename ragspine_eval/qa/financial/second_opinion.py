@@ -69,15 +69,19 @@ class SecondOpinion:
                 f"cases checked).")
 
 
-def second_opinion(report: Any, judge: str = "financial") -> SecondOpinion:
+def second_opinion(report: Any, judge: str = "financial",
+                   gate_judge: dict[str, Any] | None = None) -> SecondOpinion:
     """The claims of the report's faithfulness cases on which `judge` and the gate's judge
-    disagree (see the module docstring)."""
+    disagree (see the module docstring). The gate's judge is the report's provenance's, else
+    `gate_judge` ({"name", "threshold"}), else the default."""
     from ragspine_eval.qa import judges
 
-    stated = (report.provenance.judge if report.provenance is not None else None) or {
-        "name": judges.DEFAULT_JUDGE, "threshold": None}
+    stated = (report.provenance.judge if report.provenance is not None else None) or (
+        gate_judge or {"name": judges.DEFAULT_JUDGE, "threshold": None})
     gate = judges.get(stated["name"], stated.get("threshold"))
     other = judges.get(judge)
+    if judges.describe(gate)["name"] == judges.describe(other)["name"]:
+        return SecondOpinion(judges.describe(gate), judges.describe(other), 0, 0, [])
     metric = report.gates().get("faithfulness")
     judged = {r.id for r in metric.results} if metric is not None else set()
     cases = claims = 0
