@@ -164,28 +164,35 @@ def _period_key(m: re.Match[str]) -> str:
     raise AssertionError("a period match names no part")  # pragma: no cover
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
-
-
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """The text's units, clause by clause (see the module docstring)."""
     text = normalized(strip_citations(text))
     lowered = text.lower()
     units: list[Unit] = []
-    for m in _PERIOD.finditer(lowered):
+
+    def period(m: re.Match[str]) -> str:
         units.append(Unit("period", _period_key(m), m.start(), m.group()))
-        lowered = _blank(lowered, m.start(), m.end())
-    for quantity in read_quantities(lowered):
-        units.append(Unit("quantity", quantity.key, quantity.start, quantity.surface, quantity))
-        lowered = _blank(lowered, quantity.start, quantity.end)
+        return " " * len(m.group())
+
+    lowered = _PERIOD.sub(period, lowered)
+    found = read_quantities(lowered)
+    if found:
+        chars = list(lowered)
+        for quantity in found:
+            units.append(Unit("quantity", quantity.key, quantity.start, quantity.surface,
+                              quantity))
+            chars[quantity.start:quantity.end] = " " * (quantity.end - quantity.start)
+        lowered = "".join(chars)
     lex = lexicon()
-    for m in lex.ascii.finditer(lowered):
-        kind, concept = lex.surfaces[m.group()]
+
+    def concept(m: re.Match[str]) -> str:
+        kind, key = lex.surfaces[m.group()]
         if kind != "stop":
-            units.append(Unit(kind, concept, m.start(), m.group()))
-        lowered = _blank(lowered, m.start(), m.end())
+            units.append(Unit(kind, key, m.start(), m.group()))
+        return " " * len(m.group())
+
+    lowered = lex.ascii.sub(concept, lowered)
     units += _words(lowered, lex)
     units.sort(key=lambda u: u.start)
     ends = [m.start() for m in _CLAUSE_END.finditer(text)] + [len(text) + 1]
