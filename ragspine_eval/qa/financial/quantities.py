@@ -11,7 +11,8 @@ around it:
 
 `matches(claim, passage)` says whether a claim's quantity is the passage's:
 - the units must not contradict (a percent is not a sum of money; US dollars are not yuan); a
-  quantity without a unit matches on value alone;
+  quantity without a unit matches on value alone, or on the number a unit code scales (1702 in
+  1702 USD_M);
 - stated plainly, the values are equal, or the passage's value rounds to the claim's at the
   precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
 - stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
@@ -64,6 +65,7 @@ class Quantity:
     start: int
     end: int
     surface: str
+    written: Decimal | None = None  # the value as written before a unit code's scale (1702 USD_M)
 
     @property
     def key(self) -> str:
@@ -109,6 +111,7 @@ def read_quantities(text: str) -> list[Quantity]:
         written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
         precision = _precision(value)
         after = text[end:end + 24]
+        written = value
         if m := _UNIT_CODE.match(after):
             unit, scale = m.group(1).upper(), _SCALES.get(m.group(2), 10**9)
             value, precision, end = value * scale, precision * scale, end + m.end()
@@ -142,7 +145,8 @@ def read_quantities(text: str) -> list[Quantity]:
         if hedge is None:
             rest = text[end:end + 8].lstrip()
             hedge = next((k for k, ws in _HEDGES_AFTER.items() if rest.startswith(ws)), None)
-        found.append(Quantity(value, unit, hedge, precision, start, end, text[start:end]))
+        found.append(Quantity(value, unit, hedge, precision, start, end, text[start:end],
+                              written))
     return found
 
 
@@ -157,6 +161,8 @@ def matches(claim: Quantity, passage: Quantity) -> bool:
     if not _compatible(claim.unit, passage.unit):
         return False
     c, p = claim.value, passage.value
+    if claim.unit is None and passage.written is not None and c == passage.written:
+        p = c  # "收入为1702" against "1702 USD_M": the number as the fact writes it
     if c == p:
         return claim.hedge in (None, "approx", "nearly")
     gap = abs(c - p)
