@@ -1,7 +1,7 @@
 """The second opinion, as the qa notebook and its HTML report show it beside the gate's verdict.
 
 `second_opinion_html(report, stored=None, other=None, judge="financial")` is one block: the
-sentence of `qa.financial.second_opinion` ("the gate (lexical) passed 3 claims the financial
+sentence of `qa.financial.disagreement` ("the gate (lexical) passed 3 claims the financial
 judge rejects ..."), a table of the claims the two judges see differently (case, claim, what the
 gate's judge said, what the other said, its deciding rule, the passage and why), and the case
 view of each such case (workbench.case_view, the one the failure explorer opens), hidden until
@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ragspine_eval.qa.financial.second_opinion import SecondOpinion, second_opinion
+from ragspine_eval.qa.financial.disagreement import SecondOpinion, second_opinion
 from ragspine_eval.qa.groundedness import check_claim, split_claims
 from ragspine_eval.workbench import case_view, embed
 

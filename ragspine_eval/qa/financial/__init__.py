@@ -4,7 +4,8 @@ One idea a module: quantities (a number with its scale, unit and hedge, compared
 tolerance), vocabulary (the KB's metric names, entities, channels, periods and directions in
 both languages, from lexicon.tsv and data/kb; Chinese segmented by rjieba), polarity (negation
 and the direction of a change), passages (which passage a claim is judged against), judge (the
-decision and its explanation), second_opinion (where it disagrees with the gate's judge).
+decision and its explanation), disagreement (the claims where it and the gate's judge differ: the
+workbench's second opinion).
 """
 
 from ragspine_eval.qa.financial.judge import FinancialJudge

@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from ragspine_eval.qa.financial.quantities import matches
 from ragspine_eval.qa.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.qa.financial.polarity import bare_negations, disagreement, stances
-from ragspine_eval.qa.financial.vocabulary import SWAPPABLE, Unit, analyse
+from ragspine_eval.qa.financial.vocabulary import SWAPPABLE, Unit, analyse, stem
 from ragspine_eval.qa.groundedness import ClaimCheck
 
 FINANCIAL_THRESHOLD = 0.85
@@ -45,7 +46,7 @@ WORDS = "unsupported words"
 RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, DIRECTION, NEGATION, WORDS,
          SUPPORTED)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_COUNTED = ("content", "word", "entity", "metric", "channel", "up", "down")
+_COUNTED = ("content", "word", "term", "entity", "metric", "channel", "up", "down")
 
 
 class _Decided(Exception):
@@ -55,10 +56,11 @@ class _Decided(Exception):
 
 
 def _financial(text: str, units: Sequence[Unit]) -> bool:
-    """Chinese, or a name of the KB's vocabulary (entity, metric, channel), or a sum of money
-    or a percentage: the full rules. Anything else is judged by `general`."""
+    """Chinese, or a name of the KB's vocabulary (entity, metric, channel, a term only this
+    domain uses), or a sum of money or a percentage: the full rules. Anything else is judged
+    by `general`."""
     return _CJK.search(text) is not None or any(
-        u.kind in SWAPPABLE or (u.quantity is not None and u.quantity.unit is not None)
+        u.kind in (*SWAPPABLE, "term") or (u.quantity is not None and u.quantity.unit is not None)
         for u in units)
 
 
@@ -75,6 +77,31 @@ def _same_subject(passage: Passage, clause: Sequence[Unit]) -> bool:
         if ours and not passage.keys.get(kind, frozenset()) <= ours:
             return False
     return True
+
+
+def _dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
+    """The values of the clause's sums and percentages, earliest period first (their order in
+    the text where a figure has no period)."""
+    dated = []
+    for at, u in enumerate(clause):
+        if u.quantity is None or u.quantity.unit is None:
+            continue
+        period = _nearest_period(u, clause, text)
+        if period is not None and period.key == "prior":
+            period = _resolve_prior(period, clause)
+        dated.append((period.key if period is not None else "", at, u.quantity.value))
+    if len({key for key, _, _ in dated}) < len(dated):  # periods shared: keep the text's order
+        return [value for _, _, value in dated]
+    return [value for _, _, value in sorted(dated)]
+
+
+def _resolve_prior(prior: Unit, clause: Sequence[Unit]) -> Unit | None:
+    """"a year earlier" / 上年 as the period a year before the clause's own (FY2025 -> FY2024);
+    None when the clause states no other period."""
+    own = next((u for u in clause if u.kind == "period" and u.key != "prior"), None)
+    if own is None:
+        return None
+    return replace(prior, key=f"{int(own.key[:4]) - 1}{own.key[4:]}")
 
 
 _ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
@@ -112,14 +139,19 @@ class FinancialJudge:
         if not _financial(analysis.text, units):
             return self.general(claim, units, passages)
         subject = next((u for u in units if u.kind == "entity"), None)
+        topic = next((u for u in units if u.kind == "metric"), None)
+        periods = [u.key for u in units if u.kind == "period" and u.key != "prior"]
         held = total = 0
         missing: list[str] = []
         first: Passage | None = None
         try:
             for clause in analysis.clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
-                about = clause if names_entity or subject is None else (*clause, subject)
-                passage = best_passage(clause, None if names_entity else subject, passages,
+                # a clause that names no entity (or no metric) is about the claim's first one
+                inherited = [u for u in (subject, topic) if u is not None
+                             and not any(v.kind == u.kind for v in clause)]
+                about = (*clause, *inherited)
+                passage = best_passage(clause, inherited, passages,
                                        prefer=None if names_entity else first)
                 assert passage is not None
                 first = first or passage
@@ -127,10 +159,11 @@ class FinancialJudge:
                 self._numbers(clause, about, passage, passages, analysis.text)
                 self._swaps(clause, passage, support)
                 self._subject(clause, subject, names_entity, passage)
-                trend = _trend(clause, about, support)
+                trend = _trend(periods, about, support)
                 self._polarity(clause, passage, trend)
                 counted = [u for u in clause if u.kind in _COUNTED]
-                lacking = [u for u in counted if not self._held(u, clause, support, trend)]
+                lacking = [u for u in counted
+                           if not self._held(u, clause, support, trend, analysis.text)]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
@@ -178,6 +211,8 @@ class FinancialJudge:
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
             period = _nearest_period(unit, clause, text)
+            if period is not None and period.key == "prior":
+                period = _resolve_prior(period, clause)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -222,7 +257,8 @@ class FinancialJudge:
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")
-            if (kind == "period" and passage.keys.get("period") and not passage.holds(unit)
+            if (kind == "period" and unit.key != "prior" and passage.keys.get("period")
+                    and not passage.holds(unit)
                     and not any(u.quantity is not None for u in clause)):
                 raise _Decided(PERIOD, passage,
                                f"the claim's period {unit.surface} ({unit.key}) is not passage "
@@ -251,20 +287,22 @@ class FinancialJudge:
 
     @staticmethod
     def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
-              trend: tuple[str, Unit] | None) -> bool:
+              trend: tuple[str, Unit] | None, text: str) -> bool:
         if unit.kind in ("up", "down"):
             stance = next(s for s, u in stances(clause) if u is unit)
             wanted = {"up": "up", "down": "down", "not up": "down", "not down": "up"}[stance]
+            figures = _dated_figures(clause, text)
+            if len(figures) >= 2 and figures[0] != figures[-1]:
+                # "grew from 11.8亿 to 13.2亿", "was up from 1,538m a year earlier": the claim's
+                # own (checked) figures, in the order of their periods, say which way
+                return wanted == ("up" if figures[-1] > figures[0] else "down")
+            if figures and trend is not None:
+                # a clause stating a figure speaks of the facts: their figures a year apart
+                return wanted == trend[0]
             if any(stance in p.stances or wanted in p.stances for p in support):
                 return True
             if any(p.stances for p in support):
                 return False  # the passages speak of a change, and not of this one
-            figures = [u.quantity.value for u in clause
-                       if u.quantity is not None and u.quantity.unit is not None]
-            if len(figures) >= 2 and figures[0] != figures[-1]:
-                # "grew from 11.8亿 to 13.2亿": the claim's own (checked) figures say which way
-                return wanted == ("up" if figures[-1] > figures[0] else "down")
-            # else the facts' figures a year apart, when the passages give them
             return trend is not None and wanted == trend[0]
         return any(p.holds(unit) for p in support)
 
@@ -273,7 +311,7 @@ class FinancialJudge:
         """Outside the financial vocabulary: every quantity in some passage, and at least
         GENERAL_THRESHOLD of the words in the context."""
         for unit in units:
-            if (unit.quantity is not None or unit.kind == "period") and not any(
+            if (unit.quantity is not None or unit.kind == "period" and unit.key != "prior") and not any(
                     p.holds(unit) for p in passages):
                 if unit.quantity is None:
                     return ClaimCheck(claim, False, None, (unit.surface,), PERIOD, None,
@@ -282,7 +320,11 @@ class FinancialJudge:
                                   f"the number {unit.surface.strip()} "
                                   f"({unit.quantity.describe()}) is in no passage")
         counted = [u for u in units if u.kind in _COUNTED]
-        lacking = [u.surface for u in counted if not any(p.holds(u) for p in passages)]
+        words = " ".join(p.analysis.text.lower() for p in passages)
+        # outside the KB's domain a lexicon synonym is no evidence: a word must be there itself
+        lacking = [u.surface for u in counted if not (
+            any(p.holds(u) for p in passages) if u.kind not in ("word", "term") else
+            re.search(rf"(?<![a-z]){re.escape(stem(u.surface.lower()))}", words))]
         coverage = (len(counted) - len(lacking)) / len(counted) if counted else 1.0
         ok = coverage >= GENERAL_THRESHOLD
         return ClaimCheck(claim, ok, coverage, tuple(dict.fromkeys(lacking)),
@@ -301,7 +343,7 @@ def _points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tupl
     for p in support:
         figures = [u for u in p.analysis.units if u.quantity is not None]
         if len(figures) == 1 and p.keys.get("period") and p.keys.get("metric", set()) <= metrics:
-            for key in p.keys["period"]:
+            for key in p.keys["period"] - {"prior"}:
                 points.setdefault(key, (p, figures[0]))
     return points
 
@@ -324,14 +366,15 @@ def _derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> b
                for a in values for b in values if b and a < b)
 
 
-def _trend(clause: Sequence[Unit], about: Sequence[Unit], support: Sequence[Passage]
+def _trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]
            ) -> tuple[str, Unit] | None:
     """The direction the facts give when passages state one figure each for the clause's
     metric in two periods of the same kind (FY2024 and FY2025): ("up" or "down", the later
     figure as a unit to quote), comparing the clause's period (or the latest) with the one a
     year before; None when the passages do not give two such figures."""
     points = _points(about, support)
-    wanted = [u.key for u in clause if u.kind == "period"] or sorted(points, reverse=True)[:1]
+    wanted = [p for k in periods for p in (k, f"{int(k[:4]) + 1}{k[4:]}")] or sorted(
+        points, reverse=True)[:1]  # the claim's periods, or the year after one (较2024财年)
     for key in wanted:
         before = f"{int(key[:4]) - 1}{key[4:]}"
         if key in points and before in points:

@@ -3,7 +3,7 @@
 `best_passage(clause, subject, passages)` scores every passage by the units of the clause it
 holds, weighted by what decides a financial claim: a quantity it states (3), the entity, metric,
 channel or period it names (2), any other word (1); the clause's `subject` (the claim's first
-entity, for a clause that names none) counts as one of its units. The best score wins; on a
+entity and metric, for a clause that names none) count as its units. The best score wins; on a
 tie, the passage of the claim's clause before, then the one sharing the clause's directions,
 then the first. `best_clause` does the same inside one passage, to find the clause a
 direction or a negation is compared with. `holds(passage, unit)` says whether a passage
@@ -70,11 +70,11 @@ def weighed(units: Sequence[Unit]) -> list[tuple[Unit, int]]:
     return [(u, WEIGHTS.get(u.kind, 1)) for u in units if u.kind not in _IGNORED]
 
 
-def best_passage(clause: Sequence[Unit], subject: Unit | None, passages: Sequence[Passage],
+def best_passage(clause: Sequence[Unit], subject: Sequence[Unit], passages: Sequence[Passage],
                  prefer: Passage | None = None) -> Passage | None:
     """The passage that holds most of the clause (see the module docstring); on a tie,
     `prefer` (the passage of the claim's clause before), then the first."""
-    units = list(clause) + ([subject] if subject is not None else [])
+    units = [*clause, *subject]
     scored = [(u, w) for u, w in weighed(units) if u.kind not in _JUDGED]
     turns = [s for s, _ in stances(clause)]
     best: Passage | None = None

@@ -30,6 +30,7 @@ from ragspine_eval.qa.groundedness import strip_citations
 from ragspine_eval.qa.numbers import normalized
 
 SWAPPABLE = ("entity", "metric", "channel")
+WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
@@ -45,6 +46,9 @@ _PERIODS = [
     (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_YEAR}|(?<![a-z])fy\s?(\d{{2}})(?!\d)|{_YEAR}\s*(?:财年|年度|年|fy)|"
      rf"(?<![\d.]){_YEAR}(?!\.?\d|%)", "FY"),
 ]
+_PRIOR = (r"a year earlier|a year ago|the year before|the previous year|the prior year|"
+          r"last year|上年同期|去年同期|上年|去年|上一年|前一年")
+_PERIODS.append((_PRIOR, "prior"))  # a year before the claim's own period (judge.py resolves it)
 _PERIOD = re.compile("|".join(f"(?P<p{i}>{p})" for i, (p, _) in enumerate(_PERIODS)))
 _QUARTER_WORDS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "一": "1", "二": "2",
                   "三": "3", "四": "4"}
@@ -144,7 +148,8 @@ def _segmenter() -> Any:
 
     jieba = rjieba.Jieba()
     for word in lexicon().cjk_words:
-        jieba.add_word(word, None, None)
+        if len(word) > 1:  # a frequency that wins over its parts (压降|低利润, not 压|降低|利润)
+            jieba.add_word(word, WORD_FREQUENCY, None)
     return jieba
 
 
@@ -152,6 +157,8 @@ def _period_key(m: re.Match[str]) -> str:
     for i, (_, part) in enumerate(_PERIODS):
         if m.group(f"p{i}") is None:
             continue
+        if part == "prior":
+            return "prior"
         found = [g for g in m.group(f"p{i}") and m.groups() if g]
         year = next((g for g in found if re.fullmatch(_YEAR, g)), None)
         if year is None:  # FY25

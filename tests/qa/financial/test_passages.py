@@ -12,7 +12,7 @@ ROWS = ["ACME_HK FY2024 REVENUE: 1538 USD_M", "ACME_HK FY2025 REVENUE: 1702 USD_
 def pick(claim: str, texts: list[str]) -> int:
     passages = [read_passage(i, t) for i, t in enumerate(texts)]
     (clause,) = analyse(claim).clauses
-    chosen = best_passage(clause, None, passages)
+    chosen = best_passage(clause, [], passages)
     assert chosen is not None
     return chosen.index
 

@@ -45,4 +45,4 @@ def test_lexicon_words_stay_one_word_in_chinese_and_clauses_split_at_commas():
     analysis = analyse("香港收入同比走弱，主要原因是MCV客群萎缩。")
     assert len(analysis.clauses) == 2
     assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "down"]
-    assert ("word", "customer_segment") in {(u.kind, u.key) for u in analysis.clauses[1]}
+    assert ("term", "customer_segment") in {(u.kind, u.key) for u in analysis.clauses[1]}

@@ -9,7 +9,7 @@ from builders import HK_TEXT, narrative_outcome
 from conftest import HK_DOC, make_case
 
 from ragspine_eval.qa import judges
-from ragspine_eval.qa.financial.second_opinion import second_opinion
+from ragspine_eval.qa.financial.disagreement import second_opinion
 from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 INVENTED_CAUSE = "香港收入同比走弱，主要因为利率上升。"
