@@ -34,7 +34,6 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.outputs.stats import wilson_interval
-from ragspine_eval.qa.financial.judge import FinancialJudge
 from ragspine_eval.qa.groundedness import (
     ENTAILMENT_THRESHOLD,
     EntailmentJudge,
@@ -111,15 +110,23 @@ def get(name: str = DEFAULT_JUDGE, threshold: float | None = None) -> Entailment
 
 def describe(judge: Any) -> dict[str, Any]:
     """{"name", "threshold"} of a judge, for provenance and the baseline entry: its registered
-    name when its class is a registered one's, else its class name."""
+    name when its class is a registered one's (or says it with `registered_as`, for a judge
+    registered through a function that imports it lazily), else its class name."""
     name = next((n for n, f in _REGISTRY.items() if isinstance(f, type) and type(judge) is f),
-                type(judge).__name__)
+                getattr(type(judge), "registered_as", type(judge).__name__))
     return {"name": name, "threshold": getattr(judge, "threshold", None)}
 
 
 register("lexical", LexicalOverlapJudge)
 register("numeric", NumericJudge)
-register("financial", FinancialJudge)
+def _financial(threshold: float | None = None) -> EntailmentJudge:
+    """The financial judge, imported on first use: a run on the default judge never loads it."""
+    from ragspine_eval.qa.financial.judge import FinancialJudge
+
+    return FinancialJudge() if threshold is None else FinancialJudge(threshold)
+
+
+register("financial", _financial)
 
 DESCRIPTIONS = {
     "lexical": f"content-token coverage of the claim in the context >= {ENTAILMENT_THRESHOLD} "

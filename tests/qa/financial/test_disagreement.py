@@ -61,6 +61,8 @@ def test_the_gate_using_the_financial_judge_fails_the_case_and_names_the_rule():
     rejected = [c for c in claims if not c["entailed"]]
     assert [c["rule"] for c in rejected] == ["direction flipped"]
     assert rejected[0]["passage"] == 1 and "走弱" in rejected[0]["detail"]
+    why = failures["nar-1"].explanation  # the verdict's sentence names the rule and its reason
+    assert "(direction flipped: the claim says up (上升) where passage 1 says 走弱)" in why
 
 
 def test_a_lexical_gate_keeps_its_claim_evidence_as_it_was():
