@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
 
-from ragspine_eval.qa.financial.quantities import matches
+from ragspine_eval.qa.financial.facts import (
+    dated_figures,
+    derived,
+    nearest_period,
+    resolve_prior,
+    trend,
+)
 from ragspine_eval.qa.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.qa.financial.polarity import bare_negations, disagreement, stances
 from ragspine_eval.qa.financial.vocabulary import SWAPPABLE, Unit, analyse, stem
@@ -79,45 +83,6 @@ def _same_subject(passage: Passage, clause: Sequence[Unit]) -> bool:
     return True
 
 
-def _dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
-    """The values of the clause's sums and percentages, earliest period first (their order in
-    the text where a figure has no period)."""
-    dated = []
-    for at, u in enumerate(clause):
-        if u.quantity is None or u.quantity.unit is None:
-            continue
-        period = _nearest_period(u, clause, text)
-        if period is not None and period.key == "prior":
-            period = _resolve_prior(period, clause)
-        dated.append((period.key if period is not None else "", at, u.quantity.value))
-    if len({key for key, _, _ in dated}) < len(dated):  # periods shared: keep the text's order
-        return [value for _, _, value in dated]
-    return [value for _, _, value in sorted(dated)]
-
-
-def _resolve_prior(prior: Unit, clause: Sequence[Unit]) -> Unit | None:
-    """"a year earlier" / 上年 as the period a year before the clause's own (FY2025 -> FY2024);
-    None when the clause states no other period."""
-    own = next((u for u in clause if u.kind == "period" and u.key != "prior"), None)
-    if own is None:
-        return None
-    return replace(prior, key=f"{int(own.key[:4]) - 1}{own.key[4:]}")
-
-
-_ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
-
-
-def _nearest_period(unit: Unit, clause: Sequence[Unit], text: str) -> Unit | None:
-    """The period a quantity is stated for: the clause's period closest to it, one joined to
-    it by nothing but "in", "for" or 的 first (USD 1,320 million in FY2025; 2025财年的13.2亿)."""
-    def gap(period: Unit) -> tuple[int, int]:
-        end_q, end_p = unit.start + len(unit.surface), period.start + len(period.surface)
-        between = (text[end_p:unit.start] if end_p <= unit.start
-                   else text[end_q:period.start]).strip().lower()
-        return (0 if between in _ATTACHING else 1, len(between))
-    return min((u for u in clause if u.kind == "period"), key=gap, default=None)
-
-
 class FinancialJudge:
     """Judges a claim against the passages that could support it (see the module docstring)."""
 
@@ -161,11 +126,11 @@ class FinancialJudge:
                 self._numbers(clause, about, passage, passages, analysis.text)
                 self._swaps(clause, passage, support)
                 self._subject(clause, subject, names_entity, passage)
-                trend = _trend(periods, about, support)
-                self._polarity(clause, passage, trend)
+                turn = trend(periods, about, support)
+                self._polarity(clause, passage, turn)
                 counted = [u for u in clause if u.kind in _COUNTED]
                 lacking = [u for u in counted
-                           if not self._held(u, clause, support, trend, analysis.text)]
+                           if not self._held(u, clause, support, turn, analysis.text)]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
@@ -192,7 +157,7 @@ class FinancialJudge:
         for unit in clause:
             if unit.quantity is None:
                 continue
-            if _derived(unit, about, [p for p in passages if _same_subject(p, about)]):
+            if derived(unit, about, [p for p in passages if _same_subject(p, about)]):
                 continue
             anywhere = [p for p in passages if p.holds(unit)]
             holding = [p for p in anywhere if _same_subject(p, about)]
@@ -212,9 +177,9 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} ({unit.quantity.describe()}) "
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
-            period = _nearest_period(unit, clause, text)
+            period = nearest_period(unit, clause, text)
             if period is not None and period.key == "prior":
-                period = _resolve_prior(period, clause)
+                period = resolve_prior(period, clause)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -293,7 +258,7 @@ class FinancialJudge:
         if unit.kind in ("up", "down"):
             stance = next(s for s, u in stances(clause) if u is unit)
             wanted = {"up": "up", "down": "down", "not up": "down", "not down": "up"}[stance]
-            figures = _dated_figures(clause, text)
+            figures = dated_figures(clause, text)
             if len(figures) >= 2 and figures[0] != figures[-1]:
                 # "grew from 11.8亿 to 13.2亿", "was up from 1,538m a year earlier": the claim's
                 # own (checked) figures, in the order of their periods, say which way
@@ -333,60 +298,6 @@ class FinancialJudge:
                           SUPPORTED if ok else WORDS, None,
                           f"no financial term: {coverage:.0%} of its words are in the context "
                           f"(needs {GENERAL_THRESHOLD:.0%})")
-
-
-def _points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple[Passage, Unit]]:
-    """period -> (passage, its one figure) of the passages that state one figure of the
-    clause's metric (fact rows: ACME_HK FY2024 REVENUE 1538 USD_M)."""
-    metrics = {u.key for u in about if u.kind == "metric"}
-    points: dict[str, tuple[Passage, Unit]] = {}
-    if not metrics:
-        return points
-    for p in support:
-        figures = [u for u in p.analysis.units if u.quantity is not None]
-        if len(figures) == 1 and p.keys.get("period") and p.keys.get("metric", set()) <= metrics:
-            for key in p.keys["period"] - {"prior"}:
-                points.setdefault(key, (p, figures[0]))
-    return points
-
-
-def _derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bool:
-    """A percentage the claim states is the change between two of the facts' figures a year
-    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other."""
-    claim = unit.quantity
-    if claim is None or claim.unit != "PCT":
-        return False
-    points = _points(about, support)
-    values = [u.quantity.value for _, u in points.values() if u.quantity is not None]
-    for key, (_, now) in points.items():
-        before = points.get(f"{int(key[:4]) - 1}{key[4:]}")
-        if before is not None and before[1].quantity and now.quantity and before[1].quantity.value:
-            change = (now.quantity.value / before[1].quantity.value - 1) * 100
-            if matches(claim, replace(claim, value=abs(change), unit="PCT", hedge=None)):
-                return True
-    return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
-               for a in values for b in values if b and a < b)
-
-
-def _trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]
-           ) -> tuple[str, Unit] | None:
-    """The direction the facts give when passages state one figure each for the clause's
-    metric in two periods of the same kind (FY2024 and FY2025): ("up" or "down", the later
-    figure as a unit to quote), comparing the clause's period (or the latest) with the one a
-    year before; None when the passages do not give two such figures."""
-    points = _points(about, support)
-    wanted = [p for k in periods for p in (k, f"{int(k[:4]) + 1}{k[4:]}")] or sorted(
-        points, reverse=True)[:1]  # the claim's periods, or the year after one (较2024财年)
-    for key in wanted:
-        before = f"{int(key[:4]) - 1}{key[4:]}"
-        if key in points and before in points:
-            now, then = points[key][1], points[before][1]
-            assert now.quantity is not None and then.quantity is not None
-            if now.quantity.value != then.quantity.value:
-                way = "up" if now.quantity.value > then.quantity.value else "down"
-                return way, Unit(way, way, now.start, f"{then.surface.strip()} in {before} to "
-                                 f"{now.surface.strip()} in {key}")
-    return None
 
 
 def _words_detail(lacking: Sequence[Unit], counted: Sequence[Unit], passage: Passage) -> str:
