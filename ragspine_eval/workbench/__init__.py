@@ -33,5 +33,6 @@ from ragspine_eval.workbench.session import (
 
 __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cases_apart",
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
-           "other_mode_report", "run_extraction", "run_qa", "second_opinion", "setup_display", "show_case",
+           "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
            "verdict"]
+__all__ += ["second_opinion"]  # issue 21: the financial judge's second opinion

@@ -50,6 +50,7 @@ WORDS = "unsupported words"
 RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, DIRECTION, NEGATION, WORDS,
          SUPPORTED)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_MEMO = 4096
 _COUNTED = ("content", "word", "term", "entity", "metric", "channel", "up", "down")
 
 
@@ -90,11 +91,24 @@ class FinancialJudge:
 
     def __init__(self, threshold: float = FINANCIAL_THRESHOLD):
         self.threshold = threshold
+        # the last verdicts by (claim, context): a run asks about the same answer again and
+        # again (a repeated case, a cycled golden set); replaced whole, never shared by threads
+        self._memo: dict[tuple[str, tuple[str, ...]], ClaimCheck] = {}
 
     def entails(self, claim: str, context: Sequence[str]) -> bool:
         return self.assess(claim, context).entailed
 
     def assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
+        key = (claim, tuple(context))
+        found = self._memo.get(key)
+        if found is None:
+            found = self._assess(claim, key[1])
+            if len(self._memo) >= _MEMO:
+                self._memo = {}
+            self._memo[key] = found
+        return found
+
+    def _assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
         passages = [read_passage(i, p) for i, p in enumerate(context)]
         analysis = analyse(claim)
         units = analysis.units
