@@ -12,6 +12,7 @@ quantities.matches, the same rounding and tolerance as everywhere else.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,20 @@ from typing import Any
 from ragspine_eval.qa.financial.passages import Passage
 from ragspine_eval.qa.financial.quantities import matches
 from ragspine_eval.qa.financial.vocabulary import Unit
+
+def compared(clause: Sequence[Unit], text: str) -> str | None:
+    """"up" or "down" when the clause compares its first figure with a second one ("16.2%,
+    higher than the group's 14.8%", "高于集团的14.8%"): the first against the second."""
+    figures = [u for u in clause if u.quantity is not None and u.quantity.unit is not None]
+    if len(figures) < 2 or figures[0].quantity is None or figures[-1].quantity is None:
+        return None
+    first, last = figures[0], figures[-1]
+    between = text[first.start + len(first.surface):last.start].lower()
+    if not re.search(r"(?<![a-z])than(?![a-z])|于|比", between):
+        return None
+    a, b = first.quantity.value, last.quantity.value
+    return None if a == b else ("up" if a > b else "down")
+
 
 def dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
     """The values of the clause's sums and percentages, earliest period first (their order in
@@ -81,7 +96,11 @@ def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bo
     if claim is None or claim.unit != "PCT":
         return False
     found = points(about, support)
-    values = [u.quantity.value for _, u in found.values() if u.quantity is not None]
+    metrics = {u.key for u in about if u.kind == "metric"}
+    values = [u.quantity.value for p in support
+              if len(figures := [u for u in p.analysis.units if u.quantity is not None]) == 1
+              and p.keys.get("metric", set()) <= metrics for u in figures[:1]
+              if u.quantity is not None]  # every fact's figure: a share is of one in another
     for key, (_, now) in found.items():
         before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
         if before is not None and before[1].quantity and now.quantity and before[1].quantity.value:

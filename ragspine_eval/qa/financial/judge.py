@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from ragspine_eval.qa.financial.facts import (
+    compared,
     dated_figures,
     derived,
     nearest_period,
@@ -272,6 +273,9 @@ class FinancialJudge:
         if unit.kind in ("up", "down"):
             stance = next(s for s, u in stances(clause) if u is unit)
             wanted = {"up": "up", "down": "down", "not up": "down", "not down": "up"}[stance]
+            comparison = compared(clause, text)
+            if comparison is not None:  # "16.2%, higher than the group's 14.8%"
+                return wanted == comparison
             figures = dated_figures(clause, text)
             if len(figures) >= 2 and figures[0] != figures[-1]:
                 # "grew from 11.8亿 to 13.2亿", "was up from 1,538m a year earlier": the claim's

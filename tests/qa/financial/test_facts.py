@@ -42,3 +42,24 @@ def test_no_trend_without_the_metric_or_two_periods():
     assert trend(["2025FY"], clause, ROWS) is None
     clause, _ = clause_of("香港收入同比增长")
     assert trend(["2025FY"], clause, ROWS[1:]) is None
+
+
+def test_a_comparison_of_two_figures_says_which_is_higher():
+    from ragspine_eval.qa.financial.facts import compared
+
+    clause, text = clause_of("Hong Kong's ROE of 16.2% was higher than the group's 14.8%")
+    assert compared(clause, text) == "up"
+    clause, text = clause_of("集团ROE 14.8%低于香港的16.2%")
+    assert compared(clause, text) == "down"
+    clause, text = clause_of("revenue grew from USD 1,538 million to USD 1,702 million")
+    assert compared(clause, text) is None  # no "than": a change over time, not a comparison
+
+
+def test_a_percentage_may_be_the_share_of_one_fact_in_another():
+    rows = [read_passage(i, t) for i, t in enumerate([
+        "ACME_CN FY2025 REVENUE: 1320 USD_M", "ACME_CN FY2025 REVENUE (BANCA): 415 USD_M"])]
+    clause, _ = clause_of("中国收入约31%来自银保渠道")
+    share = next(u for u in clause if u.quantity is not None)
+    assert derived(share, clause, rows)
+    clause, _ = clause_of("中国收入约45%来自银保渠道")
+    assert not derived(next(u for u in clause if u.quantity is not None), clause, rows)
