@@ -12,6 +12,7 @@ child's ru_maxrss with os.wait4).
 - parallel.py    --jobs 1 against --jobs 2
 - extraction.py  run_eval on synthetic cell facts
 - notebooks.py   papermill of qa.ipynb against the bare CLI
+- judge.py       the financial judge: a cold agent run against lexical, and judge check alone
 - report.py      the QA report alone: scoring and writing n cases (`python -m benchmarks.report`)
 - targets.py     the issue's targets and how a measurement is judged against each
 - goldens.py     golden sets of any size, cycled from the committed one

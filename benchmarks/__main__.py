@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import child
+from benchmarks import judge as judge_bench
 from benchmarks.goldens import cycled_golden_set
 from benchmarks.targets import BY_NAME, fmt, verdicts
 from ragspine_eval.files import write_json_atomic
@@ -288,10 +289,15 @@ def main(argv: list[str] | None = None) -> int:
                                                        plan.agent_repeats))}
         results["parallel"] = parallel(plan, goldens, say)
         results["reuse"] = reuse(plan, goldens, say)
+        # issue 21: the financial judge against lexical, at the re-run size (10,000 in full)
+        results["judge"] = judge_bench.measure(goldens, say, n=plan.reuse_n,
+                                               repeats=plan.agent_repeats)
     results["extraction"] = extraction(plan, say)
     results["notebooks"] = notebooks(say) if plan.notebooks else None
     values, at = target_values(results["qa"], results["parallel"], results["extraction"], plan,
                                results["reuse"])
+    judged = judge_bench.target_values(results["judge"])
+    values, at = {**values, **judged[0]}, {**at, **judged[1]}
     results["targets"] = verdicts(values, at)
     results["duration_s"] = round(time.perf_counter() - clock, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -67,6 +67,11 @@ TARGETS = (
     Target("extraction_time", "run_eval at the largest cell count: time", 5.0, "at_most", "s"),
     Target("extraction_memory", "run_eval at the largest cell count: peak memory", 2048,
            "at_most", "MiB"),
+    # issue 21 (benchmarks/judge.py)
+    Target("judge_cost_agent", "QA agent mode, cold: --judge financial / --judge lexical", 1.10,
+           "at_most", "ratio"),
+    Target("judge_check", "judge check --judge financial: claims per second after start-up",
+           1000, "at_least", "claims/s"),
 )
 BY_NAME = {t.name: t for t in TARGETS}
 

@@ -54,6 +54,9 @@ def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     assert reuse["one_changed"]["computed"] == 1
     assert reuse["resume"]["reused"] >= data["plan"]["resume_n"] // 2
     assert reuse["dask"]["same_report"] is True
+    judged = data["judge"]  # issue 21: both judges on the same cycled set, then judge check
+    assert judged["lexical"]["n_cases"] == judged["financial"]["n_cases"] == data["plan"]["reuse_n"]
+    assert judged["ratio"] > 0 and judged["check"]["n_claims"] == 2480
     assert data["machine"]["nproc"] >= 1 and data["machine"]["python"]
 
 

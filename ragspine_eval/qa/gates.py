@@ -213,6 +213,8 @@ def _faithfulness_why(checks: list[ClaimCheck], threshold: float | None, passage
         f", {first.coverage:.0%} of its words are in the context"
         + ("" if threshold is None else f" (needs {threshold:.0%})"))
     lacks = f"; missing: {', '.join(first.missing)}" if first.missing else ""
+    if first.rule is not None:  # a judge that names its deciding rule says it instead
+        share, lacks = "", f" ({first.rule}: {first.detail})"
     return (f"{len(bad)} of {len(checks)} claim(s) are not entailed by the retrieved context; "
             f"the first is \u201c{first.claim}\u201d{share}{lacks}.")
 

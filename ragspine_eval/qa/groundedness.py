@@ -68,17 +68,26 @@ class EntailmentJudge(Protocol):
 class ClaimCheck:
     """One claim as the judge saw it: entailed or not, the share of its content tokens found in
     the context (None when the judge cannot say), and the distinct tokens the context lacks, in
-    the claim's order."""
+    the claim's order; a judge that explains itself also names its deciding rule, the passage
+    it judged against and why."""
 
     claim: str
     entailed: bool
     coverage: float | None = None
     missing: tuple[str, ...] = ()
+    # what a judge that explains its decision adds (the financial judge): the rule that decided,
+    # the passage judged against (1 = the first retrieved passage) and one sentence of detail
+    rule: str | None = None
+    passage: int | None = None
+    detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "entailed": self.entailed,
-                "coverage": None if self.coverage is None else round(self.coverage, 4),
-                "missing": list(self.missing)}
+        out = {"claim": self.claim, "entailed": self.entailed,
+               "coverage": None if self.coverage is None else round(self.coverage, 4),
+               "missing": list(self.missing)}
+        if self.rule is not None:  # judges without rules keep the report as it was
+            out |= {"rule": self.rule, "passage": self.passage, "detail": self.detail}
+        return out
 
 
 def check_claim(judge: EntailmentJudge, claim: str, context: Sequence[str]) -> ClaimCheck:

@@ -3,6 +3,8 @@
 Registered here:
 - `lexical`: `groundedness.LexicalOverlapJudge`, the default, unchanged: a claim is entailed iff
   at least `threshold` (0.6) of its content tokens occur in the context.
+- `financial`: `qa.financial.FinancialJudge`, a claim judged against the passage that could
+  support it, with the rule that decided (see that package).
 - `numeric`: lexical coverage at `threshold` of the claim's words (its numbers left out) AND
   every number the claim states is a number the context states (`qa.numbers.number_values`: digits, full-width digits, thousands separators,
   万 / 亿 and English scales, Chinese numerals, percent signs and words, ordinals, number words).
@@ -111,20 +113,33 @@ def get(name: str = DEFAULT_JUDGE, threshold: float | None = None) -> Entailment
 
 def describe(judge: Any) -> dict[str, Any]:
     """{"name", "threshold"} of a judge, for provenance and the baseline entry: its registered
-    name when its class is a registered one's, else its class name."""
+    name when its class is a registered one's (or says it with `registered_as`, for a judge
+    registered through a function that imports it lazily), else its class name."""
     name = next((n for n, f in _REGISTRY.items() if isinstance(f, type) and type(judge) is f),
-                type(judge).__name__)
+                getattr(type(judge), "registered_as", type(judge).__name__))
     return {"name": name, "threshold": getattr(judge, "threshold", None)}
 
 
 register("lexical", LexicalOverlapJudge)
 register("numeric", NumericJudge)
+def _financial(threshold: float | None = None) -> EntailmentJudge:
+    """The financial judge, imported on first use: a run on the default judge never loads it."""
+    from ragspine_eval.qa.financial.judge import FinancialJudge
+
+    return FinancialJudge() if threshold is None else FinancialJudge(threshold)
+
+
+register("financial", _financial)
 
 DESCRIPTIONS = {
     "lexical": f"content-token coverage of the claim in the context >= {ENTAILMENT_THRESHOLD} "
                "(the default)",
     "numeric": f"lexical coverage >= {NUMERIC_THRESHOLD} and every number of the claim in the "
                "context (digits, 万/亿, Chinese numerals, %, ordinals, number words)",
+    "financial": "each claim against the passage that could support it: quantities with scale, "
+                 "unit and a 5% tolerance for a stated approximation, entities, metrics and "
+                 "periods across Chinese and English, negation and direction, words with no "
+                 "support (an explained rule per claim)",
 }
 
 

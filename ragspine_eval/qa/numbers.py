@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
@@ -82,23 +83,25 @@ def _scale_of(chars: str) -> int:
     return scale
 
 
-def _digit_values(text: str, found: set[str]) -> str:
-    """Adds the digit numbers of `text` to `found`; returns the text with them blanked."""
+def _digit_values(text: str, found: list[NumberSpan]) -> str:
+    """Adds the digit numbers of `text` to `found`; returns the text with them blanked (as many
+    spaces as characters, so that a later pass sees the same positions)."""
     def take(m: re.Match[str]) -> str:
+        blank = " " * len(m.group())
         try:
             value = Decimal(m.group(1))
         except InvalidOperation:  # pragma: no cover - the pattern only matches decimals
-            return " "
+            return blank
         if m.group(3):
             value *= _EN_SCALES[m.group(3).lower()]
         elif m.group(4):
             value *= _scale_of(m.group(4))
-        found.add(_canon(value))
-        return " "
+        found.append(NumberSpan(m.start(), m.end(), _canon(value), _decimals(m.group(1))))
+        return blank
     return _DIGITS.sub(take, text)
 
 
-def _zh_values(text: str, found: set[str]) -> str:
+def _zh_values(text: str, found: list[NumberSpan]) -> str:
     """Adds the Chinese numerals of `text` to `found`; returns the text with them blanked."""
     def take(m: re.Match[str]) -> str:
         marker, run = m.group(1), m.group(2)
@@ -111,8 +114,8 @@ def _zh_values(text: str, found: set[str]) -> str:
         if m.group(3):  # 十四点八: the digits after 点 are the decimals
             value += Decimal("0." + "".join(str(_ZH_DIGITS[c]) for c in m.group(3)))
             value *= _scale_of(m.group(4))  # 三点五亿: the scale after the decimals
-        found.add(_canon(value))
-        return " "
+        found.append(NumberSpan(m.start(), m.end(), _canon(value), len(m.group(3) or "")))
+        return " " * len(m.group())
     return _ZH_RUN.sub(take, text)
 
 
@@ -122,17 +125,21 @@ _EN_NUMBER_WORD = re.compile(
     + r")(?:-[a-z]+)?\b", re.IGNORECASE)
 
 
-def _en_word_values(text: str, found: set[str]) -> None:
+def _en_word_values(text: str, found: list[NumberSpan]) -> None:
     current: int | None = None
     total = 0
+    span = [0, 0]  # where the number being read starts and ends
 
     def flush() -> None:
         nonlocal current, total
         if current is not None or total:
-            found.add(str(total + (current or 0)))
+            found.append(NumberSpan(span[0], span[1], str(total + (current or 0)), 0))
         current, total = None, 0
 
     for m in _EN_WORD.finditer(text.lower()):
+        if current is None and not total:
+            span[0] = m.start()
+        span[1] = m.end()
         parts = m.group().split("-")
         if len(parts) == 2 and parts[0] in _EN_TENS and (parts[1] in _EN_UNITS
                                                          or parts[1] in _EN_ORDINALS):
@@ -158,20 +165,46 @@ def _en_word_values(text: str, found: set[str]) -> None:
     flush()
 
 
+@dataclass(frozen=True, slots=True)
+class NumberSpan:
+    """One number a text writes: where it is in `normalized(text)` (its scale word included:
+    "2.5 million", "17.02亿"), its canonical value, and how many decimals were written."""
+
+    start: int
+    end: int
+    value: str
+    decimals: int
+
+
+def _decimals(digits: str) -> int:
+    return len(digits.partition(".")[2])
+
+
+def normalized(text: str) -> str:
+    """The text as the number reader sees it: NFKC, thousands separators removed."""
+    return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text))
+
+
 @lru_cache(maxsize=256)
-def _read(text: str) -> tuple[frozenset[str], str]:
-    text = _THOUSANDS.sub("", unicodedata.normalize("NFKC", text))
-    found: set[str] = set()
+def _read(text: str) -> tuple[tuple[NumberSpan, ...], frozenset[str], str]:
+    text = normalized(text)
+    found: list[NumberSpan] = []
     rest = _zh_values(_digit_values(text, found), found)
     _en_word_values(rest, found)
-    return frozenset(found), _EN_NUMBER_WORD.sub(" ", rest).replace("%", " ")
+    spans = tuple(sorted(found, key=lambda s: s.start))
+    return spans, frozenset(s.value for s in spans), _EN_NUMBER_WORD.sub(" ", rest).replace("%", " ")
+
+
+def number_spans(text: str) -> tuple[NumberSpan, ...]:
+    """Every number the text writes, in order, with its place in `normalized(text)`."""
+    return _read(text)[0]
 
 
 def number_values(text: str) -> frozenset[str]:
     """The canonical values of every number the text writes (see the module docstring)."""
-    return _read(text)[0]
+    return _read(text)[1]
 
 
 def without_numbers(text: str) -> str:
     """The text (NFKC) with every number it writes blanked: the words left to judge."""
-    return _read(text)[1]
+    return _read(text)[2]

@@ -1,14 +1,14 @@
 """The workbench: reports turned into what an analyst reads, in JupyterLab and in HTML.
 
 session (what a notebook calls: run a mode, the verdict banner, the explorer, a case, the
-other mode, the gate), frames (reports as tidy DataFrames), charts (Altair charts of the frames), embed (live
-Vega charts with no network), drilldown (the verdict banner and the clickable failure explorer),
-case_view (one case whole), linked (charts that filter a table, shared by the explorers),
+other mode, the gate), frames (reports as tidy DataFrames), charts (Altair charts of the
+frames), embed (live Vega charts with no network), drilldown (the verdict banner and the
+clickable failure explorer), case_view (one case whole), second_opinion (where another judge
+disagrees with the gate's), linked (charts that filter a table, shared by the explorers),
 extraction_runs and extraction_explorer (the extraction notebook's documents, banners and
 explorer), cell_view (one extraction cell in its document), tables (static and interactive
-tables), notebooks (papermill runs
-and the HTML reports), kernel (the Jupyter kernel the notebooks are pinned to),
-report_template/ (the nbconvert template: every script inlined).
+tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel the
+notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
 
 `from ragspine_eval import workbench` gives session's functions (`workbench.run_qa(...)`).
 """
@@ -33,6 +33,7 @@ from ragspine_eval.workbench.session import (
     other_mode_report,
     run_extraction,
     run_qa,
+    second_opinion,
     setup_display,
     show_case,
     verdict,
@@ -42,4 +43,4 @@ __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cas
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
            "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
            "verdict", "assert_gates_of", "extraction_verdict", "mismatch_explorer",
-           "table_structure"]
+           "table_structure", "second_opinion"]

@@ -273,3 +273,12 @@ def mode_comparison(run: QARun) -> Html:
     from ragspine_eval.workbench.drilldown import mode_comparison as compare
 
     return Html(compare(run.report, other_mode_report(run), run.report_path))
+
+
+def second_opinion(run: QARun, judge: str = "financial") -> Html:
+    """Beside the gate's verdict: the claims on which `judge` disagrees with the gate's judge
+    ("the gate passed 3 claims the financial judge rejects"), each opening its case view;
+    see workbench.second_opinion. The gate and the baselines are untouched."""
+    from ragspine_eval.workbench.second_opinion import second_opinion_html
+
+    return Html(second_opinion_html(run.report, run.stored, other_mode_report(run), judge))

@@ -21,7 +21,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_list_prints_one_judge_a_line_name_first(capsys):
     code, out, _ = run(capsys, "judge", "list")
     assert code == 0
-    assert [line.split("\t")[0] for line in out.splitlines()][:2] == ["lexical", "numeric"]
+    assert [line.split("\t")[0] for line in out.splitlines()][:3] == ["lexical", "financial", "numeric"]
 
 
 def _labelled(tmp_path: Path) -> Path:
@@ -49,7 +49,7 @@ def test_check_prints_balanced_accuracy_confusion_and_wilson(capsys, tmp_path):
 def test_an_unknown_judge_exits_2_listing_the_registered_ones(capsys, tmp_path):
     code, _, err = run(capsys, "judge", "check", str(_labelled(tmp_path)), "--judge", "nli")
     assert code == 2
-    assert "unknown judge 'nli'" in err and "lexical, numeric" in err
+    assert "unknown judge 'nli'" in err and "lexical, financial, numeric" in err
 
 
 def test_a_bad_line_exits_2_naming_file_and_line(capsys, tmp_path):

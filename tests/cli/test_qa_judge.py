@@ -56,5 +56,5 @@ def test_an_unknown_judge_exits_2_listing_the_judges_and_writes_nothing(capsys, 
     code, out, err = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline", str(baseline),
                          "--report", str(report), "--judge", "nli")
     assert code == 2 and out == ""
-    assert "unknown judge 'nli'" in err and "lexical, numeric" in err
+    assert "unknown judge 'nli'" in err and "lexical, financial, numeric" in err
     assert not baseline.exists() and not report.exists()

@@ -31,7 +31,7 @@ def test_lexical_is_the_default_and_both_judges_are_listed():
 
 
 def test_an_unknown_judge_lists_the_registered_ones():
-    with pytest.raises(JudgeError, match=r"unknown judge 'nli'.*lexical, numeric"):
+    with pytest.raises(JudgeError, match=r"unknown judge 'nli'.*lexical, financial, numeric"):
         judges.get("nli")
 
 
