@@ -241,7 +241,8 @@ def table(results: dict[str, Any]) -> list[str]:
         for mode in ("tool", "agent"):
             w = rr[f"warm_{mode}"]
             lines.append(f"  {mode}, {w['n_cases']:,} cases, whole processes: cold "
-                         f"{w['cold_s']:.2f} s, warm {w['warm_s']:.2f} s ({w['share']:.1%}), "
+                         f"{w['cold_s']:.2f} s, warm {w['warm_s']:.2f} s ({w['share']:.1%}; "
+                         f"CPU time {w['cpu_share']:.1%}), "
                          f"{w['reused']:,} reused; the warm run imported "
                          f"{', '.join(w['warm_imported']) or 'neither the engine nor pandas'}")
         oc, rs, dk = rr["one_changed"], rr["resume"], rr["dask"]

@@ -59,6 +59,8 @@ def warm(golden: str, mode: str) -> dict[str, Any]:
             "share": round(again["process_s"] / cold["process_s"], 4),
             "reused": again["reused"], "cold_in_process_s": cold["seconds"],
             "warm_in_process_s": again["seconds"], "warm_imported": again["imported"],
+            "cold_cpu_s": cold["cpu_s"], "warm_cpu_s": again["cpu_s"],
+            "cpu_share": round(again["cpu_s"] / cold["cpu_s"], 4),
             "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 

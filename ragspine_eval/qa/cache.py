@@ -14,8 +14,10 @@ A key is the SHA-256 of everything that reaches the engine or could change what 
   that ask the same thing are still two cases).
 Left out on purpose: the tags (they never reach the engine), --jobs, --case-timeout
 and --retries (they decide whether an answer arrives, not what it is; an outcome with an error is
-never stored), and everything downstream: gates, judges and thresholds are always recomputed
-from the outcome, so a change to them applies at once.
+never stored), and everything downstream: the verdicts are kept apart (the table `verdicts`
+of the same file, keyed by scored.py with the scoring code, the judge and this key, and tied to
+the checksum of the outcome they were scored from), so a change to a gate or judge applies at
+once. The file also holds the validated golden sets of golden_memo.py (table `golden`).
 
 Invariants:
 - an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
@@ -39,6 +41,7 @@ import threading
 import time
 from dataclasses import dataclass, field, fields
 from functools import cache
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +110,8 @@ class OutcomeCache:
 
     def key(self, case: GoldenCase) -> str:
         digest = self._prefix().copy()
-        digest.update(_KEY_JSON([case.id, fingerprint(case)]).encode())
+        # the text of json.dumps([id, fingerprint], ensure_ascii=False), without the encoder
+        digest.update(f'[{encode_basestring(case.id)}, "{fingerprint(case)}"]'.encode())
         return digest.hexdigest()
 
     def _prefix(self) -> Any:
@@ -282,7 +286,6 @@ def _outcome_text(outcome: CaseOutcome) -> str:
 
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_KEY_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False)
 
 
 def _trusted(row: tuple[str, str] | None) -> CaseOutcome | None:

@@ -4,7 +4,7 @@ Validating a golden set line by line (golden.py: strict JSON, every field, every
 is most of what a re-run where nothing changed would spend reading its input: about 40 µs a
 case. `load_golden_set_cached(path, folder)` keeps the cases of a file that passed validation in
 the outcome cache's SQLite file (table `golden`), under the SHA-256 of the file's bytes and of
-the validating code (golden.py and files/reading.py). The same bytes under the same code give
+the validating code (golden.py and files/reading.py, and this module). The same bytes under the same code give
 the same cases, so a hit rebuilds them from the stored fields without checking them again.
 
 Invariants: a file that fails validation is never stored, so it fails the same way every time;
@@ -27,7 +27,9 @@ from ragspine_eval.qa.golden import GoldenCase, load_golden_set
 
 MEMO_BYTES = 64 * 2**20
 KEEP = 8
-_VALIDATORS = (Path(golden.__file__), Path(golden.__file__).parents[1] / "files" / "reading.py")
+# the code that validates a set, and this module (which writes and reads the entries)
+_VALIDATORS = (Path(golden.__file__), Path(golden.__file__).parents[1] / "files" / "reading.py",
+               Path(__file__))
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -70,8 +72,13 @@ def _key(path: Path) -> str | None:
 
 def _rebuild(text: str) -> list[GoldenCase] | None:
     try:
-        return [GoldenCase(c["id"], c["question"], c["case_type"], c["expected"], c["tags"],
-                           date.fromisoformat(c["reference_date"])) for c in json.loads(text)]
+        cases = []
+        for c in json.loads(text):
+            case = GoldenCase(c["id"], c["question"], c["case_type"], c["expected"], c["tags"],
+                              date.fromisoformat(c["reference_date"]))
+            case.__dict__["_fingerprint"] = c["fingerprint"]  # as golden.fingerprint keeps it
+            cases.append(case)
+        return cases
     except (ValueError, TypeError, KeyError):
         return None
 
@@ -79,7 +86,8 @@ def _rebuild(text: str) -> list[GoldenCase] | None:
 def _store(folder: Path, key: str, cases: list[GoldenCase]) -> None:
     from ragspine_eval.qa.cache import _connect
 
-    text = _COMPACT([case.to_dict() for case in cases])
+    text = _COMPACT([{**case.to_dict(), "fingerprint": golden.fingerprint(case)}
+                     for case in cases])
     db = _connect(folder, create=True)
     if db is None:
         return

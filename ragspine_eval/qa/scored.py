@@ -40,6 +40,7 @@ SCORING_PACKAGES = ("financial",)  # every module under these, by glob
 RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
                  "tool_statuses", "retrieved_context", "narrative_answer")
 GATES = len(ALL_METRICS) + 1  # and fabrication
+_RECORD_KEYS = frozenset(RECORD_FIELDS)
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -114,9 +115,10 @@ class ScoredCase:
         if not isinstance(data, list) or len(data) != 2:
             return None
         record, verdicts = data
-        if (not isinstance(record, dict) or not all(f in record for f in RECORD_FIELDS)
-                or not isinstance(verdicts, list) or len(verdicts) != GATES
-                or not all(v is None or (isinstance(v, list) and len(v) == 5) for v in verdicts)):
+        # the shape only: an entry is checksummed, and the code that wrote it is this code
+        # (scored.py is part of the scoring fingerprint, so another format has another key)
+        if (not isinstance(record, dict) or not _RECORD_KEYS <= record.keys()
+                or not isinstance(verdicts, list) or len(verdicts) != GATES):
             return None
         return cls(record, verdicts)
 
