@@ -153,15 +153,15 @@ class OutcomeCache:
             finally:
                 db.close()
         outcomes: list[CaseOutcome | None] = []
-        texts: list[str | None] = []
+        pairs: list[tuple[str, str] | None] = []
         for k, v in zip(keys, vkeys or [None] * len(keys), strict=True):
             row, known = rows.get(k), vrows.get(v) if v else None
             # an entry scored from another outcome than the one stored now is no entry, nor
             # one whose outcome fails its checksum (it is a corrupt entry: the case re-runs)
             fits = (row is not None and known is not None and known[0] == row[0]
                     and checksum(known[2]) == known[1] and _checksum(row[1]) == row[0])
-            texts.append(known[2] if fits else None)  # type: ignore[index]
-        scored = ScoredCase.many(texts)
+            pairs.append((known[2], row[1]) if fits else None)  # type: ignore[index]
+        scored = ScoredCase.many(pairs)
         for k, entry in zip(keys, scored):
             row = rows.get(k)
             outcomes.append(None if entry is not None else _trusted(row))

@@ -380,7 +380,7 @@ def evaluate(
                               result.evidence])
         records.append(CaseRecord.of(case, out))
         if fresh is not None:
-            on_scored(i, ScoredCase.of(out, fresh))  # type: ignore[misc]
+            on_scored(i, ScoredCase({}, fresh))  # type: ignore[misc]
     by_id = list(tag_sets)
     for _, metric, counts in lanes:
         for (tags, passed), n in counts.items():

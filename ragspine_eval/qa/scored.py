@@ -13,10 +13,11 @@ file) under a key that is the SHA-256 of:
 The entry also names the checksum of the outcome it was scored from: it is reused only while
 the stored outcome has that checksum, so an outcome stored again differently is scored again.
 
-What an entry holds: the outcome's fields that a case record keeps (`RECORD_FIELDS`) and, per
-gate in report order, the verdict as the report keeps it (passed, expected, actual,
-explanation, evidence: the evidence of a failing verdict only, as `report.CaseResult` does),
-or null where the gate does not apply. The case's own fields (question, tags, expected, ...)
+What an entry holds: per gate in report order, the verdict as the report keeps it (passed,
+expected, actual, explanation, evidence: the evidence of a failing verdict only, as
+`report.CaseResult` does), or null where the gate does not apply. The outcome's fields that a
+case record keeps (`RECORD_FIELDS`) are read from the outcome's own entry, which must still
+have the checksum the verdicts were scored from. The case's own fields (question, tags, expected, ...)
 are never stored: they come from the golden set of the run, so re-tagging a case is seen at
 once. An entry whose checksum does not match is a miss (the case is scored again); a judge
 whose class has no source file (built in a notebook) is never cached.
@@ -79,44 +80,42 @@ def scoring_fingerprint(judge: Any, qa_dir: Path | None = None) -> str | None:
 
 @dataclass(slots=True)
 class ScoredCase:
-    """A stored scoring of one case: the outcome's record fields and each gate's verdict
-    ([passed, expected, actual, explanation, evidence] or None), gates in report order."""
+    """A stored scoring of one case: each gate's verdict ([passed, expected, actual,
+    explanation, evidence] or None), gates in report order, and the record fields of the
+    outcome it was scored from (`record`: read from the outcome cache's own entry, which the
+    verdicts are tied to by its checksum, so the answer is stored once)."""
 
     record: dict[str, Any]
     verdicts: list[list[Any] | None]
 
-    @classmethod
-    def of(cls, outcome: Any, verdicts: list[list[Any] | None]) -> ScoredCase:
-        return cls({f: getattr(outcome, f) for f in RECORD_FIELDS}, verdicts)
-
     def to_text(self) -> str:
-        return _DUMPS([self.record, self.verdicts])
+        """What is stored: the verdicts alone."""
+        return _DUMPS(self.verdicts)
 
     @classmethod
-    def many(cls, texts: list[str | None]) -> list[ScoredCase | None]:
-        """`from_text` of each text (None stays None), the texts parsed in one call."""
-        present = [t for t in texts if t is not None]
+    def many(cls, pairs: list[tuple[str, str] | None]) -> list[ScoredCase | None]:
+        """Per (stored verdicts, stored outcome) pair its ScoredCase, or None for a pair that
+        is None or does not read as one (a miss); the texts are parsed two calls in all."""
+        present = [p for p in pairs if p is not None]
         try:
-            parsed = iter(json.loads(f"[{','.join(present)}]"))
-        except ValueError:  # one bad entry: each on its own, so that only it is a miss
-            return [None if t is None else cls.from_text(t) for t in texts]
-        return [None if t is None else cls._checked(next(parsed)) for t in texts]
+            verdicts = iter(json.loads(f"[{','.join(v for v, _ in present)}]"))
+            outcomes = iter(json.loads(f"[{','.join(o for _, o in present)}]"))
+        except ValueError:  # a bad entry: each pair on its own, so that only it is a miss
+            return [None if p is None else cls.from_texts(*p) for p in pairs]
+        return [None if p is None else cls._checked(next(verdicts), next(outcomes))
+                for p in pairs]
 
     @classmethod
-    def from_text(cls, text: str) -> ScoredCase | None:
-        """The stored entry, or None when it is not one of this shape (a miss)."""
+    def from_texts(cls, verdicts: str, outcome: str) -> ScoredCase | None:
         try:
-            return cls._checked(json.loads(text))
+            return cls._checked(json.loads(verdicts), json.loads(outcome))
         except (ValueError, TypeError):
             return None
 
     @classmethod
-    def _checked(cls, data: Any) -> ScoredCase | None:
-        if not isinstance(data, list) or len(data) != 2:
-            return None
-        record, verdicts = data
-        # the shape only: an entry is checksummed, and the code that wrote it is this code
-        # (scored.py is part of the scoring fingerprint, so another format has another key)
+    def _checked(cls, verdicts: Any, record: Any) -> ScoredCase | None:
+        # the shape only: both entries are checksummed, and the code that wrote the verdicts
+        # is this code (scored.py is part of the scoring fingerprint: another format, another key)
         if (not isinstance(record, dict) or not _RECORD_KEYS <= record.keys()
                 or not isinstance(verdicts, list) or len(verdicts) != GATES):
             return None
