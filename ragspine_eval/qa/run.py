@@ -124,7 +124,7 @@ def run_qa_eval(
             progress(len(cases), len(cases), 0)
         runs.append((known, [True] * len(cases)))
     name = spec.name if spec is not None else getattr(eng, "name", eng.label)
-    texts = kb.narrative_texts() if kb is not None else _LazyTexts(kb_dir)
+    texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
     reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name,
                         scored=scored if n == 0 else None, on_scored=save if n == 0 else None)
@@ -151,28 +151,14 @@ def run_qa_eval(
     return report
 
 
-class _LazyTexts(dict):
-    """The KB's narrative texts, read only if a case is scored (a run whose every case is
-    reused with its verdicts never reads them)."""
+def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
+    """The KB's narrative texts for the gates, read (without the engine) only when some case is
+    to be scored: a run whose every case is reused with its verdicts calls no gate."""
+    if scored is not None and all(entry is not None for entry in scored):
+        return {}
+    from ragspine_eval.qa.kb import load_narrative_docs
 
-    def __init__(self, kb_dir: str | Path):
-        super().__init__()
-        self._kb_dir: str | Path | None = kb_dir
-
-    def _load(self) -> None:
-        if self._kb_dir is not None:
-            from ragspine_eval.qa.kb import load_narrative_docs
-
-            self.update((d.doc_id, d.text) for d in load_narrative_docs(self._kb_dir))
-            self._kb_dir = None
-
-    def __contains__(self, key: object) -> bool:
-        self._load()
-        return super().__contains__(key)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._load()
-        return super().__getitem__(key)
+    return {doc.doc_id: doc.text for doc in load_narrative_docs(kb_dir)}
 
 
 def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:

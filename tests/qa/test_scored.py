@@ -94,7 +94,7 @@ def scoring_copy(tmp_path, monkeypatch):
                                   "financial/new_judge.py", "financial/deeper/rule.py"])
 def test_editing_the_scoring_code_scores_every_case_again(tiny_golden, scored_ids,
                                                            scoring_copy, edit):
-    run_qa_eval(tiny_golden, "tool")
+    first = run_qa_eval(tiny_golden, "tool")
     scored_ids.clear()
     run_qa_eval(tiny_golden, "tool")
     assert scored_ids == []
@@ -105,6 +105,8 @@ def test_editing_the_scoring_code_scores_every_case_again(tiny_golden, scored_id
     again = run_qa_eval(tiny_golden, "tool")
     assert len(scored_ids) == again.n_cases == 5
     assert again.provenance.cache["computed"] == 0  # the outcomes are still reused
+    # scored again without the engine (the KB's texts read from its files): the same verdicts
+    assert json.dumps(plain(again).to_dict()) == json.dumps(plain(first).to_dict())
 
 
 @pytest.mark.parametrize("judge", [judges.get("numeric"), judges.get("lexical", 0.5)],
