@@ -74,10 +74,10 @@ def run_qa_eval(
     answer would make every repeat the same.
     """
     from ragspine_eval.qa import judges
+    from ragspine_eval.qa.cache import cache_dir
     from ragspine_eval.qa.engines.factory import build_engine, parse_engine
     from ragspine_eval.qa.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT, RunOptions
-    from ragspine_eval.qa.cache import cache_dir
     from ragspine_eval.qa.scored import scoring_fingerprint
 
     if judge is None or isinstance(judge, str):
