@@ -5,7 +5,9 @@ The parent calls `run("qa:ours", golden=..., mode=...)`; this starts
 benchmarks.qa, calls `ours(**kwargs)` and writes the dict it returns as JSON. The parent waits
 with os.wait4, whose rusage is that one child's (not the running maximum over all children
 that RUSAGE_CHILDREN gives), and adds `peak_rss_mib`: the child's peak resident memory,
-interpreter and imports included. Worker processes a child starts itself are not in it.
+interpreter and imports included, and `cpu_s`: the CPU time it used (user and system, its
+threads included), which other tenants of a shared machine disturb far less than wall time.
+Worker processes a child starts itself are not in either.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def run(task: str, **kwargs: Any) -> dict[str, Any]:
         result = json.loads(result_path.read_text())
     # Linux reports ru_maxrss in KiB
     return {**result, "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
-            "process_s": round(process_s, 3)}
+            "process_s": round(process_s, 3),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3)}
 
 
 def main(argv: list[str]) -> int:

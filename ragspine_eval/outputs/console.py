@@ -12,14 +12,17 @@ cases that passed, the stored count, and the one sentence under the table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragspine_eval.extraction.report import COVERAGE
-from ragspine_eval.extraction.scoring import EvalReport
 from ragspine_eval.outputs.stats import format_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.repeats import verdict_pattern
 from ragspine_eval.qa.report import QAEvalReport
+
+if TYPE_CHECKING:  # a QA run prints its table without importing the extraction side (pandas)
+    from ragspine_eval.extraction.scoring import EvalReport
+
+COVERAGE = "coverage"  # extraction.report.COVERAGE (a test keeps the two equal)
 
 MAX_IDS_SHOWN = 8
 

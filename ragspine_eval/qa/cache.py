@@ -14,8 +14,10 @@ A key is the SHA-256 of everything that reaches the engine or could change what 
   that ask the same thing are still two cases).
 Left out on purpose: the tags (they never reach the engine), --jobs, --case-timeout
 and --retries (they decide whether an answer arrives, not what it is; an outcome with an error is
-never stored), and everything downstream: gates, judges and thresholds are always recomputed
-from the outcome, so a change to them applies at once.
+never stored), and everything downstream: the verdicts are kept apart (the table `verdicts`
+of the same file, keyed by scored.py with the scoring code, the judge and this key, and tied to
+the checksum of the outcome they were scored from), so a change to a gate or judge applies at
+once. The file also holds the validated golden sets of golden_memo.py (table `golden`).
 
 Invariants:
 - an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
@@ -39,12 +41,14 @@ import threading
 import time
 from dataclasses import dataclass, field, fields
 from functools import cache
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
 from ragspine_eval.qa.engines.base import CaseOutcome, OutcomeError
 from ragspine_eval.qa.golden import GoldenCase, fingerprint
+from ragspine_eval.qa.scored import ScoredCase, checksum, verdict_key
 
 OUTCOME_FORMAT = 1
 DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
@@ -102,10 +106,12 @@ class OutcomeCache:
     reused: int = 0
     _run_prefix: Any = field(default=None, repr=False, compare=False)
     known_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    outcome_sha: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def key(self, case: GoldenCase) -> str:
         digest = self._prefix().copy()
-        digest.update(json.dumps([case.id, fingerprint(case)], ensure_ascii=False).encode())
+        # the text of json.dumps([id, fingerprint], ensure_ascii=False), without the encoder
+        digest.update(f'[{encode_basestring(case.id)}, "{fingerprint(case)}"]'.encode())
         return digest.hexdigest()
 
     def _prefix(self) -> Any:
@@ -124,50 +130,82 @@ class OutcomeCache:
     def get_many(self, cases: list[GoldenCase]) -> list[CaseOutcome | None]:
         """The stored outcome of each case, or None (absent, corrupt, or unreadable cache).
         Remembers each case's key, so that storing its answer does not hash it again."""
+        return self.get_scored(cases, None)[0]
+
+    def get_scored(self, cases: list[GoldenCase], scoring: str | None
+                   ) -> tuple[list[CaseOutcome | None], list[ScoredCase | None]]:
+        """Per case its stored outcome and its stored scoring under `scoring` (scored.py; None:
+        none is looked up). A case whose scoring is reused has no outcome read (None, as the
+        outcome is not needed); a case with neither must run. Both lists in case order."""
         keys = [self.key(case) for case in cases]
         self.known_keys = dict(zip((case.id for case in cases), keys, strict=True))
+        vkeys = [verdict_key(scoring, k) for k in keys] if scoring else []
         rows: dict[str, tuple[str, str]] = {}
+        vrows: dict[str, tuple[str, str, str]] = {}
         db = _connect(self.folder)
         if db is not None:
             try:
-                for i in range(0, len(keys), 500):
-                    chunk = keys[i:i + 500]
-                    query = ("SELECT key, sha256, outcome FROM outcomes WHERE key IN "
-                             f"({','.join('?' * len(chunk))})")
-                    rows.update((k, (s, o)) for k, s, o in db.execute(query, chunk))
+                rows = dict(_select(db, "SELECT key, sha256, outcome FROM outcomes", keys))
+                vrows = dict(_select(db, "SELECT key, outcome_sha256, sha256, scored FROM "
+                                         "verdicts", vkeys))
             except sqlite3.DatabaseError:
-                rows = {}
+                rows, vrows = {}, {}
             finally:
                 db.close()
-        found = [_trusted(rows.get(k)) for k in keys]
-        self.reused = sum(out is not None for out in found)
-        return found
+        outcomes: list[CaseOutcome | None] = []
+        pairs: list[tuple[str, str] | None] = []
+        for k, v in zip(keys, vkeys or [None] * len(keys), strict=True):
+            row, known = rows.get(k), vrows.get(v) if v else None
+            # an entry scored from another outcome than the one stored now is no entry, nor
+            # one whose outcome fails its checksum (it is a corrupt entry: the case re-runs)
+            fits = (row is not None and known is not None and known[0] == row[0]
+                    and checksum(known[2]) == known[1] and _checksum(row[1]) == row[0])
+            pairs.append((known[2], row[1]) if fits else None)  # type: ignore[index]
+        scored = ScoredCase.many(pairs)
+        for k, entry in zip(keys, scored):
+            row = rows.get(k)
+            outcomes.append(None if entry is not None else _trusted(row))
+            if entry is None and outcomes[-1] is not None:
+                self.outcome_sha[k] = row[0]  # type: ignore[index]
+        self.reused = sum(o is not None or e is not None for o, e in zip(outcomes, scored))
+        return outcomes, scored
+
+    def put_scored(self, case: GoldenCase, outcome: CaseOutcome, entry: ScoredCase,
+                   scoring: str) -> None:
+        """Store a case's scoring under `scoring`, tied to the checksum of its outcome as the
+        outcome cache holds it (the main thread's writer; a failing disk costs the reuse)."""
+        key = self.known_keys.get(case.id) or self.key(case)
+        outcome_sha = self.outcome_sha.get(key) or _checksum(_outcome_text(outcome))
+        writer = self._writer(table="verdicts")
+        if writer is not None:
+            text = entry.to_text()
+            writer.add((verdict_key(scoring, key), outcome_sha, checksum(text), text))
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
         """Store an answered outcome (never one with an error); a failing disk costs the reuse,
         never the run."""
         if outcome.error:
             return
-        # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
-        data = json.dumps({f: getattr(outcome, f) for f in _OUTCOME_FIELDS}, ensure_ascii=False,
-                          separators=(",", ":"))
+        data = _outcome_text(outcome)
         writer = self._writer()
         if writer is not None:
             key = self.known_keys.get(case.id) or self.key(case)
-            writer.add(key, _checksum(data), data)
+            sha = self.outcome_sha[key] = _checksum(data)  # put_scored's, in the same process
+            writer.add((key, sha, data))
 
-    def flush(self) -> None:
+    def flush(self, table: str = "outcomes") -> None:
         """Commit what this thread has stored (an engine's close() calls it)."""
-        writer = self._writer(open_new=False)
+        writer = self._writer(open_new=False, table=table)
         if writer is not None:
             writer.commit()
 
-    def _writer(self, open_new: bool = True) -> _Writer | None:
-        """One connection per thread and process (a connection must not cross either)."""
-        local = _WRITERS.setdefault((os.getpid(), str(self.folder)), threading.local())
+    def _writer(self, open_new: bool = True, table: str = "outcomes") -> _Writer | None:
+        """One connection per thread, process and table (a connection must not cross a thread
+        or a process)."""
+        local = _WRITERS.setdefault((os.getpid(), str(self.folder), table), threading.local())
         if not hasattr(local, "writer") and open_new:
             db = _connect(self.folder, create=True)
-            local.writer = None if db is None else _Writer(db)
+            local.writer = None if db is None else _Writer(db, _INSERT[table])
         return getattr(local, "writer", None)
 
     def summary(self, total: int) -> dict[str, Any]:
@@ -183,11 +221,11 @@ class _Writer:
     block every other process writing to the cache. An interrupted run loses at most the last
     batch (COMMIT_EVERY cases, COMMIT_SECONDS)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db, self.rows, self.since = db, [], time.monotonic()
+    def __init__(self, db: sqlite3.Connection, insert: str) -> None:
+        self.db, self.insert, self.rows, self.since = db, insert, [], time.monotonic()
 
-    def add(self, key: str, checksum: str, data: str) -> None:
-        self.rows.append((key, checksum, data))
+    def add(self, row: tuple[str, ...]) -> None:
+        self.rows.append(row)
         if len(self.rows) >= COMMIT_EVERY or time.monotonic() - self.since > COMMIT_SECONDS:
             self.commit()
 
@@ -197,7 +235,7 @@ class _Writer:
             return
         try:
             with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)", rows)
+                self.db.executemany(self.insert, rows)
         except sqlite3.DatabaseError:
             pass  # a cache that cannot take the answers costs their reuse, never the run
 
@@ -205,7 +243,9 @@ class _Writer:
 COMMIT_EVERY = 64
 COMMIT_SECONDS = 0.5
 _OUTCOME_FIELDS = tuple(f.name for f in fields(CaseOutcome))
-_WRITERS: dict[tuple[int, str], threading.local] = {}
+_WRITERS: dict[tuple[int, str, str], threading.local] = {}
+_INSERT = {"outcomes": "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
+           "verdicts": "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)"}
 DB_NAME = "outcomes.sqlite3"
 
 
@@ -221,9 +261,31 @@ def _connect(folder: Path, create: bool = False) -> sqlite3.Connection | None:
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit is whole; no fsync per case
         db.execute("CREATE TABLE IF NOT EXISTS outcomes "
                    "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, outcome TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, outcome_sha256 "
+                   "TEXT NOT NULL, sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS golden "  # golden_memo.py
+                   "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, cases TEXT NOT NULL)")
         return db
     except (OSError, sqlite3.DatabaseError):
         return None  # a broken cache is no cache: every case runs
+
+
+def _select(db: sqlite3.Connection, query: str, keys: list[str]) -> list[tuple[Any, ...]]:
+    """`query WHERE key IN keys`, the keys bound as one JSON array (one statement, however
+    many keys: no limit of bound parameters)."""
+    if not keys:
+        return []
+    rows = db.execute(f"{query} WHERE key IN (SELECT value FROM json_each(?))",
+                      (_COMPACT(keys),))
+    return [(row[0], row[1:]) for row in rows]
+
+
+def _outcome_text(outcome: CaseOutcome) -> str:
+    # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
+    return _COMPACT({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _trusted(row: tuple[str, str] | None) -> CaseOutcome | None:

@@ -56,3 +56,14 @@ class CaseRecord:
                    out.answer, out.route, out.clarification_mode, out.refused, out.error,
                    case.reference_date.isoformat(), case.expected, out.sources,
                    out.tool_statuses, out.retrieved_context, out.narrative_answer)
+
+    @classmethod
+    def of_stored(cls, case: GoldenCase, out: dict[str, Any]) -> CaseRecord:
+        """The record of an answered case from the outcome's fields the verdict cache kept
+        (scored.RECORD_FIELDS): the same record `of` makes from the whole outcome, marked
+        reused."""
+        return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
+                   out["answer"], out["route"], out["clarification_mode"], out["refused"], None,
+                   case.reference_date.isoformat(), case.expected, out["sources"],
+                   out["tool_statuses"], out["retrieved_context"], out["narrative_answer"],
+                   True)

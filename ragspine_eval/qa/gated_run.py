@@ -132,7 +132,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     """
     from ragspine_eval.outputs.console import gate_table
     from ragspine_eval.qa.engines import parse_engine
-    from ragspine_eval.qa.golden import load_golden_set
+    from ragspine_eval.qa.cache import cache_dir
+    from ragspine_eval.qa.golden_memo import load_golden_set_cached
     from ragspine_eval.qa.run import run_qa_eval
 
     say = escape.escaped_echo(echo)
@@ -152,7 +153,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         if record_command is not None:
             options = _with_record_command(options, record_command(spec))
         options.check()
-    load_golden_set(golden_path)  # fail on a bad line before any engine call
+    # fail on a bad line before any engine call (a set validated before is remembered)
+    load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
     stored = ratchet.load_baselines(baseline_path).get(spec.key)
     if stored is not None:
         ratchet.validate_entry(baseline_path, spec.key, stored)

@@ -86,7 +86,12 @@ class GoldenCase:
 
 
 def fingerprint(case: GoldenCase) -> str:
-    """Stable 16-hex hash of what the case asserts; key order and whitespace do not matter."""
+    """Stable 16-hex hash of what the case asserts; key order and whitespace do not matter.
+    Computed once per case object (the cache key, the case record and the provenance all ask
+    for it): a case is frozen, so its fingerprint cannot change."""
+    known = case.__dict__.get("_fingerprint")
+    if known is not None:
+        return known
     payload = {
         "question": case.question,
         "case_type": case.case_type,
@@ -94,7 +99,9 @@ def fingerprint(case: GoldenCase) -> str:
         "reference_date": case.reference_date.isoformat(),
     }
     canonical = _CANONICAL_JSON.encode(payload)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    found = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    case.__dict__["_fingerprint"] = found  # not a field: equality and to_dict ignore it
+    return found
 
 
 # json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")), with the
@@ -178,11 +185,35 @@ def _read_numbered(path: str | Path) -> Iterator[tuple[int, GoldenCase | GoldenS
 
 
 def load_golden_set(path: str | Path) -> list[GoldenCase]:
-    """Load and validate a whole golden set. Any invalid line rejects the file."""
+    """Load and validate a whole golden set. Any invalid line rejects the file.
+
+    The last set loaded is remembered with the file's path and a hash of its bytes: loading
+    the same unchanged file again (a gated run checks it before the run, then runs it) returns
+    a new list of the same cases without parsing it again."""
+    identity = _file_identity(path)
+    if identity is not None and _LAST_LOADED[0] == identity:
+        return list(_LAST_LOADED[1])
     cases = list(iter_golden_set(path))
     if not cases:
         raise GoldenSetError(path, None, None, "the golden set holds no case")
+    if identity is not None and identity == _file_identity(path):  # unchanged while read
+        _LAST_LOADED[:] = [identity, tuple(cases)]
     return cases
+
+
+_LAST_LOADED: list[Any] = [None, ()]
+_MEMO_BYTES = 64 * 2**20  # a larger set is parsed each time rather than hashed and kept
+
+
+def _file_identity(path: str | Path) -> tuple[str, str] | None:
+    """(the real path, sha256 of the bytes) of a regular file up to _MEMO_BYTES, else None."""
+    try:
+        real = Path(path).resolve()
+        if not real.is_file() or real.stat().st_size > _MEMO_BYTES:
+            return None  # a stream or a pipe reads differently each time
+        return str(real), hashlib.sha256(real.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def summarize(cases: Iterable[GoldenCase]) -> dict[str, Any]:

@@ -18,14 +18,14 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from ragspine.retrieval.chunking.chunk_store import ChunkStore
-from ragspine.retrieval.chunking.chunking import DocumentMeta, chunk_document
-from ragspine.storage.fact_store import Fact, SqliteFactStore
+from typing import TYPE_CHECKING, Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.paths import KB_DIR
+
+if TYPE_CHECKING:  # the engine is imported where a store is built, never to read or hash the KB
+    from ragspine.retrieval.chunking.chunking import DocumentMeta
+    from ragspine.storage.fact_store import Fact
 
 FACTS_FILE = "facts.csv"
 NARRATIVES_FILE = "narratives.jsonl"
@@ -57,6 +57,8 @@ class FactRow:
     locator: str
 
     def to_fact(self) -> Fact:
+        from ragspine.storage.fact_store import Fact
+
         return Fact.metric(
             metric_code=self.metric, entity=self.entity, geography=self.geography,
             channel=self.channel, period_type=self.period_type, period=self.period,
@@ -78,6 +80,8 @@ class NarrativeDoc:
     text: str
 
     def to_meta(self) -> DocumentMeta:
+        from ragspine.retrieval.chunking.chunking import DocumentMeta
+
         return DocumentMeta(
             doc_id=self.doc_id, title=self.title, topic=self.topic, entity=self.entity,
             geography=self.geography, period=self.period or "", language=self.language,
@@ -151,20 +155,24 @@ def load_narrative_docs(kb_dir: str | Path = KB_DIR) -> tuple[NarrativeDoc, ...]
 
 
 def kb_fingerprint(kb_dir: str | Path = KB_DIR) -> str:
-    return _fingerprints(kb_dir)[0]
+    return kb_fingerprints(kb_dir)[0]
 
 
 def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
     """{file name: 16 hex of sha256 over its bytes} for each file the build reads, in the
     same form as `kb_fingerprint`: what tells which file of a KB changed."""
-    return _fingerprints(kb_dir)[1]
+    return kb_fingerprints(kb_dir)[1]
 
 
-def _fingerprints(kb_dir: str | Path) -> tuple[str, dict[str, str]]:
-    """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both."""
+def kb_fingerprints(kb_dir: str | Path = KB_DIR) -> tuple[str, dict[str, str]]:
+    """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both (no engine
+    needed: a re-run that reuses every answer hashes the KB and builds nothing)."""
     whole, files = hashlib.sha256(), {}
     for name in (FACTS_FILE, NARRATIVES_FILE):
-        data = (Path(kb_dir) / name).read_bytes()
+        try:
+            data = (Path(kb_dir) / name).read_bytes()
+        except OSError as exc:
+            raise KnowledgeBaseError(f"{Path(kb_dir) / name}: cannot read ({exc.strerror})") from None
         whole.update(name.encode())
         whole.update(data)
         files[name] = hashlib.sha256(data).hexdigest()[:16]
@@ -176,6 +184,10 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
 
     db_dir defaults to kb_dir. Rebuilding into the same db_dir is idempotent.
     """
+    from ragspine.retrieval.chunking.chunk_store import ChunkStore
+    from ragspine.retrieval.chunking.chunking import chunk_document
+    from ragspine.storage.fact_store import SqliteFactStore
+
     kb_dir = Path(kb_dir)
     facts, docs = load_fact_rows(kb_dir), load_narrative_docs(kb_dir)
     db_dir = Path(db_dir) if db_dir is not None else kb_dir
@@ -196,7 +208,7 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
             chunks.replace_doc_chunks(doc.doc_id, chunk_document(doc.text, doc.to_meta()))
     finally:
         chunks.close()
-    return EvalKB(fact_db, chunk_db, facts, docs, *_fingerprints(kb_dir))
+    return EvalKB(fact_db, chunk_db, facts, docs, *kb_fingerprints(kb_dir))
 
 
 def _open(path: Path):  # noqa: ANN202 - a text handle

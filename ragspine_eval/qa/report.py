@@ -29,25 +29,30 @@ are engine errors of their own kind (`not_run`), so it can never move a baseline
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from ragspine_eval import ratchet as baseline_mod
 from ragspine_eval.outputs.provenance import (
     Provenance,
 )
 from ragspine_eval.outputs.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
+from ragspine_eval.qa.baseline_entry import (  # noqa: F401 - their home before, still importable here
+    compare_to_baseline,
+    make_baseline_entry,
+)
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.qa.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.qa.scored import ScoredCase
 from ragspine_eval.qa.groundedness import (
     EntailmentJudge,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported by to_frame only: a run that writes a report never needs it
 
 # --- metrics and the report ------------------------------------------------------------------
 
@@ -295,6 +300,8 @@ class QAEvalReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per case and gate (fabrication included), with the case's tags."""
+        import pandas as pd
+
         info = {c.id: c for c in self.cases}
         rows = []
         for gate, metric in self.gates().items():
@@ -318,8 +325,14 @@ def evaluate(
     reference_texts: dict[str, str] | None = None,
     judge: EntailmentJudge | None = None,
     engine: str = "ragspine",
+    scored: Sequence[ScoredCase | None] | None = None,
+    on_scored: Callable[[int, ScoredCase], None] | None = None,
 ) -> QAEvalReport:
-    """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB."""
+    """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
+
+    The verdict cache (scored.py): a case whose `scored[i]` is given takes its stored verdicts
+    and record instead of the gates (its outcome is not read and may be None); each answered
+    case scored here is handed to `on_scored(i, ScoredCase)`, to be stored."""
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
@@ -336,11 +349,22 @@ def evaluate(
              ((gate, metrics[name]) for name, gate in gates.items())]
     lanes.append((fabrication, fab, Counter()))
     records = []
-    for case, out in zip(cases, outcomes, strict=True):
+    for i, (case, out) in enumerate(zip(cases, outcomes, strict=True)):
         tags = tag_sets.setdefault(tuple(case.tags.items()), len(tag_sets))
+        known = scored[i] if scored is not None else None
+        if known is not None:  # stored: the same CaseResults the gates would make
+            for (_, metric, counts), kept in zip(lanes, known.verdicts, strict=True):
+                if kept is not None:
+                    metric.results.append(CaseResult(case.id, *kept))
+                    counts[tags, kept[0]] += 1
+            records.append(CaseRecord.of_stored(case, known.record))
+            continue
+        fresh: list[list[Any] | None] | None = [] if on_scored and not out.error else None
         for gate, metric, counts in lanes:
             verdict = gate(case, out)
             if verdict is None:
+                if fresh is not None:
+                    fresh.append(None)
                 continue
             if out.error:
                 metric.errors.append(CaseResult(
@@ -348,52 +372,17 @@ def evaluate(
                     f"The engine did not answer ({out.error}), so this gate has no verdict on "
                     f"the case: it is neither a pass nor a failure.", None, out.error))
                 continue
-            metric.results.append(_result(case.id, verdict))
+            result = _result(case.id, verdict)
+            metric.results.append(result)
             counts[tags, verdict.passed] += 1
+            if fresh is not None:
+                fresh.append([result.passed, result.expected, result.actual, result.explanation,
+                              result.evidence])
         records.append(CaseRecord.of(case, out))
+        if fresh is not None:
+            on_scored(i, ScoredCase({}, fresh))  # type: ignore[misc]
     by_id = list(tag_sets)
     for _, metric, counts in lanes:
         for (tags, passed), n in counts.items():
             metric.count_tags(by_id[tags], passed, n)
     return QAEvalReport(mode, len(cases), metrics, fab, records, engine)
-
-
-# --- the baseline gate -------------------------------------------------------------------------
-
-
-def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
-    """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
-    the ids that passed each gate and the fingerprint of every golden case; and from the
-    report's provenance, when it has one: "judge" ({"name", "threshold"}), "kb" ({"fingerprint",
-    "files": {file: fingerprint}}) and "engine" ({"name", "version"}; version None when the
-    engine is not an installed package), so that a later run can say what changed under it."""
-    entry = {
-        "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
-        "fabrication_count": report.fabrication_count,
-        "n_cases": report.n_cases,
-        "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
-        "golden": {c.id: c.fingerprint for c in report.cases},
-    }
-    if report.repeats > 1:  # only repeats can see flakiness; a single run leaves it as stored
-        entry["repeats"], entry["flaky"] = report.repeats, report.flaky
-    prov = report.provenance
-    if prov is None:
-        return entry
-    if prov.judge is not None:
-        entry["judge"] = dict(prov.judge)
-    if prov.kb is not None:
-        entry["kb"] = {"fingerprint": prov.kb.fingerprint,
-                       **({"files": dict(prov.kb_files)} if prov.kb_files is not None else {})}
-    entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
-    return entry
-
-
-def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]
-                        ) -> baseline_mod.BaselineComparison:
-    """Compare a report with one stored baseline entry (see ratchet.compare for the rules); a
-    run with engine errors on the cases it answered (answered.py)."""
-    if report.errors:
-        from ragspine_eval.qa.answered import compare_answered
-
-        return compare_answered(report, make_baseline_entry(report), baseline)
-    return baseline_mod.compare(make_baseline_entry(report), baseline)

@@ -27,7 +27,7 @@ from ragspine_eval.outputs.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.engines.base import Engine
-from ragspine_eval.qa.golden import load_golden_set
+from ragspine_eval.qa.golden_memo import load_golden_set_cached
 from ragspine_eval.qa.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.report import QAEvalReport, evaluate
@@ -74,9 +74,11 @@ def run_qa_eval(
     answer would make every repeat the same.
     """
     from ragspine_eval.qa import judges
+    from ragspine_eval.qa.cache import cache_dir
     from ragspine_eval.qa.engines.factory import build_engine, parse_engine
-    from ragspine_eval.qa.kb import build_eval_kb
+    from ragspine_eval.qa.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT, RunOptions
+    from ragspine_eval.qa.scored import scoring_fingerprint
 
     if judge is None or isinstance(judge, str):
         judge = judges.get(judge or judges.DEFAULT_JUDGE)
@@ -85,46 +87,61 @@ def run_qa_eval(
     clock = Clock()
     options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
-    cases = load_golden_set(golden_path)
-    with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
-        kb = build_eval_kb(kb_dir, scratch)
-        if spec is not None:
-            eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries)
-            mode = spec.mode
-        else:
-            eng = engine  # type: ignore[assignment]
-            mode = mode or eng.mode
-        store = _outcome_cache(spec, eng, mode, kb.fingerprint, cache if repeat == 1 else False,
-                               cache_key)
-        runs = []
-        interrupted = False
-        try:
-            runner = _runner(executor, scheduler)
-            for k in range(repeat):
-                outcomes, reused, interrupted = _run_with_cache(
-                    runner, eng, cases, options, _nth_repeat(progress, k, repeat, len(cases)),
-                    store)
-                runs.append((outcomes, reused))
-                if interrupted:
-                    break
-        finally:
-            close = getattr(eng, "close", None)
-            if spec is not None and callable(close):
-                close()
-    name = getattr(eng, "name", eng.label)
-    texts = kb.narrative_texts()
-    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name)
-               for outcomes, _ in runs]
+    cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
+    kb_fp, kb_files = kb_fingerprints(kb_dir)
+    if spec is not None:
+        mode = spec.mode
+    store = _outcome_cache(spec, mode, kb_fp, cache if repeat == 1 else False, cache_key)
+    scoring = scoring_fingerprint(judge) if store is not None else None
+    known, scored = store.get_scored(cases, scoring) if store is not None else (None, None)
+    runs = []
+    interrupted = False
+    kb = None
+    eng: Any = engine
+    if known is None or any(o is None and s is None for o, s in zip(known, scored)):
+        # some case must reach the engine: only now are its stores built and the engine opened
+        with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
+            kb = build_eval_kb(kb_dir, scratch)
+            if spec is not None:
+                eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries)
+            else:
+                mode = mode or eng.mode
+            try:
+                runner = _runner(executor, scheduler)
+                for k in range(repeat):
+                    outcomes, reused, interrupted = _run_with_cache(
+                        runner, eng, cases, options, _nth_repeat(progress, k, repeat, len(cases)),
+                        store, known, scored)
+                    runs.append((outcomes, reused))
+                    if interrupted:
+                        break
+            finally:
+                close = getattr(eng, "close", None)
+                if spec is not None and callable(close):
+                    close()
+    else:  # every case known and scored: the engine is neither imported nor started
+        if progress:
+            progress(len(cases), len(cases), 0)
+        runs.append((known, [True] * len(cases)))
+    name = spec.name if spec is not None else getattr(eng, "name", eng.label)
+    texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
+    save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
+    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name,
+                        scored=scored if n == 0 else None, on_scored=save if n == 0 else None)
+               for n, (outcomes, _) in enumerate(runs)]
+    if store is not None and scoring:
+        store.flush("verdicts")
     report = combine_repeats(reports)
     reused = runs[0][1]
     if any(reused):
-        report.cases = [replace(record, reused=True) if was_reused else record
+        report.cases = [replace(record, reused=True) if was_reused and not record.reused
+                        else record
                         for record, was_reused in zip(report.cases, reused, strict=True)]
     # the in-process engine is the installed rag-spine; any other is named by what it is
     in_process = spec is not None and spec.kind == "ragspine"
     report.provenance = qa_provenance(
-        report, golden_path, InputRef(display_path(kb_dir), kb.fingerprint), clock,
-        judge=judges.describe(judge), kb_files=dict(kb.files),
+        report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
+        judge=judges.describe(judge), kb_files=dict(kb_files),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
@@ -134,7 +151,24 @@ def run_qa_eval(
     return report
 
 
-def _outcome_cache(spec: Any, eng: Engine, mode: str, kb_fingerprint: str,
+def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
+    """The KB's narrative texts for the gates, read (without the engine) only when some case is
+    to be scored: a run whose every case is reused with its verdicts calls no gate."""
+    if scored is not None and all(entry is not None for entry in scored):
+        return {}
+    from ragspine_eval.qa.kb import load_narrative_docs
+
+    return {doc.doc_id: doc.text for doc in load_narrative_docs(kb_dir)}
+
+
+def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:
+    """evaluate's on_scored: each case scored now goes to the verdict cache."""
+    def save(i: int, entry: Any) -> None:
+        store.put_scored(cases[i], outcomes[i], entry, scoring)
+    return save
+
+
+def _outcome_cache(spec: Any, mode: str, kb_fingerprint: str,
                    cache: bool | None, cache_key: str | None):  # noqa: ANN202
     """The run's OutcomeCache, or None when this run does not use one (see run_qa_eval)."""
     from ragspine_eval.qa.cache import (
@@ -184,7 +218,8 @@ def _runner(executor: str, scheduler: str | None) -> Callable[..., list]:
 
 
 def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, options: Any,
-                    progress: Any, store: Any) -> tuple[list, list[bool], bool]:
+                    progress: Any, store: Any, known: list | None = None,
+                    scored: list | None = None) -> tuple[list, list[bool], bool]:
     """Outcomes in case order, per case whether it was reused, and whether Ctrl-C stopped the
     run (the unfinished cases then hold runner's not-run error). Only the cases the cache
     cannot answer reach the engine; each answer is stored as soon as it comes, so that a run
@@ -194,8 +229,11 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     if store is None:
         outcomes, interrupted = _interruptible(run_cases, eng, cases, options, progress)
         return outcomes, [False] * len(cases), interrupted
-    known = store.get_many(cases)
-    todo = [case for case, out in zip(cases, known, strict=True) if out is None]
+    if known is None:
+        known, scored = store.get_many(cases), None
+    # a case whose verdicts are reused (scored) is known too, with no outcome read
+    have = known if scored is None else [o if s is None else s for o, s in zip(known, scored)]
+    todo = [case for case, out in zip(cases, have, strict=True) if out is None]
     reused = len(cases) - len(todo)
 
     def ticked(done: int, total: int, errors: int) -> None:
@@ -206,8 +244,8 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     answers, interrupted = _interruptible(run_cases, StoringEngine(eng, store), todo, options,
                                           ticked if progress else None)
     fresh = iter(answers)
-    outcomes = [next(fresh) if out is None else out for out in known]
-    return outcomes, [out is not None for out in known], interrupted
+    outcomes = [next(fresh) if have_i is None else out for out, have_i in zip(known, have)]
+    return outcomes, [out is not None for out in have], interrupted
 
 
 def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:

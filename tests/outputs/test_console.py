@@ -39,3 +39,11 @@ def test_progress_bar_keeps_its_width_and_fills_monotonically(total, data):
     later = progress_line("x", min(total, done + 1), total, width=20).split("[")[1].split("]")[0]
     assert len(bar) == 20 and bar.count("#") <= later.count("#")
     assert (bar.count("#") == 20) == (done == total)
+
+
+def test_the_coverage_name_is_the_extraction_reports():
+    # console keeps its own copy so that a QA run's table never imports the extraction side
+    from ragspine_eval.extraction.report import COVERAGE
+    from ragspine_eval.outputs import console
+
+    assert console.COVERAGE == COVERAGE

@@ -15,7 +15,7 @@ _WHERE = {
     "CaseOutcome": "base", "Engine": "base", "OutcomeError": "base", "error_outcome": "base",
     "DEFAULT_ENGINE": "factory", "EngineSpec": "factory", "EngineSpecError": "factory",
     "build_engine": "factory", "parse_engine": "factory",
-    "EVAL_MODES": "inprocess", "RagspineEngine": "inprocess",
+    "EVAL_MODES": "base", "RagspineEngine": "inprocess",
 }
 
 __all__ = sorted(_WHERE)

@@ -22,6 +22,11 @@ from ragspine_eval.files.reading import JSONProblem, check_tree, clip
 from ragspine_eval.qa.golden import GoldenCase
 
 
+# The QA modes (the in-process engine's, re-exported by inprocess.py): here so that naming a mode
+# never imports the engine.
+EVAL_MODES = ("tool", "agent")
+
+
 class OutcomeError(ValueError):
     """An engine's answer that cannot be read as a CaseOutcome; the message names the field."""
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.qa.engines.base import Engine
+from ragspine_eval.qa.engines.base import EVAL_MODES, Engine
 from ragspine_eval.qa.engines.callable_engine import (
     CallableEngine,
     CallableSpecError,
     load_callable,
 )
-from ragspine_eval.qa.engines.inprocess import EVAL_MODES, RagspineEngine
 from ragspine_eval.qa.kb import EvalKB
 
 # The HTTP engine, and its client httpx (50 ms to import), is imported only for an http://
@@ -82,6 +81,8 @@ def build_engine(spec: EngineSpec, kb: EvalKB, *, case_timeout: float,
     """The engine a spec names, over a built KB (the HTTP engine reads its passages from it).
     `retries` is the HTTP engine's (None: its default, http.DEFAULT_RETRIES)."""
     if spec.kind == "ragspine":
+        from ragspine_eval.qa.engines.inprocess import RagspineEngine  # imports the engine
+
         return RagspineEngine(kb, spec.mode)
     if spec.kind == "http":
         from ragspine_eval.qa.engines.http import (

@@ -37,11 +37,9 @@ from ragspine.agent.query_tools import execute_query_metric
 from ragspine.retrieval.link.narrative_link import build_narrative_retriever
 from ragspine.storage.fact_store import SqliteFactStore
 
-from ragspine_eval.qa.engines.base import CaseOutcome, error_outcome
+from ragspine_eval.qa.engines.base import EVAL_MODES, CaseOutcome, error_outcome
 from ragspine_eval.qa.golden import GoldenCase
 from ragspine_eval.qa.kb import EvalKB
-
-EVAL_MODES = ("tool", "agent")
 
 # The engine's own narrative path asks its retriever for this many snippets; tool mode asks for
 # the same so the two modes see the same evidence.

@@ -1,0 +1,52 @@
+"""A QA report's baseline entry, and a report compared with a stored one (the ratchet's side).
+
+`make_baseline_entry` and `compare_to_baseline` connect a report (report.py) to the ratchet
+(ragspine_eval.ratchet); report.py re-exports both, their home before this module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragspine_eval import ratchet as baseline_mod
+
+if TYPE_CHECKING:
+    from ragspine_eval.qa.report import QAEvalReport
+
+
+def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
+    """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
+    the ids that passed each gate and the fingerprint of every golden case; and from the
+    report's provenance, when it has one: "judge" ({"name", "threshold"}), "kb" ({"fingerprint",
+    "files": {file: fingerprint}}) and "engine" ({"name", "version"}; version None when the
+    engine is not an installed package), so that a later run can say what changed under it."""
+    entry = {
+        "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
+        "fabrication_count": report.fabrication_count,
+        "n_cases": report.n_cases,
+        "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
+        "golden": {c.id: c.fingerprint for c in report.cases},
+    }
+    if report.repeats > 1:  # only repeats can see flakiness; a single run leaves it as stored
+        entry["repeats"], entry["flaky"] = report.repeats, report.flaky
+    prov = report.provenance
+    if prov is None:
+        return entry
+    if prov.judge is not None:
+        entry["judge"] = dict(prov.judge)
+    if prov.kb is not None:
+        entry["kb"] = {"fingerprint": prov.kb.fingerprint,
+                       **({"files": dict(prov.kb_files)} if prov.kb_files is not None else {})}
+    entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
+    return entry
+
+
+def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]
+                        ) -> baseline_mod.BaselineComparison:
+    """Compare a report with one stored baseline entry (see ratchet.compare for the rules); a
+    run with engine errors on the cases it answered (answered.py)."""
+    if report.errors:
+        from ragspine_eval.qa.answered import compare_answered
+
+        return compare_answered(report, make_baseline_entry(report), baseline)
+    return baseline_mod.compare(make_baseline_entry(report), baseline)
