@@ -15,6 +15,10 @@ history, the notebooks): exit 2 before the run. Every line for a person is escap
 terminal (outputs.escape).
 
 `echo` receives each line a person should read, in order (the CLI passes `print`).
+
+A document of one's own is read by the engine in a worker under `limits` (doc_worker.DocLimits).
+One of several that fails there is kept apart (run.failures): it is neither scored nor gated,
+its baseline entry is left as it is, the others are gated and written, and the run exits 2.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 from ragspine_eval import paths, ratchet
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.extraction.doc_worker import DocLimits
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
@@ -63,6 +68,8 @@ class ExtractionGatedRun:
 
     @property
     def exit_code(self) -> int:
+        if self.run.failures:  # a document the engine failed on is bad input, whatever passed
+            return 2
         if self.gates:
             return max(g.exit_code for g in self.gates.values())
         return 0 if all(c is None or c.passed for c in self.comparisons.values()) else 1
@@ -73,7 +80,8 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
                          outputs: ExtractionOutputs | None = None,
                          options: ratchet.GateOptions | None = None,
                          record_command: Callable[[str], str] | None = None,
-                         echo: Echo | None = None) -> ExtractionGatedRun:
+                         echo: Echo | None = None,
+                         limits: DocLimits | None = None) -> ExtractionGatedRun:
     """Check, run, gate, write (see the module docstring). `record_command(key)` builds the
     command that records one target's run. Raises RagspineEvalError for input it cannot use."""
     from ragspine_eval.extraction.run import score_engine, score_facts_file
@@ -109,7 +117,11 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
 
     saved: dict[str, list] = {}
     run = (score_facts_file(Path(facts_path), targets) if facts_path
-           else score_engine(targets, on_facts=saved.__setitem__))
+           else score_engine(targets, on_facts=saved.__setitem__, limits=limits))
+    for key, failure in run.failures.items():
+        say(f"error: {key}: engine failure on this document, kept apart (not scored, not gated, "
+            f"its baseline entry unchanged): {failure['reason']}")
+    targets = [t for t in targets if t.key not in run.failures]
     for t in targets:
         for line in extraction_table(t.key, run.reports[t.key], stored.get(t.key), run.engine):
             say(line)

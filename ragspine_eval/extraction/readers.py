@@ -77,11 +77,12 @@ class _Budget:
         self.path, self.limit, self.used = path, max_cells(), 0
 
     def take(self, sheet: str, n: int, what: str) -> None:
+        """Count `n` more cells of `sheet`; `what` says what they are, {n} standing for n."""
         self.used += n
         if self.used > self.limit:
             raise DocumentTooVast(
-                self.path, sheet, f"{what}: {n:,} cells, past the {self.limit:,} a reader holds "
-                f"for one document; trim it in the document, or raise the bound with "
+                self.path, sheet, f"{what.format(n=f'{n:,}')}, past the {self.limit:,} cells a reader "
+                f"holds for one document; trim it in the document, or raise the bound with "
                 f"{MAX_CELLS_ENV} if it is meant")
 
 
@@ -175,11 +176,20 @@ def _read_xlsx(path: Path) -> list[ReadGrid]:
     import openpyxl
     from openpyxl.cell.cell import MergedCell
 
+    from ragspine_eval.extraction.xlsx_extent import sheet_extents
+
+    budget = _Budget(path)
+    # counted from the XML before openpyxl loads: its load creates every cell under a merge
+    for extent in sheet_extents(path):
+        budget.take(extent.title, extent.stored, "the sheet stores {n} cells")
+        if extent.merges:
+            largest = max(extent.merges, key=lambda m: m[1])[0]
+            budget.take(extent.title, extent.covered,
+                        f"its merges cover {{n}} cells (the largest {largest})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # openpyxl warns of extensions it drops, not of values
         book = openpyxl.load_workbook(path, data_only=True)
     palette = Palette.of(book)
-    budget = _Budget(path)
     grids = []
     for sheet in book.worksheets:
         grid = ReadGrid(sheet.title, sheet.max_row, sheet.max_column)
@@ -188,12 +198,9 @@ def _read_xlsx(path: Path) -> list[ReadGrid]:
         for rng in ranges:
             origins[(rng.min_row, rng.min_col)] = [rng.max_row - rng.min_row + 1,
                                                    rng.max_col - rng.min_col + 1]
-            budget.take(sheet.title, rng.size["rows"] * rng.size["columns"] - 1,
-                        f"the merge {rng.coord} covers")
         # only the cells the sheet's XML holds (openpyxl keeps them by (row, col)); iter_rows
         # would create every position of the used range, 17 billion for one cell at XFD1048576
         stored = sheet._cells  # noqa: SLF001 - no public API lists the stored cells alone
-        budget.take(sheet.title, len(stored), "the sheet stores")
         for pos in sorted(stored):
             cell = stored[pos]
             if isinstance(cell, MergedCell):  # recorded from the ranges
@@ -236,7 +243,7 @@ def _read_pptx(path: Path) -> list[ReadGrid]:
             n_rows, n_cols = len(table.rows), len(table.columns)
             grid = ReadGrid(f"slide{slide_no}_table{table_no}", n_rows, n_cols, a1=False)
             budget.take(grid.sheet, n_rows * n_cols, f"the table has {n_rows:,} rows x "
-                        f"{n_cols:,} columns")
+                        f"{n_cols:,} columns ({{n}} cells)")
             for r in range(n_rows):
                 for c in range(n_cols):
                     cell = table.cell(r, c)
@@ -270,7 +277,7 @@ def _read_pdf(path: Path) -> list[ReadGrid]:
                 n_cols = max((len(r) for r in rows), default=0)
                 grid = ReadGrid(f"page{page_no}_table{table_no}", len(rows), n_cols, a1=False)
                 budget.take(grid.sheet, len(rows) * n_cols, f"the table has {len(rows):,} rows "
-                            f"x {n_cols:,} columns")
+                            f"x {n_cols:,} columns ({{n}} cells)")
                 for r, row in enumerate(rows, start=1):
                     for c, text in enumerate(row, start=1):
                         # pdfplumber gives None for a position a spanning cell covers
