@@ -100,3 +100,20 @@ def test_one_hostile_document_of_a_manifest_is_kept_apart_and_the_others_are_sco
     assert failure["document"] == "far.xlsx" and failure["limit"] == "size"
     assert "'data'" in failure["reason"] and "A1:XFD1048576" in failure["reason"]
     assert any("far.xlsx: engine failure" in w for w in data["warnings"])
+
+
+def test_the_worker_limits_are_flags(capsys, tmp_path):
+    from ragspine_eval.cli.app import main
+
+    doc = hostile_xlsx(tmp_path / "far.xlsx", far_cell=True)
+    truth = tmp_path / "truth.json"
+    truth.write_text(json.dumps({"cells": [{"sheet": SHEET, "cell_ref": "A1"}]}), "utf-8")
+    code = main(["extraction", "--doc", str(doc), "--ground-truth", str(truth),
+                 "--doc-max-cells", str(10 ** 12), "--doc-timeout", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"{doc}: the engine did not finish reading this document within the 0.5 s" in err
+    with pytest.raises(SystemExit) as bad_flag:  # argparse refuses it before the run
+        main(["extraction", "--doc", str(doc), "--ground-truth", str(truth),
+              "--doc-memory-mb", "0"])
+    assert bad_flag.value.code == 2 and "--doc-memory-mb" in capsys.readouterr().err
