@@ -37,7 +37,8 @@ def hostile_xlsx(path: Path, *, far_cell: bool = False, merge: str | None = None
         rows.setdefault(int(ref[1:]), []).append(_cell(ref, value))
     if far_cell:
         rows.setdefault(1048576, []).append(_cell(FAR_CORNER, "far"))
-    sheet_data = "".join(f'<row r="{r}">{"".join(cells)}</row>' for r, cells in sorted(rows.items()))
+    sheet_data = "".join(f'<row r="{r}">{"".join(cells)}</row>'
+                         for r, cells in sorted(rows.items()))
     extra = f'<mergeCells count="1"><mergeCell ref="{merge}"/></mergeCells>' if merge else ""
     if conditional:
         extra += (f'<conditionalFormatting sqref="{conditional}"><cfRule type="cellIs" '

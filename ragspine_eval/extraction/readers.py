@@ -21,9 +21,11 @@ spans, so an xlsx of 3 KB with one cell at XFD1048576 reads in milliseconds. ope
 load is already sparse (it keeps the cells the sheet's XML holds); what is dense is
 `Worksheet.iter_rows`, which creates every position up to max_row x max_column, so the xlsx
 reader walks the cells openpyxl loaded instead. Every reader counts the cells it will hold (cells
-under a merge, every position of a pptx or PDF table) against `max_cells()` (1,000,000 by
-default, RAGSPINE_EVAL_MAX_DOC_CELLS to change it) and, past it, raises `DocumentTooVast`
-naming the document, the sheet and the reason, before it builds them.
+stored, cells under a merge, every position of a pptx or PDF table) against `max_cells()`
+(1,000,000 by default, RAGSPINE_EVAL_MAX_DOC_CELLS to change it) and, past it, raises
+`DocumentTooVast` naming the document, the sheet and the reason, before it builds them; an
+xlsx is counted from its XML (xlsx_extent.py) before openpyxl loads it, because openpyxl's load
+creates a cell for every position a merge covers.
 
 `read_window(path, sheet, bounds)` reads only the cells of one sheet or table inside a bounding
 box (the cell view of the extraction explorer).
@@ -81,8 +83,8 @@ class _Budget:
         self.used += n
         if self.used > self.limit:
             raise DocumentTooVast(
-                self.path, sheet, f"{what.format(n=f'{n:,}')}, past the {self.limit:,} cells a reader "
-                f"holds for one document; trim it in the document, or raise the bound with "
+                self.path, sheet, f"{what.format(n=f'{n:,}')}, past the {self.limit:,} cells a "
+                f"reader holds for one document; trim it in the document, or raise the bound with "
                 f"{MAX_CELLS_ENV} if it is meant")
 
 
