@@ -118,9 +118,9 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     saved: dict[str, list] = {}
     run = (score_facts_file(Path(facts_path), targets) if facts_path
            else score_engine(targets, on_facts=saved.__setitem__, limits=limits))
-    for key, failure in run.failures.items():
-        say(f"error: {key}: engine failure on this document, kept apart (not scored, not gated, "
-            f"its baseline entry unchanged): {failure['reason']}")
+    for failure in run.failures.values():
+        say(f"error: engine failure on a document, kept apart (not scored, not gated, its "
+            f"baseline entry unchanged): {failure['reason']}")
     targets = [t for t in targets if t.key not in run.failures]
     for t in targets:
         for line in extraction_table(t.key, run.reports[t.key], stored.get(t.key), run.engine):
@@ -175,6 +175,10 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     if options is not None:
         for line in gated.verdicts:
             say(line)
+    if run.failures:
+        say(f"FAIL: the engine failed on {len(run.failures)} document(s), kept apart: "
+            f"{', '.join(run.failures)} (exit 2; the reason is above and in the report's "
+            f"\"failures\")")
     return gated
 
 

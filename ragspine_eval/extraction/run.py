@@ -101,8 +101,8 @@ class ExtractionRun:
     def warnings(self) -> list[str]:
         """What a reader must know before any figure: documents the engine failed on (not
         scored), unreviewed ground truths, no facts."""
-        return [f"{k}: engine failure on this document, kept apart and not scored: "
-                f"{f['reason']}" for k, f in self.failures.items()] + [
+        return [f"engine failure on a document, kept apart and not scored: {f['reason']}"
+                for f in self.failures.values()] + [
             line for k, r in self.reports.items()
             for line in ([r.unreviewed_statement] if r.unreviewed else [])
             + [f"{k}: {w}" for w in r.warnings]]

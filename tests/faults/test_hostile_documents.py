@@ -92,14 +92,18 @@ def test_one_hostile_document_of_a_manifest_is_kept_apart_and_the_others_are_sco
     done = ragspine_eval("extraction", "--manifest", str(manifest), "--report", str(report),
                          cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "far.xlsx: engine failure on this document, kept apart" in done.stdout
+    assert f"error: engine failure on a document, kept apart (not scored, not gated, its " \
+           f"baseline entry unchanged): {bad}: sheet 'data'" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith(
+        "FAIL: the engine failed on 1 document(s), kept apart: far.xlsx (exit 2")
     data = json.loads(report.read_text(encoding="utf-8"))
     assert list(data["documents"]) == ["product_lines.xlsx"]
     assert data["documents"]["product_lines.xlsx"]["channels"]["cell_value"]["total"] > 0
     failure = data["failures"]["far.xlsx"]
     assert failure["document"] == "far.xlsx" and failure["limit"] == "size"
     assert "'data'" in failure["reason"] and "A1:XFD1048576" in failure["reason"]
-    assert any("far.xlsx: engine failure" in w for w in data["warnings"])
+    assert any(w.startswith("engine failure on a document, kept apart and not scored: "
+                            f"{bad}: sheet 'data'") for w in data["warnings"])
 
 
 def test_the_worker_limits_are_flags(capsys, tmp_path):
