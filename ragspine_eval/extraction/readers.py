@@ -246,9 +246,14 @@ def _read_pptx(path: Path) -> list[ReadGrid]:
             grid = ReadGrid(f"slide{slide_no}_table{table_no}", n_rows, n_cols, a1=False)
             budget.take(grid.sheet, n_rows * n_cols, f"the table has {n_rows:,} rows x "
                         f"{n_cols:,} columns ({{n}} cells)")
-            for r in range(n_rows):
+            # row by row: table.cell(r, c) looks its row up anew on each call (a quadratic walk)
+            for r, row in enumerate(table.rows):
+                cells = list(row.cells)  # one walk of the row (indexing walks it each time)
+                if len(cells) < n_cols:  # table.cell(r, c) would raise here too
+                    raise IndexError(f"{grid.sheet}: row {r + 1} has {len(cells)} of the "
+                                     f"table's {n_cols} columns")
                 for c in range(n_cols):
-                    cell = table.cell(r, c)
+                    cell = cells[c]
                     span = ([cell.span_height, cell.span_width] if cell.is_merge_origin
                             else None)
                     grid.cells[grid.ref(r + 1, c + 1)] = ReadCell(
@@ -257,7 +262,13 @@ def _read_pptx(path: Path) -> list[ReadGrid]:
     return grids
 
 
+_SOLID_FILL = "{http://schemas.openxmlformats.org/drawingml/2006/main}solidFill"
+
+
 def _pptx_fill(cell: Any) -> str | None:
+    tc_pr = cell._tc.tcPr  # noqa: SLF001 - read as is: cell.fill adds a tcPr to every cell
+    if tc_pr is None or tc_pr.find(_SOLID_FILL) is None:
+        return None  # no solid fill (most cells), decided without building a FillFormat
     try:
         fill = cell.fill
         if fill.type != 1:  # MSO_FILL.SOLID
