@@ -157,6 +157,15 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         gated.verdicts.append(f"{'PASS' if gate.exit_code == 0 else 'FAIL'}: extraction "
                               f"{t.key} gate {gate.status}")
 
+    if run.failures and baseline_path is not None and store.snapshot(baseline_path) != before:
+        # exit 2 leaves the baseline as it was, also for the documents that were scored
+        store.undo(baseline_path, before, store.snapshot(baseline_path))
+        for entry in run.gate.values():
+            entry["undone"] = "a document of the run was kept apart: nothing was recorded"
+        gated.verdicts = [f"{v} (not recorded: a document was kept apart)" for v in gated.verdicts]
+        say(f"baseline: {baseline_path} left as it was (what this run recorded was put back): "
+            f"a document was kept apart; fix or drop it and run again")
+
     def save_facts(path: Path) -> str:
         lines = [json.dumps(f, ensure_ascii=False) for t in targets for f in saved.get(t.key, [])]
         write_atomic(path, "".join(line + "\n" for line in lines))

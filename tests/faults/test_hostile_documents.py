@@ -121,3 +121,24 @@ def test_the_worker_limits_are_flags(capsys, tmp_path):
         main(["extraction", "--doc", str(doc), "--ground-truth", str(truth),
               "--doc-memory-mb", "0"])
     assert bad_flag.value.code == 2 and "--doc-memory-mb" in capsys.readouterr().err
+
+
+def test_a_document_kept_apart_leaves_the_baseline_as_it_was(capsys, tmp_path):
+    from ragspine_eval import paths
+    from ragspine_eval.cli.app import main
+
+    good = tmp_path / "product_lines.xlsx"
+    good.write_bytes((paths.FIXTURES_DIR / "product_lines.xlsx").read_bytes())
+    (tmp_path / "good.json").write_bytes(
+        (paths.FIXTURES_DIR / "fixtures_ground_truth.json").read_bytes())
+    hostile_xlsx(tmp_path / "far.xlsx", far_cell=True)
+    (tmp_path / "far.json").write_text(json.dumps({"cells": [{"sheet": SHEET,
+                                                              "cell_ref": "A1"}]}), "utf-8")
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"baseline": "b.json", "documents": [
+        {"document": "product_lines.xlsx", "ground_truth": "good.json"},
+        {"document": "far.xlsx", "ground_truth": "far.json"}]}), encoding="utf-8")
+    code = main(["extraction", "--manifest", str(manifest), "--update-baseline"])
+    out = capsys.readouterr().out
+    assert code == 2 and not (tmp_path / "b.json").exists()
+    assert f"baseline: {tmp_path / 'b.json'} left as it was" in out
