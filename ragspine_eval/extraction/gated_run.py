@@ -37,7 +37,7 @@ from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
 from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.outputs import escape
-from ragspine_eval.ratchet import store
+from ragspine_eval.ratchet import store as baseline_store
 
 Echo = Callable[[str], None]
 
@@ -136,7 +136,8 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         k: (compare_to_baseline(r, stored[k]) if k in stored else None)
         for k, r in run.reports.items()})
 
-    before = store.snapshot(baseline_path) if baseline_path is not None else (None, None)
+    before = (baseline_store.snapshot(baseline_path) if baseline_path is not None
+              else (None, None))
     for t in targets:
         if baseline_path is None:
             gated.verdicts.append(f"no baseline gate for {t.key} (a document of your own): pass "
@@ -157,9 +158,10 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         gated.verdicts.append(f"{'PASS' if gate.exit_code == 0 else 'FAIL'}: extraction "
                               f"{t.key} gate {gate.status}")
 
-    if run.failures and baseline_path is not None and store.snapshot(baseline_path) != before:
+    if run.failures and baseline_path is not None and (
+            after := baseline_store.snapshot(baseline_path)) != before:
         # exit 2 leaves the baseline as it was, also for the documents that were scored
-        store.undo(baseline_path, before, store.snapshot(baseline_path))
+        baseline_store.undo(baseline_path, before, after)
         for entry in run.gate.values():
             entry["undone"] = "a document of the run was kept apart: nothing was recorded"
         gated.verdicts = [f"{v} (not recorded: a document was kept apart)" for v in gated.verdicts]
@@ -179,7 +181,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     except RagspineEvalError:
         # exit 2 means the baseline did not move: put back what the gates recorded
         if baseline_path is not None:
-            store.undo(baseline_path, before, store.snapshot(baseline_path))
+            baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
     if options is not None:
         for line in gated.verdicts:
