@@ -11,7 +11,13 @@ import argparse
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli.common import BadInput, add_gate_arguments, gate_options
+from ragspine_eval.cli.common import (
+    BadInput,
+    add_gate_arguments,
+    gate_options,
+    positive_float,
+    positive_int,
+)
 
 HELP = "score office-document extraction per channel and gate on the baseline"
 # the keys of fixtures.DOCUMENT_SETS, spelled out so that building the parser does not import
@@ -48,12 +54,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-store", action="store_true",
                         help="do not keep this run in the run store (every run is kept by "
                              "default, see `ragspine-eval runs`)")
+    # the bounds of the worker that reads a document of one's own (doc_worker.DocLimits);
+    # the defaults are spelled out so that building the parser imports nothing
+    parser.add_argument("--doc-memory-mb", type=positive_int, default=1024, metavar="MIB",
+                        help="address-space limit of the worker process in which the engine "
+                             "reads each document of your own (default 1024)")
+    parser.add_argument("--doc-timeout", type=positive_float, default=120.0, metavar="SECONDS",
+                        help="wall-time limit of that worker per document (default 120)")
+    parser.add_argument("--doc-max-cells", type=positive_int, default=2_000_000, metavar="N",
+                        help="refuse an xlsx sheet whose used range (or conditional-format "
+                             "range) the engine would walk past N positions (default 2000000)")
     add_gate_arguments(parser, paths.EXTRACTION_BASELINE)
     # None = "not given": the fixtures' baseline by default, no gate for a document of your own
     parser.set_defaults(baseline=None)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.extraction.doc_worker import DocLimits
     from ragspine_eval.extraction.gated_run import (
         ExtractionOutputs,
         run_gated_extraction,
@@ -65,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
         outputs=ExtractionOutputs(args.report, args.save_facts, args.junit, args.summary_md),
         options=gate_options(args),
         record_command=lambda key: _record_command(args, key, baseline_path), echo=print,
-        store=not args.no_store)
+        store=not args.no_store,
+        limits=DocLimits(args.doc_memory_mb, args.doc_timeout, args.doc_max_cells))
     return gated.exit_code
 
 

@@ -182,6 +182,8 @@ def _grids(path: Path, doc_type: str) -> list[Any]:
     extractor = import_module(EXTRACTORS[doc_type])
     try:
         return extractor.extract_grids(path)
+    except MemoryError:  # not a broken file: a limit (doc_worker reports it as one)
+        raise
     except Exception as exc:  # the engine's readers raise many types for a broken file
         raise ExtractionInputError(
             f"{path}: the engine could not open this {doc_type} ({type(exc).__name__}: "

@@ -15,6 +15,10 @@ history, the notebooks): exit 2 before the run. Every line for a person is escap
 terminal (outputs.escape).
 
 `echo` receives each line a person should read, in order (the CLI passes `print`).
+
+A document of one's own is read by the engine in a worker under `limits` (doc_worker.DocLimits).
+One of several that fails there is kept apart (run.failures): it is neither scored nor gated,
+its baseline entry is left as it is, the others are gated and written, and the run exits 2.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.extraction.doc_worker import DocLimits
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
@@ -64,6 +69,8 @@ class ExtractionGatedRun:
 
     @property
     def exit_code(self) -> int:
+        if self.run.failures:  # a document the engine failed on is bad input, whatever passed
+            return 2
         if self.gates:
             return max(g.exit_code for g in self.gates.values())
         return 0 if all(c is None or c.passed for c in self.comparisons.values()) else 1
@@ -74,7 +81,8 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
                          outputs: ExtractionOutputs | None = None,
                          options: ratchet.GateOptions | None = None,
                          record_command: Callable[[str], str] | None = None,
-                         echo: Echo | None = None, store: bool = True) -> ExtractionGatedRun:
+                         echo: Echo | None = None, store: bool = True,
+                         limits: DocLimits | None = None) -> ExtractionGatedRun:
     """Check, run, gate, write (see the module docstring). `record_command(key)` builds the
     command that records one target's run; `store=False` keeps the run out of the run store
     (runs/; the CLI's --no-store). Raises RagspineEvalError for input it cannot use."""
@@ -111,7 +119,11 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
 
     saved: dict[str, list] = {}
     run = (score_facts_file(Path(facts_path), targets) if facts_path
-           else score_engine(targets, on_facts=saved.__setitem__))
+           else score_engine(targets, on_facts=saved.__setitem__, limits=limits))
+    for failure in run.failures.values():
+        say(f"error: engine failure on a document, kept apart (not scored, not gated, its "
+            f"baseline entry unchanged): {failure['reason']}")
+    targets = [t for t in targets if t.key not in run.failures]
     for t in targets:
         for line in extraction_table(t.key, run.reports[t.key], stored.get(t.key), run.engine):
             say(line)
@@ -148,6 +160,16 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         gated.verdicts.append(f"{'PASS' if gate.exit_code == 0 else 'FAIL'}: extraction "
                               f"{t.key} gate {gate.status}")
 
+    if run.failures and baseline_path is not None and (
+            after := baseline_store.snapshot(baseline_path)) != before:
+        # exit 2 leaves the baseline as it was, also for the documents that were scored
+        baseline_store.undo(baseline_path, before, after)
+        for entry in run.gate.values():
+            entry["undone"] = "a document of the run was kept apart: nothing was recorded"
+        gated.verdicts = [f"{v} (not recorded: a document was kept apart)" for v in gated.verdicts]
+        say(f"baseline: {baseline_path} left as it was (what this run recorded was put back): "
+            f"a document was kept apart; fix or drop it and run again")
+
     def save_facts(path: Path) -> str:
         lines = [json.dumps(f, ensure_ascii=False) for t in targets for f in saved.get(t.key, [])]
         write_atomic(path, "".join(line + "\n" for line in lines))
@@ -169,6 +191,10 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     if options is not None:
         for line in gated.verdicts:
             say(line)
+    if run.failures:
+        say(f"FAIL: the engine failed on {len(run.failures)} document(s), kept apart: "
+            f"{', '.join(run.failures)} (exit 2; the reason is above and in the report's "
+            f"\"failures\")")
     return gated
 
 

@@ -11,6 +11,12 @@ names no known set is an error, never dropped: bad input is refused, not scored 
 metrics and the gate's verdict for each. It round-trips through JSON (`from_dict`) and has the
 tidy frames the notebooks use. Everything that can be wrong with the inputs is found before
 anything is written: loading raises ExtractionInputError, and the caller writes afterwards.
+
+A document that is not a committed fixture is read by the engine in a worker process under
+`doc_worker.DocLimits` (memory, time, positions). When one document of several fails there (a
+limit, a crash, a file that will not open), it is kept apart: `ExtractionRun.failures` records
+it as data (document, limit, reason), the other documents are scored, and the run exits 2. A
+single document that fails is the run's error (exit 2, one line, nothing written).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import pandas as pd
 from ragspine_eval import paths
 from ragspine_eval.extraction.adapter import engine_version, extract
 from ragspine_eval.extraction.compare import is_blank, stated_legend
+from ragspine_eval.extraction.doc_worker import DocLimits, DocumentFailure, extract_bounded
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.extraction.locators import Scope, locator_hint
 from ragspine_eval.extraction.records import (
@@ -57,11 +64,12 @@ class Target:
     key: str
     document: Path | None  # None when only facts are scored
     ground_truth: Path
+    trusted: bool = False  # a fixture we generate: the engine reads it in this process
 
     @classmethod
     def fixture(cls, key: str, root: Path = paths.FIXTURES_DIR) -> Target:
         doc_set = DOCUMENT_SETS[key]
-        return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root))
+        return cls(key, doc_set.document_path(root), doc_set.ground_truth_path(root), True)
 
     @classmethod
     def own(cls, document: Path | None, ground_truth: Path) -> Target:
@@ -86,13 +94,18 @@ class ExtractionRun:
     baselines: dict[str, dict[str, float] | None] = field(default_factory=dict)
     gate: dict[str, dict[str, Any]] = field(default_factory=dict)
     provenance: Provenance | None = None
+    # documents the engine failed on, kept apart: key -> {"document", "limit", "reason"}
+    failures: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[str]:
-        """What a reader must know before any figure: unreviewed ground truths, no facts."""
-        return [line for k, r in self.reports.items()
-                for line in ([r.unreviewed_statement] if r.unreviewed else [])
-                + [f"{k}: {w}" for w in r.warnings]]
+        """What a reader must know before any figure: documents the engine failed on (not
+        scored), unreviewed ground truths, no facts."""
+        return [f"engine failure on a document, kept apart and not scored: {f['reason']}"
+                for f in self.failures.values()] + [
+            line for k, r in self.reports.items()
+            for line in ([r.unreviewed_statement] if r.unreviewed else [])
+            + [f"{k}: {w}" for w in r.warnings]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +118,7 @@ class ExtractionRun:
             "documents": {k: r.to_dict() for k, r in self.reports.items()},
             "baselines": self.baselines,
             "gate": self.gate,
+            **({"failures": self.failures} if self.failures else {}),
         }
 
     @classmethod
@@ -113,7 +127,7 @@ class ExtractionRun:
         return cls({k: EvalReport.from_dict(r) for k, r in data["documents"].items()},
                    data.get("engine", "rag-spine"), data.get("source", "engine"),
                    data.get("baselines", {}), data.get("gate", {}),
-                   Provenance.from_dict(prov) if prov else None)
+                   Provenance.from_dict(prov) if prov else None, data.get("failures", {}))
 
     def with_baseline(self, path: str | Path, stored: dict[str, Any]) -> ExtractionRun:
         """Name, in the provenance, the baseline entries this run is gated on."""
@@ -159,20 +173,30 @@ def fixture_targets(docs: str = "all", root: Path = paths.FIXTURES_DIR) -> list[
 
 
 def score_engine(targets: Sequence[Target],
-                 on_facts: Callable[[str, list[dict[str, Any]]], None] | None = None
-                 ) -> ExtractionRun:
+                 on_facts: Callable[[str, list[dict[str, Any]]], None] | None = None,
+                 limits: DocLimits | None = None) -> ExtractionRun:
     """Run the engine over each target's document and score it. `on_facts(key, facts)` sees
-    the facts of each set (to save them)."""
+    the facts of each set (to save them). A target that is not `trusted` is read in a worker
+    under `limits` (DocLimits() when None); see the module docstring for a failure there."""
     clock = Clock()
-    reports = {}
+    reports, failures = {}, {}
     for target in targets:
         truth = load_ground_truth(target.ground_truth)
         Scope(truth.get("scope"), str(target.ground_truth))
         if target.document is None:
             raise ExtractionInputError(f"{target.key}: no document to run the engine on")
         check_truth_is_for(target.document, truth, target.ground_truth)
-        extraction = extract(target.document, target.key,
-                             stated_legend(truth, str(target.ground_truth)))
+        legend = stated_legend(truth, str(target.ground_truth))
+        if target.trusted:
+            extraction = extract(target.document, target.key, legend)
+        else:
+            try:
+                extraction = extract_bounded(target.document, target.key, legend, limits)
+            except DocumentFailure as exc:
+                if len(targets) == 1:
+                    raise
+                failures[target.key] = exc.to_dict()
+                continue
         if on_facts:
             on_facts(target.key, extraction.facts)
         report = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
@@ -180,7 +204,11 @@ def score_engine(targets: Sequence[Target],
                           extraction=extraction.describe())
         check_aligned(target, truth, extraction.facts)
         reports[target.key] = report
-    run = ExtractionRun(reports, source="engine")
+    if failures and not reports:
+        raise ExtractionInputError(f"the engine failed on every document of the run: "
+                                   f"{next(iter(failures.values()))['reason']} (and "
+                                   f"{len(failures) - 1} more)")
+    run = ExtractionRun(reports, source="engine", failures=failures)
     run.provenance = extraction_provenance(run, targets, clock)
     return run
 

@@ -108,14 +108,24 @@ def _value_claim(record: Mapping[str, Any]) -> Any:
     return _jsonable(record.get("value"))
 
 
+# The claims most cells make, built once and shared by every cell that makes them (a report
+# holds an expected and an actual claim per scored cell: at a million cells, a dict each is a
+# quarter of the memory and a tenth of the time). Like every CellScore they are read, never
+# changed; equal dicts write the same JSON, so no report differs.
+_NO_TAGS: dict[str, str] = {}
+_NOT_MERGED: dict[str, Any] = {"is_merged_origin": False, "merge_span": None}
+
+
 def _color_claim(record: Mapping[str, Any]) -> dict[str, str]:
     tags = record.get("tags")
-    return dict(sorted(tags.items())) if tags else {}
+    return dict(sorted(tags.items())) if tags else _NO_TAGS
 
 
 def _header_claim(record: Mapping[str, Any]) -> dict[str, Any]:
     span = record.get("merge_span")
     origin = record.get("is_merged_origin")
+    if span is None and not origin:  # None or False: not merged
+        return _NOT_MERGED
     return {"is_merged_origin": span is not None if origin is None else origin,
             "merge_span": _jsonable(span) if span is not None else None}
 

@@ -72,7 +72,8 @@ def _failure(exc: BaseException) -> str:
 
 def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_path: Path | None,
                 report: Path, **options: Any) -> tuple[Any, dict[str, str]]:
-    """(the gated run of the documents that ran, or None; {key: why} of those that failed).
+    """(the gated run of the documents that ran, or None; {key: why} of those that failed,
+    whether the run raised on them or kept them apart itself).
     `options` go to run_gated_extraction for the run that is reported, not for the trial runs
     of one document each that find which one failed."""
     from ragspine_eval.extraction.gated_run import ExtractionOutputs, run_gated_extraction
@@ -82,7 +83,8 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
                                     outputs=ExtractionOutputs(report=out), **more)
 
     try:
-        return gated(targets, report, **options), {}
+        done = gated(targets, report, **options)
+        return done, _kept_apart(done)
     except (BaselineError, OutputError):
         raise
     except Exception as exc:  # noqa: BLE001 - a document's failure, found below
@@ -99,7 +101,14 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
         except Exception as exc:  # noqa: BLE001 - this document's failure
             failures[target.key] = _failure(exc)
     good = [t for t in targets if t.key not in failures]
-    return (gated(good, report, **options) if good else None), failures
+    done = gated(good, report, **options) if good else None
+    return done, failures | (_kept_apart(done) if done is not None else {})
+
+
+def _kept_apart(gated: Any) -> dict[str, str]:
+    """{key: why} of the documents the run itself kept apart (the engine's bounded worker
+    failed on them: extraction.run.score_engine)."""
+    return {key: failure["reason"] for key, failure in gated.run.failures.items()}
 
 
 def empty_run() -> ExtractionRun:
