@@ -24,7 +24,7 @@ from ragspine_eval import ratchet as bl
 from ragspine_eval.outputs.console import short_ids
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.report import QAEvalReport
-from ragspine_eval.workbench import case_view, charts, embed, frames
+from ragspine_eval.workbench import case_view, charts, embed, frames, linked
 from ragspine_eval.workbench.tables import MAX_EMBEDDED_ROWS
 
 REGRESSION = frames.AT_BASELINE[bl.PASSED_THEN]
@@ -36,32 +36,16 @@ STYLE = """<style>
 .rse-verdict-none{background:#eef2f8;border-color:#4575b4}
 .rse-verdict h2{margin:0 0 4px !important;font-size:1.6em !important;font-weight:800 !important}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
 .rse-drift{margin:2px 0 6px;padding:4px 8px;background:#fff6e0;border-left:4px solid #e08a00;font-weight:600}
-.rse-explorer{font-family:system-ui,sans-serif;max-width:100%}
-.rse-explorer-charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
-.rse-explorer .rse-chart .mark-text,.rse-explorer .rse-chart .rse-frame{pointer-events:none}
-.rse-filter-bar{margin:10px 0 6px;font-weight:600}
-.rse-filter-bar button{margin-left:10px;cursor:pointer}
-table.rse-failures{table-layout:fixed;width:100%;border-collapse:collapse;font-size:12.5px}
-table.rse-failures th,table.rse-failures td{text-align:left !important;vertical-align:top;padding:4px 6px;
- border-bottom:1px solid #ddd;overflow-wrap:anywhere;white-space:normal}
-table.rse-failures th{background:#f3f3f3;position:sticky;top:0}
-table.rse-failures tr.rse-row{cursor:pointer}
-table.rse-failures tr.rse-row:hover{background:#f5f8ff}
-table.rse-failures tr.rse-selected{background:#e4ecff}
-table.rse-failures tr.rse-regressed td:first-child{border-left:4px solid #d73027}
-.rse-badge{color:#b2182b;font-weight:700}
-.rse-clamp{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .rse-tags{color:#555;font-size:11.5px;overflow-wrap:normal}
-table.rse-failures details summary{cursor:pointer;color:#2b5797}
-table.rse-failures details[open] summary{margin-bottom:4px}
-.rse-case-panel{margin-top:12px}
-.rse-case-slot{border:1px solid #bbb;border-radius:6px;padding:8px 12px;background:#fcfcfc}
 .rse-case-view pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
 .rse-case-view tr.rse-case-fail td{color:#b2182b;font-weight:600}
 .rse-case-view table{border-collapse:collapse;font-size:12.5px;table-layout:fixed;width:100%}
 .rse-case-view td,.rse-case-view th{text-align:left !important;vertical-align:top;padding:3px 6px;
  border-bottom:1px solid #ddd;overflow-wrap:anywhere}
 </style>"""
+# a heatmap cell or a bar selects (gate, bucket); a row carries its gate and its tag buckets
+LINK = linked.Link({"gate": "gate", "bucket": "buckets"}, lists=("buckets",),
+                   noun="failing verdicts", signal=charts.SELECTION)
 # (header, width) of the default columns: fixed widths that add up to 100%
 COLUMNS = [("id", 10), ("gate", 13), ("at baseline", 9), ("tags", 14), ("question", 18),
            ("expected", 10), ("actual", 10), ("answer", 16)]
@@ -102,14 +86,15 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
                 f"fail now)" if ids else
                 f"no case flipped (each failing case failed at baseline too, or is new); "
                 f"{len(failing)} failing case{'s' if len(failing) != 1 else ''}")
-        flipped = (f'<a href="#rse-explorer" class="rse-show-cases" data-gate="{escape(gate)}"'
-                   f" data-ids='{escape(json.dumps(ids or failing))}'>{what}</a>")
+        flipped = linked.show_link(
+            what, {"gate": [gate], "id": ids or failing}, f"{gate}, the cases the banner names",
+            attrs=f' data-gate="{escape(gate)}" data-ids=\'{escape(json.dumps(ids or failing))}\'')
         items.append(f"<li><b>{escape(gate)}</b>: {change} · {flipped}</li>")
     if not items:  # the gate failed on something else: a golden change, a missing metric
         items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
     return (f'{STYLE}<div class="rse-verdict rse-verdict-fail"><h2>FAIL</h2>'
             f"{drift_html(comparison)}<div>{where}. The baseline gate failed:</div>"
-            f"<ul>{''.join(items)}</ul></div>" + _BANNER_SCRIPT)
+            f"<ul>{''.join(items)}</ul></div>" + linked.BANNER_SCRIPT)
 
 
 def _described(comparison: bl.BaselineComparison, key: str) -> list[str]:
@@ -155,18 +140,6 @@ def drift_html(comparison: bl.BaselineComparison | None) -> str:
                    for d in (comparison.drift if comparison is not None else ()))
 
 
-_BANNER_SCRIPT = """<script>(function () {
-  if (window.rseBannerWired) { return; }
-  window.rseBannerWired = true;
-  document.addEventListener("click", function (event) {
-    var link = event.target.closest && event.target.closest("a.rse-show-cases");
-    var explorer = document.querySelector(".rse-explorer");
-    if (!link || !explorer || !explorer.rseShowCases) { return; }
-    explorer.rseShowCases(link.dataset.gate, JSON.parse(link.dataset.ids));
-  });
-})();</script>"""
-
-
 def _rows(table: pd.DataFrame, answers: dict[str, str]) -> list[str]:
     rows = []
     for r in table.to_dict("records"):
@@ -185,10 +158,8 @@ def _rows(table: pd.DataFrame, answers: dict[str, str]) -> list[str]:
             (f"<details><summary>{escape(frames._excerpt(answer, 40))}</summary>"
              f"{escape(answer)}</details>" if answer else ""),
         ]
-        rows.append(f'<tr class="rse-row{" rse-regressed" if regressed else ""}" '
-                    f'data-id="{escape(r["id"])}" data-gate="{escape(r["gate"])}" '
-                    f"data-buckets='{escape(json.dumps(buckets, ensure_ascii=False))}'>"
-                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        rows.append(linked.row_html(r["id"], {"gate": r["gate"], "buckets": buckets}, cells,
+                                    regressed))
     return rows
 
 
@@ -209,94 +180,22 @@ def explorer_html(report: QAEvalReport, stored: dict[str, Any] | None = None,
     table = failure_rows(report, stored)
     shown = table.head(max_rows)
     root = embed.element_id({"report": report.mode, "n": len(table)}, "rse-explorer")
-    listen = f'window.rseExplorerView("{root}", view);'
+    listen = linked.listen(root)
     answers = {c.id: c.answer for c in report.cases}
-    slots = []
-    for case_id in dict.fromkeys(shown["id"]):
-        detail = case_view.case_detail(report, case_id, stored, other)
-        slots.append(f'<div class="rse-case-slot" data-case="{escape(case_id)}" hidden>'
-                     f"{case_view.case_html(detail)}</div>")
+    slots = [linked.slot_html(case_id, case_view.case_html(
+        case_view.case_detail(report, case_id, stored, other)))
+        for case_id in dict.fromkeys(shown["id"])]
     cut = ("" if len(shown) == len(table) else
            f'<p class="rse-note"><b>Showing the first {max_rows:,} of {len(table):,} failing '
            f"verdicts; the JSON report holds every one "
            f"(frames.failure_table(run.report, run.stored)).</b></p>")
-    head = "".join(f"<th>{escape(name)}</th>" for name, _ in COLUMNS)
-    cols = "".join(f'<col style="width:{w}%">' for _, w in COLUMNS)
-    empty = ('<tr><td colspan="8">No failing verdict: every gate passed every case.</td></tr>'
-             if table.empty else "")
-    return (
-        f'{STYLE}{_REGISTRY}<div class="rse-explorer" id="{root}"><a id="rse-explorer"></a>'
-        '<div class="rse-explorer-charts">'
-        f"{embed.chart_html(heatmap, on_view=listen)}{embed.chart_html(bars, on_view=listen)}"
-        f'</div><div class="rse-filter-bar"><span class="rse-filter-status">All {len(shown)} '
-        f'failing verdicts</span><button type="button" class="rse-clear" hidden>Show all'
-        f'</button></div>{cut}<p class="rse-hint">Regressions first. Click a row for the whole '
-        f"case; click an answer to read it whole.</p>"
-        f'<table class="rse-failures"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(_rows(shown, answers))}{empty}</tbody></table>"
-        f'<div class="rse-case-panel">{"".join(slots)}</div></div>'
-        + _CONTROLLER.replace("ROOT_ID", root).replace("SELECTION", charts.SELECTION))
-
-
-_CONTROLLER = """<script>(function () {
-  var root = document.getElementById("ROOT_ID");
-  if (!root) { return; }
-  var rows = Array.prototype.slice.call(root.querySelectorAll("tr.rse-row"));
-  var status = root.querySelector(".rse-filter-status");
-  var clear = root.querySelector(".rse-clear");
-  var views = [];
-  function show(keep, what) {
-    var n = 0;
-    rows.forEach(function (r) { var on = keep(r); r.hidden = !on; if (on) { n += 1; } });
-    status.textContent = what ? "Showing " + n + " of " + rows.length + " failing verdicts: " +
-      what : "All " + rows.length + " failing verdicts";
-    clear.hidden = !what;
-  }
-  function buckets(r) { return JSON.parse(r.dataset.buckets); }
-  function fromSelection(value) {
-    var gates = (value && value.gate) || [], picked = (value && value.bucket) || [];
-    if (!gates.length) { show(function () { return true; }, ""); return; }
-    show(function (r) {
-      return gates.indexOf(r.dataset.gate) >= 0 &&
-        buckets(r).some(function (b) { return picked.indexOf(b) >= 0; });
-    }, gates.join(", ") + " × " + picked.join(", "));
-  }
-  root.rseShowCases = function (gate, ids) {
-    show(function (r) { return r.dataset.gate === gate && ids.indexOf(r.dataset.id) >= 0; },
-         gate + ", the cases the banner names");
-  };
-  root.rseAttach = function (view) {
-    views.push(view);
-    view.addSignalListener("SELECTION", function (name, value) { fromSelection(value); });
-  };
-  clear.addEventListener("click", function () {
-    views.forEach(function (v) { v.data("SELECTION_store", []).runAsync(); });
-    show(function () { return true; }, "");
-  });
-  root.querySelector("tbody").addEventListener("click", function (event) {
-    if (event.target.closest("details")) { return; }
-    var row = event.target.closest("tr.rse-row");
-    if (!row) { return; }
-    rows.forEach(function (r) { r.classList.toggle("rse-selected", r === row); });
-    var slot = null;
-    root.querySelectorAll(".rse-case-slot").forEach(function (s) {
-      var on = s.dataset.case === row.dataset.id;
-      s.hidden = !on;
-      if (on) { slot = s; }
-    });
-    if (slot) { slot.scrollIntoView({block: "nearest"}); }
-  });
-  (window.rsePendingViews[root.id] || []).forEach(root.rseAttach);
-})();</script>"""
-# Defined before the charts: a live view that is drawn before its explorer's script has run
-# waits in rsePendingViews, one that is drawn after attaches at once.
-_REGISTRY = """<script>
-window.rsePendingViews = window.rsePendingViews || {};
-window.rseExplorerView = window.rseExplorerView || function (id, view) {
-  var root = document.getElementById(id);
-  if (root && root.rseAttach) { root.rseAttach(view); return; }
-  (window.rsePendingViews[id] = window.rsePendingViews[id] || []).push(view);
-};</script>"""
+    return STYLE + linked.explorer_html(
+        root, LINK, [embed.chart_html(heatmap, on_view=listen),
+                     embed.chart_html(bars, on_view=listen)],
+        COLUMNS, _rows(shown, answers), slots,
+        empty="No failing verdict: every gate passed every case.", note=cut,
+        hint="Regressions first. Click a row for the whole case; click an answer to read it "
+             "whole.")
 
 
 def mode_comparison(report: QAEvalReport, other: QAEvalReport | None,
