@@ -17,14 +17,13 @@ pair with no flip still shows its chart and says so.
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
-from ragspine_eval.workbench import case_view, charts, drilldown, embed
+from ragspine_eval.workbench import case_view, charts, drilldown, embed, linked
 from ragspine_eval.workbench.compare import (
     ARROWS,
     FAIL_TO_PASS,
@@ -36,6 +35,8 @@ from ragspine_eval.workbench.compare import (
     word_diff,
 )
 
+LINK = linked.Link({"gate": "gate", "bucket": "buckets"}, lists=("buckets",),
+                   noun="flipped verdicts", signal=charts.SELECTION)
 CHANGE_SCALE = alt.Scale(domain=[-1, 0, 1], range=["#d73027", "#f7f7f7", "#1a9850"])
 STYLE = """<style>
 .rse-compare del{background:#fdd;color:#8b0000;text-decoration:line-through}
@@ -67,9 +68,9 @@ def verdict_html(pair: Pair) -> str:
         if not (g.pass_to_fail or g.fail_to_pass or (g.rate_change or 0) != 0):
             continue
         change = ("" if g.rate_change is None else f" ({g.rate_change * 100:+.1f} points)")
-        link = (f' · <a href="#rse-compare" class="rse-show-cases" data-gate="{escape(g.gate)}"'
-                f" data-ids='{escape(json.dumps(g.pass_to_fail + g.fail_to_pass))}'>"
-                f"list them</a>" if g.pass_to_fail or g.fail_to_pass else "")
+        link = (" · " + linked.show_link(
+            "list them", {"gate": [g.gate], "id": g.pass_to_fail + g.fail_to_pass},
+            f"{g.gate}, the flips the banner names") if g.pass_to_fail or g.fail_to_pass else "")
         items.append(
             f"<li><b>{escape(g.gate)}</b>: {_pct(g.old_rate)} → {_pct(g.new_rate)}{change} · "
             f"{len(g.pass_to_fail)} pass → fail ({escape(', '.join(g.pass_to_fail)) or 'none'}),"
@@ -78,7 +79,7 @@ def verdict_html(pair: Pair) -> str:
     moved = (f"<div>Gates that moved:</div><ul>{''.join(items)}</ul>" if items else
              "<div>No gate moved: every paired case has the same verdicts in both runs.</div>")
     kept = apart(pair)
-    apart_line = (f"<div>{len(set(kept['id']))} case(s) kept apart, never counted as flips "
+    apart_line = (f"<div>{kept['id'].nunique()} case(s) kept apart, never counted as flips "
                   f"(edited golden case, in one run only, or an engine error): listed below."
                   f"</div>" if len(kept) else "")
     drift = "".join(f'<div class="rse-drift">⚠ {escape(w)}</div>' for w in pair.warnings)
@@ -88,7 +89,7 @@ def verdict_html(pair: Pair) -> str:
             f"{escape(diff.new_label)}</div>"
             f"<div>{n} pass → fail ({escape(', '.join(pair.regressed)) or 'none'}) · "
             f"{len(fixed)} fail → pass ({escape(', '.join(fixed)) or 'none'})</div>"
-            f"{moved}{apart_line}</div>{drilldown._BANNER_SCRIPT}")
+            f"{moved}{apart_line}</div>{linked.BANNER_SCRIPT}")
 
 
 def change_chart(changes: pd.DataFrame, select: bool = True) -> alt.Chart:
@@ -152,10 +153,8 @@ def _rows(pair: Pair, table: pd.DataFrame) -> list[str]:
                  f'<span class="rse-tags">{"<br>".join(escape(b) for b in r["buckets"])}</span>',
                  f'<div class="rse-clamp">{escape(r["question"])}</div>',
                  _side(before, r["gate"], old), _side(after, r["gate"], new)]
-        rows.append(f'<tr class="rse-row{" rse-regressed" if regressed else ""}" '
-                    f'data-id="{escape(r["id"])}" data-gate="{escape(r["gate"])}" '
-                    f"data-buckets='{escape(json.dumps(r['buckets'], ensure_ascii=False))}'>"
-                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        rows.append(linked.row_html(r["id"], {"gate": r["gate"], "buckets": r["buckets"]},
+                                    cells, regressed))
     return rows
 
 
@@ -164,30 +163,16 @@ def flips_html(pair: Pair) -> str:
     table = flip_table(pair)
     spec = change_chart(tag_changes(pair)).to_dict()
     root = embed.element_id({"compare": pair.diff.new_label, "n": len(table)}, "rse-compare")
-    slots = "".join(
-        f'<div class="rse-case-slot" data-case="{escape(i)}" hidden>'
-        + case_view.case_html(case_view.case_detail(pair.after, i, other=pair.before,
-                                                    labels=("after", "before"), other_first=True))
-        + "</div>" for i in dict.fromkeys(table["id"]))
-    head = "".join(f"<th>{escape(name)}</th>" for name, _ in COLUMNS)
-    cols = "".join(f'<col style="width:{w}%">' for _, w in COLUMNS)
-    empty = (f'<tr><td colspan="{len(COLUMNS)}">No flip: every paired case has the same '
-             f"verdict under every gate in both runs.</td></tr>" if table.empty else "")
-    controller = (drilldown._CONTROLLER.replace("ROOT_ID", root)
-                  .replace("SELECTION", charts.SELECTION)
-                  .replace("failing verdicts", "flipped verdicts"))
-    return (f"{drilldown.STYLE}{STYLE}{drilldown._REGISTRY}"
-            f'<div class="rse-explorer rse-compare" id="{root}"><a id="rse-compare"></a>'
-            f'<div class="rse-explorer-charts">'
-            f'{embed.chart_html(spec, on_view=f"window.rseExplorerView({json.dumps(root)}, view);")}'
-            f'</div><div class="rse-filter-bar"><span class="rse-filter-status">All {len(table)} '
-            f'flipped verdicts</span><button type="button" class="rse-clear" hidden>Show all'
-            f'</button></div><p class="rse-hint">Pass → fail first. Changed words: '
-            f"<del>only before</del> <ins>only after</ins>. Click a row for the case with both "
-            f"runs; open a side for its whole answer and the gate's evidence.</p>"
-            f'<table class="rse-failures"><colgroup>{cols}</colgroup><thead><tr>{head}</tr>'
-            f"</thead><tbody>{''.join(_rows(pair, table))}{empty}</tbody></table>"
-            f'<div class="rse-case-panel">{slots}</div></div>{controller}')
+    slots = [linked.slot_html(i, case_view.case_html(case_view.case_detail(
+        pair.after, i, other=pair.before, labels=("after", "before"), other_first=True)))
+        for i in dict.fromkeys(table["id"])]
+    return drilldown.STYLE + STYLE + '<div class="rse-compare">' + linked.explorer_html(
+        root, LINK, [embed.chart_html(spec, on_view=linked.listen(root))], COLUMNS,
+        _rows(pair, table), slots,
+        empty="No flip: every paired case has the same verdict under every gate in both runs.",
+        hint="Pass → fail first. Changed words: <del>only before</del> <ins>only after</ins>. "
+             "Click a row for the case with both runs; open a side for its whole answer and "
+             "the gate's evidence.") + "</div>"
 
 
 def apart_html(pair: Pair) -> str:
