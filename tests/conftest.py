@@ -92,3 +92,21 @@ def own_outcome_cache(tmp_path_factory, monkeypatch):
     """Each test starts with an empty outcome cache of its own (subprocesses and notebook kernels
     inherit it), so no test reads an answer another test's engine gave."""
     monkeypatch.setenv("RAGSPINE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("outcome-cache")))
+
+
+@pytest.fixture(autouse=True)
+def own_run_store(tmp_path_factory, monkeypatch):
+    """Each test keeps its runs in an empty run store of its own (subprocesses and notebook
+    kernels inherit the variable), so the suite never writes into the project's .runs/."""
+    folder = tmp_path_factory.mktemp("run-store")
+    monkeypatch.setenv("RAGSPINE_EVAL_RUNS_DIR", str(folder))
+    return folder
+
+
+def pytest_configure(config):
+    """Before any fixture, even a session-wide one, runs a gated run: the run store points
+    away from the project (own_run_store then gives each test its own)."""
+    import os
+    import tempfile
+
+    os.environ["RAGSPINE_EVAL_RUNS_DIR"] = tempfile.mkdtemp(prefix="ragspine-eval-test-runs-")

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval import paths, ratchet
+from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
 from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.outputs import escape
-from ragspine_eval.ratchet import store
+from ragspine_eval.ratchet import store as baseline_store
 
 Echo = Callable[[str], None]
 
@@ -60,6 +60,7 @@ class ExtractionGatedRun:
     gates: dict[str, ratchet.GateResult] = field(default_factory=dict)
     verdicts: list[str] = field(default_factory=list)
     written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None  # the run as the run store keeps it (None: not kept)
 
     @property
     def exit_code(self) -> int:
@@ -73,9 +74,10 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
                          outputs: ExtractionOutputs | None = None,
                          options: ratchet.GateOptions | None = None,
                          record_command: Callable[[str], str] | None = None,
-                         echo: Echo | None = None) -> ExtractionGatedRun:
+                         echo: Echo | None = None, store: bool = True) -> ExtractionGatedRun:
     """Check, run, gate, write (see the module docstring). `record_command(key)` builds the
-    command that records one target's run. Raises RagspineEvalError for input it cannot use."""
+    command that records one target's run; `store=False` keeps the run out of the run store
+    (runs/; the CLI's --no-store). Raises RagspineEvalError for input it cannot use."""
     from ragspine_eval.extraction.run import score_engine, score_facts_file
     from ragspine_eval.outputs.console import (
         extraction_table,
@@ -124,7 +126,8 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         k: (compare_to_baseline(r, stored[k]) if k in stored else None)
         for k, r in run.reports.items()})
 
-    before = store.snapshot(baseline_path) if baseline_path is not None else (None, None)
+    before = (baseline_store.snapshot(baseline_path) if baseline_path is not None
+              else (None, None))
     for t in targets:
         if baseline_path is None:
             gated.verdicts.append(f"no baseline gate for {t.key} (a document of your own): pass "
@@ -158,8 +161,11 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     except RagspineEvalError:
         # exit 2 means the baseline did not move: put back what the gates recorded
         if baseline_path is not None:
-            store.undo(baseline_path, before, store.snapshot(baseline_path))
+            baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
+    gated.kept = runs.keep(run.to_dict, kind="extraction", key=",".join(t.key for t in targets),
+                           store=store, echo=say, verdict=runs.record.extraction_verdict(
+                               baseline_path, gated.comparisons, gated.gates))
     if options is not None:
         for line in gated.verdicts:
             say(line)

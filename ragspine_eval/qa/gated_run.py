@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval import paths, ratchet
+from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
@@ -42,7 +42,7 @@ from ragspine_eval.qa.report import (
     make_baseline_entry,
 )
 from ragspine_eval.qa.runner import RunInterrupted
-from ragspine_eval.ratchet import store
+from ragspine_eval.ratchet import store as baseline_store
 
 Echo = Callable[[str], None]
 
@@ -68,6 +68,7 @@ class QAGatedRun:
     comparison: ratchet.BaselineComparison | None
     gate: ratchet.GateResult | None = None
     written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None  # the run as the run store keeps it (None: not kept)
 
     @property
     def exit_code(self) -> int:
@@ -118,13 +119,14 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
                  outputs: QAOutputs | None = None,
                  options: ratchet.GateOptions | None = None,
                  record_command: Callable[[Any], str] | None = None,
-                 echo: Echo | None = None, judge: Any = None,
+                 echo: Echo | None = None, judge: Any = None, store: bool = True,
                  **run_options: Any) -> QAGatedRun:
     """Check, run, write the report, gate, write the CI files (see the module docstring).
 
     `record_command(spec)` builds the command that records this run (shown when it improved);
     `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress);
     `judge` is the faithfulness judge: a registered name (qa.judges; None: lexical) or a judge.
+    `store=False` keeps the run out of the run store (runs/; the CLI's --no-store).
     Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
     EngineSpecError, ...) for input the run cannot use.
     """
@@ -171,7 +173,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
                     run.written, say)
 
-    before = store.snapshot(baseline_path)
+    before = baseline_store.snapshot(baseline_path)
     if options is not None:
         entry = make_baseline_entry(report)
         if report.interrupted:
@@ -190,8 +192,10 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         _write_ci_files(run, outputs, say)
     except RagspineEvalError:
         # exit 2 means the baseline did not move: put back what the gate recorded
-        store.undo(baseline_path, before, store.snapshot(baseline_path))
+        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
+    run.kept = runs.keep(report.to_dict, kind="qa", key=spec.key, store=store, echo=say,
+                         verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
     if options is not None:
         say(run.verdict)
     if stopped is not None:

@@ -54,11 +54,12 @@ def default_report_path(key: str) -> Path:
 
 def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
            kb_dir: str | Path, report_path: str | Path | None = None,
-           engine: str = "ragspine", **run_options: Any) -> QARun:
+           engine: str = "ragspine", store: bool = True, **run_options: Any) -> QARun:
     """Validate the stored entry, run and score the mode on `engine` (an --engine string),
     write the report, compare: the CLI's gated run without recording. `run_options` are
     run_qa_eval's (jobs, case_timeout, ...). Interrupting the kernel mid-run writes the report
-    of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on."""
+    of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on.
+    The run is kept in the run store (runs/) unless `store` is False."""
     from ragspine_eval.qa.engines import parse_engine
     from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
 
@@ -66,7 +67,7 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
     out = from_root(report_path) if report_path else default_report_path(key)
     gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
                          baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),
-                         **run_options)
+                         store=store, **run_options)
     return QARun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key)
 
 
@@ -83,10 +84,12 @@ class ExtractionNotebookRun:
 
 
 def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path,
-                   report_path: str | Path | None = None) -> ExtractionNotebookRun:
+                   report_path: str | Path | None = None,
+                   store: bool = True) -> ExtractionNotebookRun:
     """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
     "pdf"), or the facts in `facts_path`, write the report, compare with the baseline: the
-    CLI's gated run without recording."""
+    CLI's gated run without recording. The run is kept in the run store unless `store` is
+    False."""
     from ragspine_eval.extraction.gated_run import (
         ExtractionOutputs,
         run_gated_extraction,
@@ -96,7 +99,8 @@ def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str 
     out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{docs}.json"
     gated = run_gated_extraction(
         fixture_targets(docs), facts_path=from_root(facts_path) if facts_path else None,
-        baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out))
+        baseline_path=from_root(baseline_path), outputs=ExtractionOutputs(report=out),
+        store=store)
     return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
                                  gated.comparisons)
 
@@ -110,11 +114,27 @@ def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
 
 
 def load_report(path: str | Path) -> QAEvalReport | None:
-    """A saved QA report, or None when there is none (e.g. the other mode has not run yet)."""
+    """A saved QA report, or None when there is none (e.g. the other mode has not run yet).
+    `path` may also name a stored run: an id, an id prefix or a short reference such as
+    `@latest` or `@agent~1` (runs.refs); a reference that names no run raises RunRefError."""
+    if str(path).startswith("@") or not from_root(path).exists() and _run_id_like(path):
+        from ragspine_eval import runs
+
+        return QAEvalReport.from_dict(runs.load_report(path))
     path = from_root(path)
     if not path.exists():
         return None
+    if path.suffix == ".gz":
+        from ragspine_eval import runs
+
+        return QAEvalReport.from_dict(runs.read_report_file(path))
     return QAEvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _run_id_like(ref: str | Path) -> bool:
+    """A bare word (no folder, no .json): read as a run id or prefix, not a missing file."""
+    text = str(ref)
+    return "/" not in text and not text.endswith((".json", ".gz"))
 
 
 def other_mode_report(run: QARun) -> QAEvalReport | None:

@@ -1,0 +1,69 @@
+"""The one call a gated run makes to keep its report: `keep`, and the verdict a run is listed
+with.
+
+Invariants:
+- keeping a run never changes the run's outcome: a store that cannot be written (a full disk, a
+  folder without permission, a bad RAGSPINE_EVAL_RUNS_* setting) costs one warning line on
+  stderr and the run goes on with its own exit code;
+- `store=False` (the CLI's --no-store) writes nothing and builds nothing;
+- the report dict is built once, by the caller or here, never twice.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.runs.store import RunSummary, store_report
+
+Echo = Callable[[str], None]
+
+
+def keep(report: Mapping[str, Any] | Callable[[], Mapping[str, Any]], *, kind: str, key: str,
+         verdict: str, store: bool = True, echo: Echo | None = None) -> RunSummary | None:
+    """Store the report (a dict, or a function building it) unless `store` is False; say the
+    run's id through `echo`. Returns the stored run, or None (not kept, or could not be)."""
+    if not store:
+        return None
+    try:
+        data = report() if callable(report) else report
+        kept = store_report(data, kind=kind, key=key, verdict=verdict)
+    except (OSError, RagspineEvalError) as exc:
+        print(f"warning: the run was not kept in the run store ({exc}); its result stands; "
+              f"set RAGSPINE_EVAL_RUNS_DIR to a writable folder, or pass --no-store",
+              file=sys.stderr)
+        return None
+    if echo is not None:
+        echo(f"run kept as {kept.id} (`ragspine-eval runs show {kept.id[:15]}`; "
+             f"diff it with @{key}~1)")
+    return kept
+
+
+def qa_verdict(report: Any, comparison: Any, gate: Any) -> str:
+    """A QA run's verdict as the store lists it."""
+    if report.interrupted:
+        return "interrupted"
+    if report.errors:
+        return "errors"
+    if gate is not None:
+        if gate.exit_code:
+            return "fail"
+        return "no baseline" if comparison is None else "pass"
+    if comparison is None:
+        return "no baseline"
+    return "pass" if comparison.passed else "fail"
+
+
+def extraction_verdict(baseline_path: Any, comparisons: Mapping[str, Any],
+                       gates: Mapping[str, Any]) -> str:
+    """An extraction run's verdict as the store lists it (every document set together)."""
+    if baseline_path is None:
+        return "not gated"
+    if gates:
+        if any(g.exit_code for g in gates.values()):
+            return "fail"
+    elif any(c is not None and not c.passed for c in comparisons.values()):
+        return "fail"
+    return "no baseline" if all(c is None for c in comparisons.values()) else "pass"

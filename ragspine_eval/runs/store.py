@@ -1,0 +1,355 @@
+"""The run store: every QA and extraction report kept, compressed, bounded, listed newest first.
+
+Layout: one folder per run under `runs_dir()`, named by the run's id, holding `report.json.gz`
+(the JSON report exactly as `--report` writes it, compact, gzip) and `summary.json` (the one
+line `ragspine-eval runs` shows: id, time, commit, key, engine, knowledge base, judge, cases,
+verdict, each gate's rate). Listing reads the small summaries only, never a report.
+
+Invariants:
+- a run appears whole or not at all: both files are written into a hidden `.tmp-*` folder,
+  fsynced, and the folder is renamed to the id (one rename, atomic on a POSIX file system); a
+  run killed mid-write leaves only a hidden folder, which listing ignores and `prune` removes
+  once it is an hour old;
+- ids are unique across processes: a UTC timestamp to the second (so ids sort by time) and 48
+  random bits; a clash is retried with new bits, never overwritten (rename of a folder onto an
+  existing non-empty folder fails);
+- a corrupt entry (unreadable, truncated, not a summary) is skipped with one warning line on
+  stderr per listing, never a crash;
+- retention (`prune`, after every store): the newest `keep_per_key()` runs of each kind and
+  key are kept, then the oldest runs go until the store is under `max_bytes()`; the run just
+  stored is never removed. Removal renames a run to a hidden `.trash-*` folder first, so two
+  processes pruning at once never trip on each other.
+gzip (standard library) at level 1: a report is repetitive JSON, level 1 already shrinks it
+about 8-10 times, and levels above it cost several times the CPU for a few percent (see
+benchmarks/bench_run_store.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths
+from ragspine_eval.errors import RagspineEvalError
+
+ENV_DIR = "RAGSPINE_EVAL_RUNS_DIR"
+ENV_KEEP = "RAGSPINE_EVAL_RUNS_KEEP"
+ENV_MAX_MB = "RAGSPINE_EVAL_RUNS_MAX_MB"
+DEFAULT_DIR = paths.PROJECT_ROOT / ".runs"
+DEFAULT_KEEP = 50  # runs kept per kind and key
+DEFAULT_MAX_MB = 1024  # the whole store
+REPORT_FILE = "report.json.gz"
+SUMMARY_FILE = "summary.json"
+SUMMARY_FORMAT = 1
+GZIP_LEVEL = 1
+STALE_SECONDS = 3600  # a hidden .tmp-* folder older than this is a write that died
+KINDS = ("qa", "extraction")
+VERDICTS = ("pass", "fail", "errors", "no baseline", "interrupted", "not gated")
+
+
+class RunStoreError(RagspineEvalError):
+    """The store cannot be used as asked (a bad setting, a bad reference); one line."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One stored run as `ragspine-eval runs` lists it."""
+
+    id: str  # unique, sortable by time
+    created: str  # ISO 8601 UTC
+    commit: str | None  # git commit of the project when the run was made, if known
+    kind: str  # "qa" or "extraction"
+    key: str  # the baseline key: the QA mode ("tool", "agent", ...) or the document set
+    engine: str | None
+    kb: str | None  # knowledge base fingerprint (short) or None
+    judge: str | None
+    cases: int
+    verdict: str  # one of VERDICTS
+    rates: dict[str, float]  # gate/channel -> rate
+    path: Path  # the stored report (report.json.gz)
+    dirty: bool | None = None  # the commit had uncommitted changes
+    size: int = 0  # bytes of the stored report
+    failing: dict[str, list[str]] = field(default_factory=dict)  # gate -> failing ids
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("path")
+        return {"format": SUMMARY_FORMAT, **data}
+
+
+def runs_dir() -> Path:
+    """Where runs are kept: $RAGSPINE_EVAL_RUNS_DIR, else `.runs/` under the project (ignored
+    by git)."""
+    given = os.environ.get(ENV_DIR, "").strip()
+    return Path(given).expanduser() if given else DEFAULT_DIR
+
+
+def keep_per_key() -> int:
+    return _positive_env(ENV_KEEP, DEFAULT_KEEP)
+
+
+def max_bytes() -> int:
+    return _positive_env(ENV_MAX_MB, DEFAULT_MAX_MB) * 1024 * 1024
+
+
+def _positive_env(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise RunStoreError(f"{name}={text!r}: must be a whole number of 1 or more (default "
+                            f"{default}); unset it or fix it")
+    return value
+
+
+# --- summaries --------------------------------------------------------------------------------
+
+
+def summarize(report: Mapping[str, Any], *, kind: str, key: str,
+              verdict: str | None = None) -> dict[str, Any]:
+    """What the listing shows of a report dict (no id, time or path yet)."""
+    prov = report.get("provenance") or {}
+    engine = prov.get("engine") or report.get("engine")
+    if engine and prov.get("engine_version"):
+        engine = f"{engine} {prov['engine_version']}"
+    judge = prov.get("judge") or {}
+    if kind == "qa":
+        gates = dict(report.get("metrics") or {})
+        if isinstance(report.get("fabrication"), Mapping):
+            gates["fabrication"] = report["fabrication"]
+        rates = {g: float(m["pass_rate"]) for g, m in gates.items()
+                 if isinstance(m, Mapping) and isinstance(m.get("pass_rate"), int | float)}
+        failing = {g: [f["id"] for f in m.get("failures") or () if isinstance(f, Mapping)]
+                   for g, m in gates.items() if isinstance(m, Mapping)}
+        cases = int(report.get("n_cases") or 0)
+        if verdict is None:
+            verdict = ("interrupted" if report.get("interrupted") else
+                       "errors" if report.get("errors") else "not gated")
+    else:
+        docs = report.get("documents") or {}
+        rates, failing, cases = {}, {}, 0
+        for doc, r in docs.items():
+            cases += int(((r.get("coverage") or {}).get("ground_truth_cells")) or 0)
+            for ch, m in (r.get("channels") or {}).items():
+                name = ch if len(docs) == 1 else f"{doc}/{ch}"
+                if m.get("total"):
+                    rates[name] = float(m["accuracy"])
+                    failing[name] = [str(x.get("locator")) for x in m.get("mismatches") or ()]
+        verdict = verdict or "not gated"
+    return {"commit": prov.get("git_commit"), "dirty": prov.get("git_dirty"), "kind": kind,
+            "key": key, "engine": engine, "kb": ((prov.get("kb") or {}).get("fingerprint")
+                                                  or "")[:8] or None,
+            "judge": judge.get("name") if isinstance(judge, Mapping) else None,
+            "cases": cases, "verdict": verdict, "rates": rates,
+            "failing": {g: ids for g, ids in failing.items() if ids}}
+
+
+def _from_summary(data: Any, folder: Path) -> RunSummary:
+    if not isinstance(data, dict) or data.get("format") != SUMMARY_FORMAT:
+        raise ValueError("not a run summary of this version")
+    values = {k: v for k, v in data.items() if k != "format"}
+    if values.get("id") != folder.name:
+        raise ValueError(f"its id {values.get('id')!r} is not its folder's name")
+    return RunSummary(**values, path=folder / REPORT_FILE)
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def new_id(now: datetime | None = None) -> str:
+    """A run id: UTC time to the second, then 12 random hex digits (unique across processes)."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(6)}"
+
+
+def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path | None = None,
+                 verdict: str | None = None, prune_after: bool = True) -> RunSummary:
+    """Keep `report` (a report dict) in the store, atomically and compressed, then apply the
+    retention rule. Returns the stored run's summary."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    root = Path(root) if root is not None else runs_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    now = datetime.now(UTC)
+    tmp = Path(_mkdtemp(root))
+    try:
+        report_path = tmp / REPORT_FILE
+        with open(report_path, "wb") as raw:
+            # mtime=0: the same report gives the same bytes
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as gz:
+                for chunk in json.JSONEncoder(ensure_ascii=False, separators=(",", ":")
+                                              ).iterencode(report):
+                    gz.write(chunk.encode("utf-8"))
+            raw.flush()
+            os.fsync(raw.fileno())
+        size = report_path.stat().st_size
+        for _attempt in range(5):
+            run_id = new_id(now)
+            values = {"id": run_id, "created": now.isoformat(timespec="microseconds"),
+                      **summarize(report, kind=kind, key=key, verdict=verdict), "size": size}
+            summary = RunSummary(**values, path=root / run_id / REPORT_FILE)
+            _write_synced(tmp / SUMMARY_FILE, json.dumps(summary.to_dict(), ensure_ascii=False))
+            _fsync_dir(tmp)
+            try:
+                os.rename(tmp, root / run_id)
+            except OSError:  # the id is taken (one chance in 2**48): draw again
+                if (root / run_id).exists():
+                    continue
+                raise
+            _fsync_dir(root)
+            break
+        else:
+            raise OSError(f"no free run id in {root} after 5 draws")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if prune_after:
+        prune(root, protect=summary.id)
+    return summary
+
+
+def _mkdtemp(root: Path) -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=".tmp-", dir=root)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def list_runs(kind: str | None = None, key: str | None = None,
+              root: Path | None = None) -> list[RunSummary]:
+    """The stored runs, newest first, of `kind` and `key` where given. A corrupt entry is left
+    out with one warning line on stderr (one line for all of them)."""
+    root = Path(root) if root is not None else runs_dir()
+    runs, bad = _scan(root)
+    if bad:
+        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        print(f"warning: skipped {len(bad)} unreadable run(s) in {root} ({shown}); delete "
+              f"{'them' if len(bad) > 1 else 'it'} if the problem stays", file=sys.stderr)
+    return [r for r in runs
+            if (kind is None or r.kind == kind) and (key is None or r.key == key)]
+
+
+def _scan(root: Path) -> tuple[list[RunSummary], list[str]]:
+    """Every readable run (newest first) and the names of the unreadable ones with why."""
+    try:
+        entries = sorted((e for e in os.scandir(root) if not e.name.startswith(".")),
+                         key=lambda e: e.name)
+    except FileNotFoundError:
+        return [], []
+    runs, bad = [], []
+    for entry in entries:
+        folder = Path(entry.path)
+        try:
+            if not entry.is_dir():
+                raise ValueError("not a run folder")
+            summary = _from_summary(json.loads((folder / SUMMARY_FILE).read_text("utf-8")),
+                                    folder)
+            if not summary.path.is_file():
+                raise ValueError(f"no {REPORT_FILE}")
+        except FileNotFoundError:
+            if not folder.exists():  # removed by another process's pruning meanwhile
+                continue
+            bad.append(f"{entry.name}: no {SUMMARY_FILE}")
+            continue
+        except (OSError, ValueError, TypeError) as exc:
+            bad.append(f"{entry.name}: {str(exc)[:60]}")
+            continue
+        runs.append(summary)
+    runs.sort(key=lambda r: (r.created, r.id), reverse=True)
+    return runs, bad
+
+
+# --- retention --------------------------------------------------------------------------------
+
+
+def prune(root: Path | None = None, *, protect: str | None = None,
+          keep: int | None = None, limit: int | None = None) -> list[str]:
+    """Apply the retention rule (module docstring); returns the ids removed. `protect` (the
+    run just stored) is never removed."""
+    root = Path(root) if root is not None else runs_dir()
+    keep = keep if keep is not None else keep_per_key()
+    limit = limit if limit is not None else max_bytes()
+    runs, _bad = _scan(root)
+    doomed: list[RunSummary] = []
+    seen: dict[tuple[str, str], int] = {}
+    for run in runs:  # newest first
+        n = seen.get((run.kind, run.key), 0)
+        seen[(run.kind, run.key)] = n + 1
+        if n >= keep and run.id != protect:
+            doomed.append(run)
+    left = [r for r in runs if r not in doomed]
+    total = sum(r.size for r in left)
+    for run in reversed(left):  # oldest first
+        if total <= limit:
+            break
+        if run.id != protect:
+            doomed.append(run)
+            total -= run.size
+    removed = [run.id for run in doomed if _remove(run.folder)]
+    _sweep_stale(root)
+    return removed
+
+
+def _remove(folder: Path) -> bool:
+    trash = folder.with_name(f".trash-{folder.name}-{secrets.token_hex(3)}")
+    try:
+        os.rename(folder, trash)  # atomic: of two processes pruning, one gets it
+    except OSError:
+        return False
+    shutil.rmtree(trash, ignore_errors=True)
+    return True
+
+
+def _sweep_stale(root: Path) -> None:
+    """Hidden folders of writes that died (.tmp-*) an hour ago, and any trash left behind."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".trash-") or (
+                entry.name.startswith(".tmp-") and _older(entry, now - STALE_SECONDS)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _older(entry: os.DirEntry, than: float) -> bool:
+    try:
+        return entry.stat().st_mtime < than
+    except OSError:
+        return False

@@ -1,0 +1,53 @@
+"""Every gated run keeps its report (CLI, library, notebook), marked with its verdict, unless
+asked not to; a store that cannot be written never changes the run's outcome."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from ragspine_eval.qa.gated_run import run_gated_qa
+from ragspine_eval.runs import list_runs, load_report, record
+
+
+def test_a_library_run_is_kept_with_its_verdict_and_its_report(tiny_golden, tmp_path,
+                                                               own_run_store):
+    gated = run_gated_qa(tiny_golden, "tool", baseline_path=tmp_path / "baseline.json")
+    [kept] = list_runs()
+    assert kept == gated.kept and kept.path.parent.parent == own_run_store
+    assert (kept.kind, kept.key, kept.verdict, kept.cases) == ("qa", "tool", "no baseline", 5)
+    assert load_report(kept.id) == json.loads(json.dumps(gated.report.to_dict()))
+    assert kept.engine.startswith("rag-spine ") and kept.judge == "lexical" and kept.kb
+
+
+def test_store_false_keeps_nothing(tiny_golden, tmp_path):
+    gated = run_gated_qa(tiny_golden, "tool", baseline_path=tmp_path / "b.json", store=False)
+    assert gated.kept is None and list_runs() == []
+
+
+def test_a_store_that_cannot_be_written_costs_one_warning_not_the_run(monkeypatch, tmp_path,
+                                                                     capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("RAGSPINE_EVAL_RUNS_DIR", str(blocker / "runs"))
+    assert record.keep({"mode": "tool"}, kind="qa", key="tool", verdict="pass") is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the run was not kept in the run store" in err
+
+
+def report(**changes):
+    return SimpleNamespace(**{"interrupted": False, "errors": [], **changes})
+
+
+@pytest.mark.parametrize("rep, comparison, gate, verdict", [
+    (report(interrupted=True), None, None, "interrupted"),
+    (report(errors=["x"]), SimpleNamespace(passed=True), None, "errors"),
+    (report(), None, None, "no baseline"),
+    (report(), SimpleNamespace(passed=True), None, "pass"),
+    (report(), SimpleNamespace(passed=False), None, "fail"),
+    (report(), SimpleNamespace(passed=True), SimpleNamespace(exit_code=1), "fail"),
+    (report(), None, SimpleNamespace(exit_code=0), "no baseline")])
+def test_a_qa_runs_verdict_as_listed(rep, comparison, gate, verdict):
+    assert record.qa_verdict(rep, comparison, gate) == verdict
