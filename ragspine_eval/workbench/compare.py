@@ -33,7 +33,6 @@ from ragspine_eval.errors import ReportError
 from ragspine_eval.outputs import extraction_diff
 from ragspine_eval.outputs.diff import ReportDiff, diff_reports, qa_verdicts
 from ragspine_eval.outputs.diff import _label as run_label
-from ragspine_eval.outputs.diff import load_report as read_report_file
 from ragspine_eval.paths import from_root
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench.frames import TAG_KEYS
@@ -65,25 +64,50 @@ class Pair:
 # --- reading -----------------------------------------------------------------------------------
 
 
-def read_report(ref: str | Path) -> tuple[dict[str, Any], str]:
-    """A report dict and its name, from a report path (relative to the project root)."""
-    return read_report_file(from_root(ref)), str(ref)
+def read_report(ref: str | Path, root: str | Path | None = None) -> tuple[dict[str, Any], str]:
+    """A report dict and its name: `ref` is a report path (relative to the project root, or
+    as given), a run id or prefix, or a short reference such as @latest~1 (runs.refs)."""
+    from ragspine_eval import runs
+
+    text = str(ref)
+    if not text.startswith("@") and from_root(text).is_file():
+        return runs.read_report_file(from_root(text)), text
+    found = runs.resolve(text, _root(root))
+    if isinstance(found, runs.RunSummary):
+        return runs.read_report_file(found.path), f"run {found.id}"
+    return runs.read_report_file(found), text
 
 
-def default_refs() -> tuple[str, str]:
-    """(before, after) when the notebook is given neither: see load_pair."""
-    raise ReportError("compare needs two reports: pass before= and after= (paths of JSON "
-                      "reports `ragspine-eval qa --report` wrote)")
+def _root(root: str | Path | None) -> Path | None:
+    return from_root(root) if root is not None else None
 
 
-def load_pair(before: str | Path | None = None, after: str | Path | None = None) -> Pair:
-    """Read and pair two QA reports (see the module docstring). ReportError, naming the file
-    and the reason, when one cannot be read or is not a QA report."""
+def default_refs(root: str | Path | None = None) -> tuple[str, str]:
+    """(before, after) when the notebook is given neither: the two newest stored QA runs of
+    the newest run's key. ReportError when the store holds fewer than two of that key."""
+    from ragspine_eval import runs
+
+    stored = runs.list_runs(kind="qa", root=_root(root))
+    same = [r for r in stored if r.key == stored[0].key] if stored else []
+    if len(same) < 2:
+        where = _root(root) or runs.runs_dir()
+        held = (f"{len(same)} QA run of key {stored[0].key!r}" if stored else "no QA run")
+        raise ReportError(f"compare: the run store at {where} holds {held}; compare needs two: "
+                          f"run `ragspine-eval qa` again, or pass before= and after= (report "
+                          f"paths, run ids or references such as @tool~1)")
+    return same[1].id, same[0].id
+
+
+def load_pair(before: str | Path | None = None, after: str | Path | None = None,
+              root: str | Path | None = None) -> Pair:
+    """Read and pair two QA reports (see the module docstring); `root` is the run store
+    (default runs.runs_dir()). ReportError (or runs.RunRefError), naming the file or the
+    reference and the reason, when one cannot be read or is not a QA report."""
     if before is None or after is None:
-        default_before, default_after = default_refs()
+        default_before, default_after = default_refs(root)
         before = default_before if before is None else before
         after = default_after if after is None else after
-    (old, old_name), (new, new_name) = read_report(before), read_report(after)
+    (old, old_name), (new, new_name) = read_report(before, root), read_report(after, root)
     for data, name in ((old, old_name), (new, new_name)):
         if extraction_diff.is_extraction_report(data):
             raise ReportError(f"{name}: an extraction report; compare.ipynb compares two QA "
@@ -186,6 +210,14 @@ def gate_lines(pair: Pair) -> list[str]:
     """What the gate says: each pass → fail flip by gate, or that none happened."""
     lines = [f"before: {pair.diff.old_label}", f"after:  {pair.diff.new_label}"]
     lines += [f"warning: {w}" for w in pair.warnings]
+    fixed = sorted({i for g in pair.diff.gates for i in g.fail_to_pass})
+    if fixed:
+        lines.append(f"{len(fixed)} case{'s' * (len(fixed) != 1)} went from fail to pass: "
+                     f"{', '.join(fixed)}")
+    kept = apart(pair)
+    if len(kept):
+        named = [f"{i} ({why})" for i, why in zip(kept["id"], kept["why"], strict=True)]
+        lines.append(f"kept apart, not flips: {'; '.join(named)}")
     flipped = [g for g in pair.diff.gates if g.pass_to_fail]
     if not flipped:
         return [*lines, "PASS: no case went from pass to fail"]

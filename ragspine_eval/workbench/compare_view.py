@@ -105,7 +105,8 @@ def change_chart(changes: pd.DataFrame, select: bool = True) -> alt.Chart:
         flipped=(changes[PASS_TO_FAIL] + changes[FAIL_TO_PASS]) > 0)
     tooltip = ["gate", alt.Tooltip("bucket:N", title="tag value"),
                alt.Tooltip("cases:Q", title="paired cases"),
-               alt.Tooltip("before rate:Q", format=".1%"), alt.Tooltip("after rate:Q", format=".1%"),
+               alt.Tooltip("before rate:Q", format=".1%"),
+               alt.Tooltip("after rate:Q", format=".1%"),
                alt.Tooltip("change:Q", format="+.1%"),
                alt.Tooltip(f"{PASS_TO_FAIL}:Q", title="pass → fail"),
                alt.Tooltip(f"{FAIL_TO_PASS}:Q", title="fail → pass")]
@@ -123,7 +124,7 @@ def change_chart(changes: pd.DataFrame, select: bool = True) -> alt.Chart:
     frames_ = base.transform_filter(alt.datum.flipped).mark_rect(
         filled=False, stroke="black", strokeWidth=2, style="rse-frame")
     labels = base.mark_text(fontSize=10).encode(text="label:N", tooltip=tooltip)
-    notes = ["▼n: n cases went pass → fail; ▲m: m went fail → pass (framed: a cell with flips)"]
+    notes = ["▼n: n cases went pass → fail; ▲m: m went fail → pass (framed: cells with flips)"]
     if select:
         notes.append("click a cell to list its flipped cases below; double-click to clear")
     return alt.layer(cells, frames_, labels, data=data).properties(

@@ -30,7 +30,7 @@ import pandas as pd
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.paths import from_root
 from ragspine_eval.qa.gates import FABRICATION
-from ragspine_eval.workbench import embed
+from ragspine_eval.workbench import charts, embed
 
 RUN_SELECTION = "run"
 COUNT = "fabrication_count"
@@ -95,15 +95,29 @@ def history_frame(paths: Iterable[str | Path]) -> pd.DataFrame:
     return _sorted(pd.DataFrame(rows, columns=COLUMNS))
 
 
+def changes_table(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """One row per recorded change, newest first: time, harness, key, action, commit, cases,
+    reason: the history as a reader scans it."""
+    rows = [{"time": e["time"], "harness": _harness(Path(p)), "key": e["mode"],
+             "action": e.get("action") or "", "commit": (e.get("commit") or "")[:12],
+             "cases": e["new"].get("n_cases"), "reason": e.get("reason") or ""}
+            for p in paths for e in read_history(p)]
+    table = pd.DataFrame(rows, columns=["time", "harness", "key", "action", "commit", "cases",
+                                        "reason"])
+    return table.sort_values("time", ascending=False, kind="stable", ignore_index=True)
+
+
 def runs_frame(runs: Sequence[Any]) -> pd.DataFrame:
     """One row per stored run and gate (run store summaries: id, created, commit, kind, key,
-    verdict, cases, rates); a fabrication rate is shown as the count of its run."""
+    verdict, cases, rates, failing); fabrication is its count of fabricating cases, as the
+    baseline records it."""
     rows = []
     for r in runs:
         for gate, rate in (r.rates or {}).items():
+            value = len(r.failing.get(gate, ())) if gate == FABRICATION else rate
             rows.append({
                 "harness": r.kind, "key": r.key, "gate": gate, "time": r.created,
-                "value": float(rate), "measure": "count" if gate == FABRICATION else "rate",
+                "value": float(value), "measure": "count" if gate == FABRICATION else "rate",
                 "source": "run", "action": f"run · {r.verdict}", "commit": (r.commit or "")[:12],
                 "reason": f"{r.cases} cases · engine {r.engine or '?'}", "cases": r.cases,
                 "run": r.id})
@@ -115,28 +129,45 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["harness", "key", "gate", "time"], kind="stable", ignore_index=True)
 
 
-def history_chart(history: pd.DataFrame, runs: pd.DataFrame | None = None,
-                  harness: str = "qa") -> alt.FacetChart | alt.Chart:
-    """One panel per gate of `harness` ("qa" or "extraction"): each baseline key a coloured
-    line with a point per recorded change, each stored run a hollow diamond; clicking a
-    diamond selects its run id as RUN_SELECTION."""
-    data = pd.concat([f for f in (history, runs) if f is not None and not f.empty]
-                     or [history], ignore_index=True)
+def history_charts(history: pd.DataFrame, runs: pd.DataFrame | None = None,
+                   harness: str = "qa") -> list[alt.TopLevelMixin]:
+    """The charts of `harness` ("qa" or "extraction"): one panel per rate gate on one zoomed
+    percent scale, then (QA) fabrication's count on its own; in each, every baseline key a
+    coloured step line with a point per recorded change, every stored run a hollow diamond.
+    Clicking a diamond selects its run id as RUN_SELECTION."""
+    frames = [f for f in (history, runs) if f is not None and not f.empty]
+    data = pd.concat(frames, ignore_index=True) if frames else history
     data = data[data["harness"] == harness]
-    title = f"{'QA' if harness == 'qa' else 'Extraction'} gates over time"
+    name = "QA" if harness == "qa" else "Extraction"
     if data.empty:
-        return alt.Chart(pd.DataFrame({"note": ["no recorded baseline and no stored run"]}),
-                         title=title).mark_text(size=14).encode(text="note:N").properties(
-            width=300, height=60)
+        return [alt.Chart(pd.DataFrame({"note": ["no recorded baseline and no stored run"]}),
+                          title=f"{name} gates over time").mark_text(size=14).encode(
+            text="note:N").properties(width=300, height=60)]
     data = data.assign(when=data["time"].dt.strftime("%Y-%m-%d %H:%M UTC"),
                        shown=[f"{v:.0f}" if m == "count" else f"{v:.1%}"
                               for v, m in zip(data["value"], data["measure"], strict=True)])
+    rates, counts = data[data["measure"] == "rate"], data[data["measure"] == "count"]
+    out = []
+    if not rates.empty:
+        out.append(_panels(rates, f"{name} gates over time (pass rate)",
+                           alt.Axis(format=".0%", title=None), charts._zoomed(rates["value"])))
+    if not counts.empty:
+        out.append(_panels(counts, "Fabrication over time (cases that fabricated a number; "
+                                   "lower is better)",
+                           alt.Axis(format="d", title=None,
+                                    values=list(range(int(counts["value"].max()) + 2))),
+                           alt.Scale(domain=[0, max(1.0, counts["value"].max())])))
+    return out
+
+
+def _panels(data: pd.DataFrame, title: str, axis: alt.Axis, scale: alt.Scale) -> alt.FacetChart:
     tooltip = [alt.Tooltip("key:N", title="baseline key"), "gate:N",
                alt.Tooltip("shown:N", title="value"), alt.Tooltip("when:N", title="time"),
                "commit:N", "action:N", "reason:N", alt.Tooltip("run:N", title="run id")]
     base = alt.Chart().encode(
-        x=alt.X("time:T", title="time (UTC)"),
-        y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False, nice=True)),
+        x=alt.X("time:T", title="time (UTC)", axis=alt.Axis(format="%b %d %H:%M",
+                                                             labelAngle=-30)),
+        y=alt.Y("value:Q", axis=axis, scale=scale),
         color=alt.Color("key:N", title="baseline key"), tooltip=tooltip)
     pick = alt.selection_point(name=RUN_SELECTION, fields=["run"], on="click", toggle=False,
                                clear="dblclick")
@@ -144,72 +175,56 @@ def history_chart(history: pd.DataFrame, runs: pd.DataFrame | None = None,
     line = base.transform_filter(recorded).mark_line(interpolate="step-after", opacity=0.6)
     points = base.transform_filter(recorded).mark_point(filled=True, size=60)
     stored = base.transform_filter(~recorded).mark_point(
-        shape="diamond", filled=False, size=120, strokeWidth=2, cursor="pointer").add_params(pick)
-    gates = list(dict.fromkeys(data["gate"]))
-    return alt.layer(line, points, stored, data=data).properties(width=620, height=90).facet(
-        row=alt.Row("gate:N", sort=gates, title=None, header=alt.Header(labelAngle=0,
-                                                                        labelAlign="left")),
+        shape="diamond", filled=False, size=140, strokeWidth=2, cursor="pointer").add_params(pick)
+    return alt.layer(line, points, stored, data=data).properties(width=620, height=70).facet(
+        row=alt.Row("gate:N", sort=list(dict.fromkeys(data["gate"])), title=None,
+                    header=alt.Header(labelAngle=0, labelAlign="left")),
         title=alt.Title(title, subtitle=["a filled point per recorded baseline change (hover: "
                                          "commit, action, reason); a hollow diamond per stored "
-                                         "run: click it to open its failures below"]),
-    ).resolve_scale(y="independent")
+                                         "run: click it to open its failures below"]))
 
 
-def run_panel(summary: Any, report: dict[str, Any] | None, flips: str) -> str:
-    """One run's panel: what it is, its failing cases per gate, and `flips` (HTML: what changed
-    against the run before it of the same key)."""
-    failing = []
-    gates = dict((report or {}).get("metrics") or {})
-    if "fabrication" in (report or {}):
-        gates[FABRICATION] = report["fabrication"]
-    for gate, metric in gates.items():
-        ids = [f.get("id") for f in (metric or {}).get("failures") or () if isinstance(f, dict)]
-        if ids:
-            failing.append(f"<li><b>{escape(gate)}</b>: {len(ids)} failing: "
-                           f"{escape(', '.join(str(i) for i in ids))}</li>")
-    listed = (f"<ul>{''.join(failing)}</ul>" if failing else
-              "<p>No failing case.</p>" if report is not None else
-              "<p>Its report could not be read (see the warning above).</p>")
+def run_panel(summary: Any, flips: str) -> str:
+    """One run's panel: what it is, its failing cases per gate (from its summary), and `flips`
+    (HTML: what changed against the run before it of the same key)."""
+    failing = [f"<li><b>{escape(gate)}</b>: {len(ids)} failing: {escape(', '.join(ids))}</li>"
+               for gate, ids in summary.failing.items() if ids]
+    listed = f"<ul>{''.join(failing)}</ul>" if failing else "<p>No failing case.</p>"
     return (f'<div class="rse-run-panel" data-run="{escape(summary.id)}" hidden>'
             f"<h4>Run {escape(summary.id)} · {escape(summary.key)} · {escape(summary.created)} "
             f"· commit {escape((summary.commit or 'unknown')[:12])} · {escape(summary.verdict)}"
             f"</h4>{listed}{flips}</div>")
 
 
-def history_html(chart: alt.TopLevelMixin, panels: Sequence[str]) -> str:
-    """The chart over the run panels; a click on a run's diamond shows that run's panel."""
+def history_html(chart_list: Sequence[alt.TopLevelMixin], panels: Sequence[str]) -> str:
+    """The charts over the run panels; a click on a run's diamond shows that run's panel."""
     root = embed.element_id({"history": len(panels)}, "rse-history")
     listen = (f'var root = document.getElementById({json.dumps(root)});'
               f'view.addSignalListener({json.dumps(RUN_SELECTION)}, function (name, value) {{'
               f'  var id = value && value.run && value.run[0];'
               f'  root.querySelectorAll(".rse-run-panel").forEach(function (p) {{'
               f'    p.hidden = p.dataset.run !== id; }});'
-              f'  var hint = root.querySelector(".rse-run-hint"); if (hint) {{ hint.hidden = !!id; }}'
+              f'  var hint = root.querySelector(".rse-run-hint");'
+              f"  if (hint) {{ hint.hidden = !!id; }}"
               f"}});")
     hint = ("Click a run's diamond to open its failures here." if panels else
             "The run store holds no run yet: only the recorded baselines are drawn.")
     return (f'<div class="rse-history" id="{root}">'
-            f"{embed.chart_html(chart.to_dict(), on_view=listen)}"
+            + "".join(embed.chart_html(c.to_dict(), on_view=listen) for c in chart_list) +
             f'<p class="rse-run-hint">{escape(hint)}</p>{"".join(panels)}</div>')
 
 
-def panels_for(runs: Sequence[Any], load: Callable[[Any], dict[str, Any]],
-               flips: Callable[[Any, Any], str], limit: int = 50) -> list[str]:
-    """A panel for each of the newest `limit` runs (newest first, as the store lists them):
-    `load(summary)` reads its report, `flips(before, after)` says what changed against the run
-    before it of the same key."""
-    panels = []
-    shown = list(runs)[:limit]
-    for i, summary in enumerate(shown):
-        earlier = next((r for r in list(runs)[i + 1:] if r.key == summary.key
-                        and r.kind == summary.kind), None)
-        try:
-            report = load(summary)
-        except RagspineEvalError:
-            report = None
-        panels.append(run_panel(summary, report,
-                                flips(earlier, summary) if earlier is not None else
-                                "<p>No earlier run of this key to compare with.</p>"))
+def panels_for(runs: Sequence[Any], flips: Callable[[Any, Any], str], limit: int = 20
+               ) -> dict[str, str]:
+    """A panel for each of the newest `limit` runs (runs newest first, as the store lists
+    them), by run id; `flips(before, after)` says what changed against the run before it of
+    the same kind and key."""
+    panels = {}
+    for i, summary in enumerate(runs[:limit]):
+        earlier = next((r for r in runs[i + 1:] if (r.kind, r.key) == (summary.kind, summary.key)),
+                       None)
+        panels[summary.id] = run_panel(summary, flips(earlier, summary) if earlier is not None
+                                       else "<p>No earlier run of this key to compare with.</p>")
     return panels
 
 
@@ -228,31 +243,30 @@ def _flips(root: str | Path | None) -> Callable[[Any, Any], str]:
     from ragspine_eval.workbench import compare
 
     def flips(before: Any, after: Any) -> str:
+        if after.kind != "qa":
+            return (f"<p>Against the run before it: <code>ragspine-eval diff {escape(before.id)} "
+                    f"{escape(after.id)}</code></p>")
         try:
             pair = compare.load_pair(before.id, after.id, root=root)
         except RagspineEvalError as exc:
             return f"<p>Cannot compare with run {escape(before.id)}: {escape(str(exc))}</p>"
-        lines = compare.gate_lines(pair)
         return (f"<p>Against the run before it ({escape(before.id)}):</p><pre>"
-                f"{escape(chr(10).join(lines[2:]))}</pre><p>Whole comparison: <code>papermill "
-                f"notebooks/compare.ipynb out.ipynb -p before {escape(before.id)} -p after "
-                f"{escape(after.id)}</code></p>")
+                f"{escape(chr(10).join(compare.gate_lines(pair)[2:]))}</pre><p>The whole "
+                f"comparison: <code>papermill notebooks/compare.ipynb out.ipynb -p before "
+                f"{escape(before.id)} -p after {escape(after.id)}</code></p>")
     return flips
 
 
 def history_page(paths: Sequence[str | Path] = HISTORY_FILES, runs_root: str | Path | None = None,
-                 limit: int = 50) -> str:
+                 limit: int = 20) -> str:
     """notebooks/history.ipynb's page: the QA and the extraction chart, each over the panels of
-    its stored runs."""
-    from ragspine_eval import runs as store
-
+    its newest `limit` stored runs."""
     history = history_frame(paths)
     summaries = stored_runs(runs_root)
-    recorded = runs_frame(summaries)
-    panels = panels_for(summaries, lambda s: store.load_report(s.id, root=_root(runs_root)),
-                        _flips(runs_root), limit)
-    return "".join(history_html(history_chart(history, recorded, harness), [
-        p for p, s in zip(panels, summaries, strict=False) if s.kind == harness])
+    panels = panels_for(summaries, _flips(runs_root), limit)
+    return "".join(history_html(
+        history_charts(history, runs_frame([s for s in summaries if s.id in panels]), harness),
+        [panels[s.id] for s in summaries if s.id in panels and s.kind == harness])
         for harness in ("qa", "extraction"))
 
 
