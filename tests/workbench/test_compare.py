@@ -1,0 +1,213 @@
+"""Two QA runs paired for the compare notebook, without a kernel: flips in both directions, the
+same run twice, edited golden cases and cases in one run only kept apart, the gate's message,
+references to stored runs, and the changed words of an answer (CJK-aware)."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import re
+
+import pytest
+from conftest import HK_DOC, make_case, right_numeric_outcome
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragspine_eval import runs
+from ragspine_eval.errors import RagspineEvalError, ReportError
+from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.qa.report import evaluate
+from ragspine_eval.workbench import compare
+
+TAGS_CN = {"topic": "FIN", "scope": "ACME_CN", "qtype": "relative_period"}
+
+
+def report(*, wrong: str | None = None, edit: str | None = None, drop: str | None = None,
+           mode: str = "tool") -> dict:
+    """Three cases, every one right unless `wrong` (a wrong value) or `edit` (its golden
+    question changed, and answered wrong); `drop` leaves a case out of the run."""
+    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
+             make_case("ref-001", "refusal", refuse=True)]
+    outcomes = [right_numeric_outcome(), right_numeric_outcome(),
+                CaseOutcome(refused=True, answer="查不到")]
+    for i, case in enumerate(cases):
+        if case.id in (wrong, edit):
+            outcomes[i] = right_numeric_outcome(found_value=1872.2,
+                                                answer="ACME_CN FY2025 REVENUE: 1872.2 USD_M")
+        if case.id == edit:
+            cases[i] = dataclasses.replace(case, question="an edited question")
+    kept = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.id != drop]
+    return evaluate([c for c, _ in kept], [o for _, o in kept], mode,
+                    reference_texts={HK_DOC: "x"}).to_dict()
+
+
+def written(tmp_path, name: str, data: dict) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def pair_of(tmp_path, before: dict, after: dict) -> compare.Pair:
+    return compare.load_pair(written(tmp_path, "before.json", before),
+                             written(tmp_path, "after.json", after))
+
+
+def test_a_case_that_went_wrong_fails_the_gate_naming_it(tmp_path):
+    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    assert pair.regressed == ["num-002"]
+    with pytest.raises(AssertionError) as failed:
+        compare.assert_no_flips(pair)
+    message = str(failed.value)
+    assert "FAIL: 1 case went from pass to fail: num-002" in message
+    assert "numeric_accuracy: num-002" in message
+    flips = compare.flip_table(pair)
+    assert set(zip(flips["id"], flips["direction"], strict=True)) == {
+        ("num-002", compare.PASS_TO_FAIL)} | {
+        ("num-002", d) for d in flips["direction"]}  # every flip is num-002's
+    assert flips.loc[0, "direction"] == compare.PASS_TO_FAIL
+    assert "1872.2" in flips.loc[0, "after answer"] and "1702" in flips.loc[0, "before answer"]
+
+
+def test_the_other_direction_passes_and_reports_the_fixed_case(tmp_path):
+    pair = pair_of(tmp_path, report(wrong="num-002"), report())
+    assert pair.regressed == []
+    message = compare.assert_no_flips(pair)
+    assert "1 case went from fail to pass: num-002" in message
+    assert message.endswith("PASS: no case went from pass to fail")
+
+
+def test_the_same_run_twice_passes_with_nothing_moved(tmp_path):
+    data = report(wrong="num-001")
+    pair = pair_of(tmp_path, data, data)
+    assert compare.assert_no_flips(pair).endswith("PASS: no case went from pass to fail")
+    gates = compare.gate_changes(pair)
+    assert (gates["change"] == 0).all() and (gates["pass → fail"] == 0).all()
+    assert compare.flip_table(pair).empty and compare.apart(pair).empty
+
+
+def test_fail_on_flips_false_reports_without_raising(tmp_path):
+    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    assert "FAIL: 1 case went from pass to fail" in compare.assert_no_flips(pair, False)
+
+
+def test_an_edited_golden_case_is_kept_apart_and_never_a_flip(tmp_path):
+    pair = pair_of(tmp_path, report(), report(edit="num-002"))
+    assert pair.regressed == [] and compare.flip_table(pair).empty
+    kept = compare.apart(pair)
+    assert list(zip(kept["id"], kept["why"], strict=True)) == [("num-002", compare.EDITED)]
+    assert "num-002 (golden case edited between the runs)" in compare.assert_no_flips(pair)
+
+
+@pytest.mark.parametrize(("before", "after", "why"), [
+    ({}, {"drop": "num-002"}, compare.BEFORE_ONLY),
+    ({"drop": "num-002"}, {"wrong": "num-002"}, compare.AFTER_ONLY)])
+def test_a_case_in_one_run_only_is_kept_apart(tmp_path, before, after, why):
+    pair = pair_of(tmp_path, report(**before), report(**after))
+    assert pair.regressed == []
+    kept = compare.apart(pair)
+    assert set(kept["id"]) == {"num-002"} and set(kept["why"]) == {why}
+
+
+def test_tag_changes_put_the_flip_in_its_buckets_only(tmp_path):
+    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    changes = compare.tag_changes(pair)
+    flipped = changes[changes[compare.PASS_TO_FAIL] > 0]
+    assert set(zip(flipped["gate"], flipped["bucket"], strict=True)) >= {
+        ("numeric_accuracy", f"{t}={v}") for t, v in TAGS_CN.items()}
+    assert not any(b.endswith("ACME_HK") for b in flipped["bucket"])
+    row = changes[(changes["gate"] == "numeric_accuracy")
+                  & (changes["bucket"] == "scope=ACME_CN")].iloc[0]
+    assert (row["before rate"], row["after rate"], row["change"]) == (1.0, 0.0, -1.0)
+
+
+def test_reports_of_other_modes_are_compared_with_a_warning(tmp_path):
+    pair = pair_of(tmp_path, report(), report(mode="agent"))
+    assert any(w.startswith("mode differs: tool vs agent") for w in pair.warnings)
+
+
+def test_an_extraction_report_is_refused_with_what_to_do(tmp_path, capsys):
+    from ragspine_eval.cli.app import main
+
+    extraction = tmp_path / "x.json"
+    assert main(["extraction", "--docs", "pptx", "--report", str(extraction),
+                 "--baseline", str(tmp_path / "b.json")]) == 0
+    with pytest.raises(ReportError, match="an extraction report; compare.ipynb compares two QA "
+                                          "reports .for extraction runs: ragspine-eval diff"):
+        compare.load_pair(str(extraction), written(tmp_path, "a.json", report()))
+
+
+def test_a_missing_report_names_the_file(tmp_path):
+    with pytest.raises(RagspineEvalError, match="nothere.json: no such report file"):
+        compare.load_pair(str(tmp_path / "nothere.json"), written(tmp_path, "a.json", report()))
+
+
+# --- stored runs --------------------------------------------------------------------------------
+
+
+def test_the_default_pair_is_the_two_newest_runs_of_the_newest_key(tmp_path):
+    root = tmp_path / "store"
+    older = runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
+    runs.store_report(report(mode="agent"), kind="qa", key="agent", root=root, verdict="pass")
+    newer = runs.store_report(report(wrong="num-002"), kind="qa", key="tool", root=root,
+                              verdict="fail")
+    assert compare.default_refs(root) == (older.id, newer.id)
+    pair = compare.load_pair(root=root)
+    assert pair.regressed == ["num-002"]
+    assert (pair.before_name, pair.after_name) == (f"run {older.id}", f"run {newer.id}")
+
+
+def test_run_ids_prefixes_and_short_references_read_like_paths(tmp_path):
+    root = tmp_path / "store"
+    older = runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
+    newer = runs.store_report(report(wrong="num-002"), kind="qa", key="tool", root=root,
+                              verdict="fail")
+    for before, after in ((older.id, newer.id[:20]), ("@tool~1", "@tool"),
+                          (written(tmp_path, "a.json", report()), "@latest")):
+        assert compare.load_pair(before, after, root=root).regressed == ["num-002"]
+
+
+def test_the_default_pair_needs_two_runs_of_the_newest_key(tmp_path):
+    root = tmp_path / "store"
+    with pytest.raises(ReportError, match="holds no QA run"):
+        compare.load_pair(root=root)
+    runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
+    with pytest.raises(ReportError, match="holds 1 QA run of key 'tool'; compare needs two"):
+        compare.load_pair(root=root)
+    runs.store_report(report(wrong="num-001"), kind="qa", key="tool", root=root, verdict="fail")
+    assert compare.load_pair(root=root).regressed == ["num-001"]
+
+
+# --- the changed words --------------------------------------------------------------------------
+
+
+def unmarked(marked: str) -> str:
+    return html.unescape(re.sub(r"</?(del|ins)>", "", marked))
+
+
+@given(st.text(), st.text())
+def test_word_diff_keeps_both_texts_whole(a, b):
+    old, new = compare.word_diff(a, b)
+    assert unmarked(old) == a and unmarked(new) == b
+    assert "<ins>" not in old and "<del>" not in new
+
+
+@given(st.text())
+def test_equal_texts_are_unmarked_and_words_cover_the_text(text):
+    assert "".join(compare.words(text)) == text
+    old, new = compare.word_diff(text, text)
+    assert old == new == html.escape(text)
+
+
+def test_a_changed_figure_in_a_chinese_sentence_is_marked_alone():
+    old, new = compare.word_diff("香港收入为1702百万美元，同比下降。", "香港收入为1872百万美元，同比下降。")
+    assert old == "香港收入为<del>1702</del>百万美元，同比下降。"
+    assert new == "香港收入为<ins>1872</ins>百万美元，同比下降。"
+    old, new = compare.word_diff("收入同比走弱", "收入同比走强")
+    assert (old, new) == ("收入同比走<del>弱</del>", "收入同比走<ins>强</ins>")
+
+
+def test_markup_in_an_answer_is_escaped_before_it_is_marked():
+    old, new = compare.word_diff("<b>1702</b>", "<script>1872</script>")
+    assert "<script" not in new and "<b>" not in old and "</b>" not in old
+    assert unmarked(new) == "<script>1872</script>" and "&lt;" in new
