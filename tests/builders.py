@@ -6,8 +6,10 @@ package in folders, and a test module's name says what it tests, not what it len
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from conftest import HK_DOC, make_case, right_numeric_outcome
 
@@ -84,6 +86,43 @@ def real_case(case_id: str, mode: str = "tool"):
     cases, outcomes, refs = real_run(mode)
     at = next(i for i, c in enumerate(cases) if c.id == case_id)
     return cases[at], copy.deepcopy(outcomes[at]), refs
+
+
+# --- two QA runs, for the compare notebook ----------------------------------------------------
+
+
+def compare_report(*, wrong: str | None = None, edit: str | None = None,
+                   drop: str | None = None, mode: str = "tool") -> dict:
+    """Three cases, every one right unless `wrong` (a wrong value) or `edit` (its golden
+    question changed, and answered wrong); `drop` leaves a case out of the run."""
+    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
+             make_case("ref-001", "refusal", refuse=True)]
+    outcomes = [right_numeric_outcome(), right_numeric_outcome(),
+                CaseOutcome(refused=True, answer="查不到")]
+    for i, case in enumerate(cases):
+        if case.id in (wrong, edit):
+            outcomes[i] = right_numeric_outcome(found_value=1872.2,
+                                                answer="ACME_CN FY2025 REVENUE: 1872.2 USD_M")
+        if case.id == edit:
+            cases[i] = dataclasses.replace(case, question="an edited question")
+    kept = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.id != drop]
+    return evaluate([c for c, _ in kept], [o for _, o in kept], mode,
+                    reference_texts={HK_DOC: "x"}).to_dict()
+
+
+def written(tmp_path, name: str, data: dict) -> str:
+    """`data` as a JSON report file in tmp_path; its path."""
+    path = tmp_path / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def compare_pair(tmp_path, before: dict, after: dict) -> Any:
+    """workbench.compare.load_pair of the two reports, written as files."""
+    from ragspine_eval.workbench import compare
+
+    return compare.load_pair(written(tmp_path, "before.json", before),
+                             written(tmp_path, "after.json", after))
 
 
 # --- extraction ----------------------------------------------------------------------------------

@@ -4,57 +4,20 @@ references to stored runs, and the changed words of an answer (CJK-aware)."""
 
 from __future__ import annotations
 
-import dataclasses
 import html
-import json
 import re
 
 import pytest
-from conftest import HK_DOC, make_case, right_numeric_outcome
+from builders import TAGS_CN, compare_pair, compare_report, written
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine_eval import runs
 from ragspine_eval.errors import RagspineEvalError, ReportError
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.report import evaluate
 from ragspine_eval.workbench import compare
 
-TAGS_CN = {"topic": "FIN", "scope": "ACME_CN", "qtype": "relative_period"}
-
-
-def report(*, wrong: str | None = None, edit: str | None = None, drop: str | None = None,
-           mode: str = "tool") -> dict:
-    """Three cases, every one right unless `wrong` (a wrong value) or `edit` (its golden
-    question changed, and answered wrong); `drop` leaves a case out of the run."""
-    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
-             make_case("ref-001", "refusal", refuse=True)]
-    outcomes = [right_numeric_outcome(), right_numeric_outcome(),
-                CaseOutcome(refused=True, answer="查不到")]
-    for i, case in enumerate(cases):
-        if case.id in (wrong, edit):
-            outcomes[i] = right_numeric_outcome(found_value=1872.2,
-                                                answer="ACME_CN FY2025 REVENUE: 1872.2 USD_M")
-        if case.id == edit:
-            cases[i] = dataclasses.replace(case, question="an edited question")
-    kept = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.id != drop]
-    return evaluate([c for c, _ in kept], [o for _, o in kept], mode,
-                    reference_texts={HK_DOC: "x"}).to_dict()
-
-
-def written(tmp_path, name: str, data: dict) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def pair_of(tmp_path, before: dict, after: dict) -> compare.Pair:
-    return compare.load_pair(written(tmp_path, "before.json", before),
-                             written(tmp_path, "after.json", after))
-
-
 def test_a_case_that_went_wrong_fails_the_gate_naming_it(tmp_path):
-    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    pair = compare_pair(tmp_path, compare_report(), compare_report(wrong="num-002"))
     assert pair.regressed == ["num-002"]
     with pytest.raises(AssertionError) as failed:
         compare.assert_no_flips(pair)
@@ -70,7 +33,7 @@ def test_a_case_that_went_wrong_fails_the_gate_naming_it(tmp_path):
 
 
 def test_the_other_direction_passes_and_reports_the_fixed_case(tmp_path):
-    pair = pair_of(tmp_path, report(wrong="num-002"), report())
+    pair = compare_pair(tmp_path, compare_report(wrong="num-002"), compare_report())
     assert pair.regressed == []
     message = compare.assert_no_flips(pair)
     assert "1 case went from fail to pass: num-002" in message
@@ -78,8 +41,8 @@ def test_the_other_direction_passes_and_reports_the_fixed_case(tmp_path):
 
 
 def test_the_same_run_twice_passes_with_nothing_moved(tmp_path):
-    data = report(wrong="num-001")
-    pair = pair_of(tmp_path, data, data)
+    data = compare_report(wrong="num-001")
+    pair = compare_pair(tmp_path, data, data)
     assert compare.assert_no_flips(pair).endswith("PASS: no case went from pass to fail")
     gates = compare.gate_changes(pair)
     assert (gates["change"] == 0).all() and (gates["pass → fail"] == 0).all()
@@ -87,12 +50,12 @@ def test_the_same_run_twice_passes_with_nothing_moved(tmp_path):
 
 
 def test_fail_on_flips_false_reports_without_raising(tmp_path):
-    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    pair = compare_pair(tmp_path, compare_report(), compare_report(wrong="num-002"))
     assert "FAIL: 1 case went from pass to fail" in compare.assert_no_flips(pair, False)
 
 
 def test_an_edited_golden_case_is_kept_apart_and_never_a_flip(tmp_path):
-    pair = pair_of(tmp_path, report(), report(edit="num-002"))
+    pair = compare_pair(tmp_path, compare_report(), compare_report(edit="num-002"))
     assert pair.regressed == [] and compare.flip_table(pair).empty
     kept = compare.apart(pair)
     assert list(zip(kept["id"], kept["why"], strict=True)) == [("num-002", compare.EDITED)]
@@ -103,14 +66,14 @@ def test_an_edited_golden_case_is_kept_apart_and_never_a_flip(tmp_path):
     ({}, {"drop": "num-002"}, compare.BEFORE_ONLY),
     ({"drop": "num-002"}, {"wrong": "num-002"}, compare.AFTER_ONLY)])
 def test_a_case_in_one_run_only_is_kept_apart(tmp_path, before, after, why):
-    pair = pair_of(tmp_path, report(**before), report(**after))
+    pair = compare_pair(tmp_path, compare_report(**before), compare_report(**after))
     assert pair.regressed == []
     kept = compare.apart(pair)
     assert set(kept["id"]) == {"num-002"} and set(kept["why"]) == {why}
 
 
 def test_tag_changes_put_the_flip_in_its_buckets_only(tmp_path):
-    pair = pair_of(tmp_path, report(), report(wrong="num-002"))
+    pair = compare_pair(tmp_path, compare_report(), compare_report(wrong="num-002"))
     changes = compare.tag_changes(pair)
     flipped = changes[changes[compare.PASS_TO_FAIL] > 0]
     assert set(zip(flipped["gate"], flipped["bucket"], strict=True)) >= {
@@ -122,7 +85,7 @@ def test_tag_changes_put_the_flip_in_its_buckets_only(tmp_path):
 
 
 def test_reports_of_other_modes_are_compared_with_a_warning(tmp_path):
-    pair = pair_of(tmp_path, report(), report(mode="agent"))
+    pair = compare_pair(tmp_path, compare_report(), compare_report(mode="agent"))
     assert any(w.startswith("mode differs: tool vs agent") for w in pair.warnings)
 
 
@@ -134,12 +97,12 @@ def test_an_extraction_report_is_refused_with_what_to_do(tmp_path, capsys):
                  "--baseline", str(tmp_path / "b.json")]) == 0
     with pytest.raises(ReportError, match="an extraction report; compare.ipynb compares two QA "
                                           "reports .for extraction runs: ragspine-eval diff"):
-        compare.load_pair(str(extraction), written(tmp_path, "a.json", report()))
+        compare.load_pair(str(extraction), written(tmp_path, "a.json", compare_report()))
 
 
 def test_a_missing_report_names_the_file(tmp_path):
     with pytest.raises(RagspineEvalError, match="nothere.json: no such report file"):
-        compare.load_pair(str(tmp_path / "nothere.json"), written(tmp_path, "a.json", report()))
+        compare.load_pair(str(tmp_path / "nothere.json"), written(tmp_path, "a.json", compare_report()))
 
 
 # --- stored runs --------------------------------------------------------------------------------
@@ -147,9 +110,9 @@ def test_a_missing_report_names_the_file(tmp_path):
 
 def test_the_default_pair_is_the_two_newest_runs_of_the_newest_key(tmp_path):
     root = tmp_path / "store"
-    older = runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
-    runs.store_report(report(mode="agent"), kind="qa", key="agent", root=root, verdict="pass")
-    newer = runs.store_report(report(wrong="num-002"), kind="qa", key="tool", root=root,
+    older = runs.store_report(compare_report(), kind="qa", key="tool", root=root, verdict="pass")
+    runs.store_report(compare_report(mode="agent"), kind="qa", key="agent", root=root, verdict="pass")
+    newer = runs.store_report(compare_report(wrong="num-002"), kind="qa", key="tool", root=root,
                               verdict="fail")
     assert compare.default_refs(root) == (older.id, newer.id)
     pair = compare.load_pair(root=root)
@@ -159,11 +122,11 @@ def test_the_default_pair_is_the_two_newest_runs_of_the_newest_key(tmp_path):
 
 def test_run_ids_prefixes_and_short_references_read_like_paths(tmp_path):
     root = tmp_path / "store"
-    older = runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
-    newer = runs.store_report(report(wrong="num-002"), kind="qa", key="tool", root=root,
+    older = runs.store_report(compare_report(), kind="qa", key="tool", root=root, verdict="pass")
+    newer = runs.store_report(compare_report(wrong="num-002"), kind="qa", key="tool", root=root,
                               verdict="fail")
     for before, after in ((older.id, newer.id[:20]), ("@tool~1", "@tool"),
-                          (written(tmp_path, "a.json", report()), "@latest")):
+                          (written(tmp_path, "a.json", compare_report()), "@latest")):
         assert compare.load_pair(before, after, root=root).regressed == ["num-002"]
 
 
@@ -171,10 +134,10 @@ def test_the_default_pair_needs_two_runs_of_the_newest_key(tmp_path):
     root = tmp_path / "store"
     with pytest.raises(ReportError, match="holds no QA run"):
         compare.load_pair(root=root)
-    runs.store_report(report(), kind="qa", key="tool", root=root, verdict="pass")
+    runs.store_report(compare_report(), kind="qa", key="tool", root=root, verdict="pass")
     with pytest.raises(ReportError, match="holds 1 QA run of key 'tool'; compare needs two"):
         compare.load_pair(root=root)
-    runs.store_report(report(wrong="num-001"), kind="qa", key="tool", root=root, verdict="fail")
+    runs.store_report(compare_report(wrong="num-001"), kind="qa", key="tool", root=root, verdict="fail")
     assert compare.load_pair(root=root).regressed == ["num-001"]
 
 
