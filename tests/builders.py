@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 from conftest import HK_DOC, make_case, right_numeric_outcome
 
+from ragspine_eval import paths
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.qa.engines.base import CaseOutcome
 from ragspine_eval.qa.report import QAEvalReport, evaluate
@@ -123,6 +126,35 @@ def compare_pair(tmp_path, before: dict, after: dict) -> Any:
 
     return compare.load_pair(written(tmp_path, "before.json", before),
                              written(tmp_path, "after.json", after))
+
+
+def small_golden(folder: Path) -> Path:
+    """Five committed cases, the first (num-001) among them: a golden set that runs in seconds."""
+    lines = paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()
+    picked = [lines[0]] + [x for x in lines if '"refusal"' in x][:2] + \
+             [x for x in lines if '"numeric"' in x][1:3]
+    path = folder / "golden.jsonl"
+    path.write_text("\n".join(picked) + "\n", encoding="utf-8")
+    return path
+
+
+def stored_qa_run(folder: Path, name: str, wrong: str = "") -> Path:
+    """`ragspine-eval qa` with engine_doubles:right_value_unless_told (the case `wrong` answered
+    wrong), kept in the test's run store; its report."""
+    report = folder / f"{name}.json"
+    from engine_doubles import WRONG_CASE_ENV
+
+    from ragspine_eval.cli.app import main
+
+    os.environ[WRONG_CASE_ENV] = wrong
+    try:
+        code = main(["qa", "--engine", "engine_doubles:right_value_unless_told", "--golden",
+                     str(small_golden(folder)), "--baseline", str(folder / f"b_{name}.json"),
+                     "--report", str(report)])
+    finally:
+        del os.environ[WRONG_CASE_ENV]
+    assert code == 0, f"qa run {name} failed"
+    return report
 
 
 # --- extraction ----------------------------------------------------------------------------------

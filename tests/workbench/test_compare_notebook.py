@@ -14,43 +14,19 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser import offline_page
-from engine_doubles import WRONG_CASE_ENV
+from builders import stored_qa_run
 
 from ragspine_eval import paths
-from ragspine_eval.cli.app import main
 from ragspine_eval.workbench.notebooks import NOTEBOOKS_DIR, NotebookRun, execute, render_html
 
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 WRONG = "num-001"  # the first case of the committed golden set: numeric, Chinese question
 
 
-def small_golden(folder: Path) -> Path:
-    lines = paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()
-    picked = [lines[0]] + [x for x in lines if '"refusal"' in x][:2] + \
-             [x for x in lines if '"numeric"' in x][1:3]
-    path = folder / "golden.jsonl"
-    path.write_text("\n".join(picked) + "\n", encoding="utf-8")
-    return path
-
-
-def qa_run(folder: Path, name: str, wrong: str = "") -> Path:
-    """`ragspine-eval qa` with the engine double, kept in the test's run store; its report."""
-    report = folder / f"{name}.json"
-    os.environ[WRONG_CASE_ENV] = wrong
-    try:
-        code = main(["qa", "--engine", "engine_doubles:right_value_unless_told", "--golden",
-                     str(small_golden(folder)), "--baseline", str(folder / f"b_{name}.json"),
-                     "--report", str(report)])
-    finally:
-        del os.environ[WRONG_CASE_ENV]
-    assert code == 0, f"qa run {name} failed"
-    return report
-
-
 @pytest.fixture
 def two_runs(tmp_path):
     """(A, B): B answers WRONG wrong where A answered it right; both in the run store."""
-    return qa_run(tmp_path, "a"), qa_run(tmp_path, "b", wrong=WRONG)
+    return stored_qa_run(tmp_path, "a"), stored_qa_run(tmp_path, "b", wrong=WRONG)
 
 
 def papermill(tmp_path: Path, *params: str, notebook: str = "compare") -> tuple[int, Path]:

@@ -31,11 +31,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """JupyterLab serving a copy of qa.ipynb (so an autosave never writes into the repository):
-    (base url, token)."""
+def lab(tmp_path, request):
+    """JupyterLab serving a copy of qa.ipynb, or of the notebook an indirect parameter names
+    (so an autosave never writes into the repository): (base url, token)."""
     ensure_kernel()
-    shutil.copy(paths.PROJECT_ROOT / "notebooks" / "qa.ipynb", tmp_path / "qa.ipynb")
+    name = getattr(request, "param", "qa.ipynb")
+    shutil.copy(paths.PROJECT_ROOT / "notebooks" / name, tmp_path / name)
     token, port = secrets.token_hex(16), free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(paths.PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
@@ -60,7 +61,7 @@ def lab(tmp_path):
         session = urllib.request.Request(
             f"{base}/api/sessions?token={token}", method="POST",
             headers={"Content-Type": "application/json"},
-            data=json.dumps({"path": "qa.ipynb", "type": "notebook", "name": "qa.ipynb",
+            data=json.dumps({"path": name, "type": "notebook", "name": name,
                              "kernel": {"name": KERNEL_NAME}}).encode())
         urllib.request.urlopen(session, timeout=60)
         for _ in range(60):
@@ -129,6 +130,65 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
                        for g, b in shown)
             assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
                                 ).count() == 0  # every chart live, none a picture unseen
+        finally:
+            browser.close()
+    assert outside == []
+
+
+@pytest.fixture
+def two_stored_runs(tmp_path):
+    """Two QA runs of one key in the test's run store, the second answering num-001 wrong:
+    compare.ipynb's default pair."""
+    from builders import stored_qa_run
+
+    stored_qa_run(tmp_path, "a")
+    stored_qa_run(tmp_path, "b", wrong="num-001")
+
+
+@pytest.mark.parametrize("lab", ["compare.ipynb"], indirect=True)
+def test_compare_in_jupyterlab_draws_live_and_a_click_filters_the_flips(two_stored_runs, lab):
+    from playwright.sync_api import sync_playwright
+
+    base, token = lab
+    outside: list[str] = []
+
+    def route(r):  # noqa: ANN001 - a playwright Route
+        if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    def click(page, gate: str, bucket: str) -> list[str]:  # noqa: ANN001 - a playwright Page
+        cell = page.locator(f'.rse-compare path[aria-label^="gate: {gate}; tag value: '
+                            f'{bucket};"]').first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        return page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-compare tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.route("**/*", route)
+            page.goto(f"{base}/lab/tree/compare.ipynb?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                                   timeout=60_000)
+            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
+                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page.wait_for_selector(".rse-compare .rse-chart[data-live]", state="attached",
+                                   timeout=180_000)
+            assert "FAIL: 1 case went from pass to fail" in page.inner_text(".rse-verdict")
+            assert click(page, "citation_validity", "scope=ACME_HK") == []
+            assert click(page, "numeric_accuracy", "scope=ACME_HK") == ["num-001"]
+            page.wait_for_selector(".jp-OutputArea-output:has-text('AssertionError')",
+                                   timeout=60_000)  # the last cell: the gate names the case
+            assert "went from pass to fail: num-001" in page.inner_text(".jp-Notebook")
         finally:
             browser.close()
     assert outside == []
