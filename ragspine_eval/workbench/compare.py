@@ -250,20 +250,36 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
-def word_diff(before: str, after: str) -> tuple[str, str]:
+def word_diff(before: str, after: str, context: int | None = None) -> tuple[str, str]:
     """Both texts as HTML (escaped), the words only `before` has in <del>, those only `after`
-    has in <ins>; equal texts come back unmarked."""
+    has in <ins>; equal texts come back whole and unmarked. With `context`, only the changes are kept,
+    each with up to `context` characters either side, "…" where text was left out (what a
+    table row shows: the change, not the answer's first line)."""
+    if (before or "") == (after or ""):
+        return html.escape(before or ""), html.escape(after or "")
     a, b = words(before or ""), words(after or "")
-    old, new = [], []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        left, right = html.escape("".join(a[i1:i2])), html.escape("".join(b[j1:j2]))
+    old: list[str] = []
+    new: list[str] = []
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for n, (op, i1, i2, j1, j2) in enumerate(ops):
+        left, right = "".join(a[i1:i2]), "".join(b[j1:j2])
         if op == "equal":
-            old.append(left)
-            new.append(right)
+            if context is not None:
+                left = _around(left, context, n > 0, n < len(ops) - 1)
+            old.append(html.escape(left))
+            new.append(html.escape(left))
             continue
         if left:
-            old.append(f"<del>{left}</del>")
+            old.append(f"<del>{html.escape(left)}</del>")
         if right:
-            new.append(f"<ins>{right}</ins>")
+            new.append(f"<ins>{html.escape(right)}</ins>")
     return "".join(old), "".join(new)
+
+
+def _around(text: str, context: int, after_change: bool, before_change: bool) -> str:
+    """The part of an unchanged stretch a reader needs next to the changes around it."""
+    head = text[:context] if after_change else ""
+    tail = text[-context:] if before_change else ""
+    if len(text) <= len(head) + len(tail) + 1:
+        return text
+    return f"{head}…{tail}"

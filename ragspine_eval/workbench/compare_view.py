@@ -47,6 +47,7 @@ STYLE = """<style>
 .rse-compare .rse-p2f{color:#b2182b;font-weight:700}
 .rse-compare .rse-f2p{color:#1a7a3a;font-weight:700}
 </style>"""
+CONTEXT = 24  # characters of unchanged answer shown either side of a change in a row
 # (header, width %) of the flip table: fixed widths that add up to 100
 COLUMNS = [("id", 9), ("gate", 11), ("flip", 7), ("tags", 10), ("question", 15),
            ("before", 24), ("after", 24)]
@@ -131,11 +132,12 @@ def change_chart(changes: pd.DataFrame, select: bool = True) -> alt.Chart:
         title=alt.Title(title, subtitle=notes), width=alt.Step(70), height=alt.Step(18))
 
 
-def _side(report_detail: dict[str, Any], gate: str, answer_html: str) -> str:
-    """One run's side of a row: its answer (changed words marked), its verdict on the gate."""
+def _side(report_detail: dict[str, Any], gate: str, changes: str, answer_html: str) -> str:
+    """One run's side of a row: the changed words in their context, and under "whole answer
+    and evidence" its answer (changed words marked) and its verdict on the gate."""
     verdict = next((v for v in report_detail["verdicts"] if v["gate"] == gate), None)
     block = case_view._verdict_html(verdict) if verdict else ""
-    return (f'<div class="rse-clamp rse-answer">{answer_html}</div>'
+    return (f'<div class="rse-clamp rse-answer">{changes}</div>'
             f"<details><summary>whole answer and evidence</summary>"
             f'<div class="rse-answer">{answer_html}</div>'
             f'<div class="rse-side-verdict">{block}</div></details>')
@@ -145,6 +147,11 @@ def _rows(pair: Pair, table: pd.DataFrame) -> list[str]:
     rows = []
     for r in table.to_dict("records"):
         old, new = word_diff(r["before answer"], r["after answer"])
+        if r["before answer"] == r["after answer"]:
+            old_changes = new_changes = f"<i>same answer</i>: {old}"
+        else:
+            old_changes, new_changes = word_diff(r["before answer"], r["after answer"],
+                                                 CONTEXT)
         before = case_view.case_detail(pair.before, r["id"])
         after = case_view.case_detail(pair.after, r["id"])
         regressed = r["direction"] == PASS_TO_FAIL
@@ -153,7 +160,8 @@ def _rows(pair: Pair, table: pd.DataFrame) -> list[str]:
         cells = [f"<b>{escape(r['id'])}</b>", escape(r["gate"]).replace("_", "_<wbr>"), flip,
                  f'<span class="rse-tags">{"<br>".join(escape(b) for b in r["buckets"])}</span>',
                  f'<div class="rse-clamp">{escape(r["question"])}</div>',
-                 _side(before, r["gate"], old), _side(after, r["gate"], new)]
+                 _side(before, r["gate"], old_changes, old),
+                 _side(after, r["gate"], new_changes, new)]
         rows.append(linked.row_html(r["id"], {"gate": r["gate"], "buckets": r["buckets"]},
                                     cells, regressed))
     return rows

@@ -174,3 +174,25 @@ def test_markup_in_an_answer_is_escaped_before_it_is_marked():
     old, new = compare.word_diff("<b>1702</b>", "<script>1872</script>")
     assert "<script" not in new and "<b>" not in old and "</b>" not in old
     assert unmarked(new) == "<script>1872</script>" and "&lt;" in new
+
+
+@given(st.text(), st.text(), st.integers(0, 30))
+def test_the_excerpt_keeps_every_change_and_no_more_context_than_asked(a, b, context):
+    old, new = compare.word_diff(a, b, context)
+    whole_old, whole_new = compare.word_diff(a, b)
+    assert re.findall(r"<del>.*?</del>", old, re.S) == re.findall(r"<del>.*?</del>", whole_old,
+                                                                    re.S)
+    assert re.findall(r"<ins>.*?</ins>", new, re.S) == re.findall(r"<ins>.*?</ins>", whole_new,
+                                                                    re.S)
+    assert len(unmarked(old)) <= len(a) and len(unmarked(new)) <= len(b)
+    if context >= max(len(a), len(b)):
+        assert (old, new) == (whole_old, whole_new)
+
+
+def test_the_excerpt_shows_the_change_in_a_long_chinese_answer():
+    head = "ACME_HK FY2025 REVENUE: 1702 USD_M（来源：ACME_FY2025_Results.pptx）\n香港 REVENUE 同比走弱，"
+    tail = "，以及银保渠道的结构调整。管理层判断香港 REVENUE 短期内仍将承压。"
+    old, new = compare.word_diff(head + "主要原因是 MCV 客群萎缩" + tail,
+                                 head + "主要原因是汇率波动" + tail, 8)
+    assert old == "…走弱，主要原因是<del> MCV 客群萎缩</del>，以及银保渠道的…"
+    assert new == "…走弱，主要原因是<ins>汇率波动</ins>，以及银保渠道的…"
