@@ -5,7 +5,8 @@ the question, reference date, tags and expected answer; what the engine did (ans
 tool statuses, sources, error); every gate's verdict with its explanation, its evidence and what
 the stored baseline entry said of it (`ratchet.BaselineVerdicts`, the reading the gate itself
 uses); the retrieved passages with the character spans of the words that support the narrative
-answer's claims; and, when the other mode's report is given, that mode's answer and verdicts.
+answer's claims; and, when the other mode's report is given, that mode's answer and verdicts
+(or another run's: `labels` name the two sides, e.g. "before" and "after").
 
 `case_html(detail)` renders such a dict as one self-contained HTML fragment: no script, its CSS
 inline under classes prefixed `rse-case`, failing verdicts first and in the failing colour, and

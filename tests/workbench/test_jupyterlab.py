@@ -79,11 +79,9 @@ def lab(tmp_path, request):
             proc.wait(timeout=10)
 
 
-def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
-    from playwright.sync_api import sync_playwright
-
-    base, token = lab
-    outside: list[str] = []
+def run_all_in_lab(browser, base: str, token: str, name: str, outside: list[str]):  # noqa: ANN001
+    """A page on notebook `name` in the lab, its kernel ready, Run All clicked; every request
+    that leaves the lab is aborted and recorded in `outside`."""
 
     def route(r):  # noqa: ANN001 - a playwright Route
         if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
@@ -92,19 +90,27 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
             outside.append(r.request.url)
             r.abort()
 
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.route("**/*", route)
+    page.goto(f"{base}/lab/tree/{name}?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
+        ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    return page
+
+
+def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
+    from playwright.sync_api import sync_playwright
+
+    base, token = lab
+    outside: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.route("**/*", route)
-            page.goto(f"{base}/lab/tree/qa.ipynb?token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                   timeout=60_000)
-            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
-                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
-            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page = run_all_in_lab(browser, base, token, "qa.ipynb", outside)
             page.wait_for_selector(".rse-explorer .rse-chart[data-live]", state="attached",
                                    timeout=180_000)
             page.wait_for_function("""() => Array.from(document.querySelectorAll(
@@ -152,13 +158,6 @@ def test_compare_in_jupyterlab_draws_live_and_a_click_filters_the_flips(two_stor
     base, token = lab
     outside: list[str] = []
 
-    def route(r):  # noqa: ANN001 - a playwright Route
-        if r.request.url.startswith((base, "ws://127.0.0.1", "data:", "blob:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
     def click(page, gate: str, bucket: str) -> list[str]:  # noqa: ANN001 - a playwright Page
         cell = page.locator(f'.rse-compare path[aria-label^="gate: {gate}; tag value: '
                             f'{bucket};"]').first
@@ -171,16 +170,7 @@ def test_compare_in_jupyterlab_draws_live_and_a_click_filters_the_flips(two_stor
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.route("**/*", route)
-            page.goto(f"{base}/lab/tree/compare.ipynb?token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                   timeout=60_000)
-            page.wait_for_function(f"""() => document.querySelector('.jp-NotebookPanel-toolbar')
-                ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
-            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page = run_all_in_lab(browser, base, token, "compare.ipynb", outside)
             page.wait_for_selector(".rse-compare .rse-chart[data-live]", state="attached",
                                    timeout=180_000)
             assert "FAIL: 1 case went from pass to fail" in page.inner_text(".rse-verdict")
