@@ -10,7 +10,8 @@ Invariants (those of outputs.diff, which this module never second-guesses):
   whose verdict differs; a golden case edited between the runs, a case in one run only and a
   case with an engine error in the after run are listed by `apart`, never counted as flips;
 - `assert_no_flips` raises AssertionError exactly when some case went from pass to fail under
-  some gate, naming every such case and gate;
+  some gate, naming every such case and gate, or when the after run has engine errors (cases
+  with no verdict: `ragspine-eval diff` exits 1 on them too), naming them;
 - two reports of different modes, engines, knowledge bases or golden sets are compared, with
   each difference stated in `Pair.warnings` (the banner shows them first); a QA report and an
   extraction report are refused (ReportError): their verdicts do not pair.
@@ -31,6 +32,7 @@ import pandas as pd
 
 from ragspine_eval.errors import ReportError
 from ragspine_eval.outputs import extraction_diff
+from ragspine_eval.outputs.console import short_ids
 from ragspine_eval.outputs.diff import ReportDiff, diff_reports, qa_verdicts
 from ragspine_eval.outputs.diff import _label as run_label
 from ragspine_eval.paths import from_root
@@ -42,6 +44,7 @@ ARROWS = {PASS_TO_FAIL: "pass → fail", FAIL_TO_PASS: "fail → pass"}
 EDITED = "golden case edited between the runs"
 BEFORE_ONLY, AFTER_ONLY = "in the before run only", "in the after run only"
 AFTER_ERROR = "engine error in the after run (no verdict)"
+BEFORE_ERROR = "engine error in the before run (no verdict)"
 
 
 @dataclass
@@ -186,8 +189,9 @@ def flip_table(pair: Pair) -> pd.DataFrame:
 
 def apart(pair: Pair) -> pd.DataFrame:
     """The cases kept out of the flips, with why: golden case edited between the runs, in one
-    run only, or an engine error in the after run; and the gates concerned."""
+    run only, or an engine error in either run; and the gates concerned."""
     errors = set(pair.diff.new_errors)
+    before_errors = {c.id for c in pair.before.errors}
     why: dict[tuple[str, str], list[str]] = {}
     for case_id in pair.diff.changed_cases:
         why[(case_id, EDITED)] = [g.gate for g in pair.diff.gates]
@@ -196,7 +200,8 @@ def apart(pair: Pair) -> pd.DataFrame:
             why.setdefault((case_id, AFTER_ERROR if case_id in errors else BEFORE_ONLY),
                            []).append(g.gate)
         for case_id in g.only_new:
-            why.setdefault((case_id, AFTER_ONLY), []).append(g.gate)
+            why.setdefault((case_id, BEFORE_ERROR if case_id in before_errors else AFTER_ONLY),
+                           []).append(g.gate)
     questions = {c.id: c.question for r in (pair.before, pair.after) for c in r.cases}
     rows = [{"id": i, "why": w, "question": questions.get(i, ""), "gates": ", ".join(gates)}
             for (i, w), gates in sorted(why.items())]
@@ -218,9 +223,14 @@ def gate_lines(pair: Pair) -> list[str]:
     if len(kept):
         named = [f"{i} ({why})" for i, why in zip(kept["id"], kept["why"], strict=True)]
         lines.append(f"kept apart, not flips: {'; '.join(named)}")
+    errors = pair.diff.new_errors
+    if errors:
+        lines.append(f"FAIL: {len(errors)} engine error{'s' * (len(errors) != 1)} in the after "
+                     f"run, cases with no verdict (`ragspine-eval diff` fails on them too): "
+                     f"{short_ids(errors, 20)}")
     flipped = [g for g in pair.diff.gates if g.pass_to_fail]
     if not flipped:
-        return [*lines, "PASS: no case went from pass to fail"]
+        return [*lines, f"{'' if errors else 'PASS: '}no case went from pass to fail"]
     n = len(pair.regressed)
     lines.append(f"FAIL: {n} case{'s' * (n != 1)} went from pass to fail: "
                  f"{', '.join(pair.regressed)}")
@@ -228,12 +238,19 @@ def gate_lines(pair: Pair) -> list[str]:
     return lines
 
 
+def failed(pair: Pair) -> bool:
+    """The gate's verdict: some case went from pass to fail, or the after run has engine
+    errors (as `ragspine-eval diff` exits 1 on either)."""
+    return bool(pair.diff.regressed or pair.diff.new_errors)
+
+
 def assert_no_flips(pair: Pair, fail_on_flips: bool = True) -> str:
     """The notebook's last cell: AssertionError naming every case that went from pass to fail
-    (papermill then exits non-zero: a PR gate); the PASS message otherwise. With
-    `fail_on_flips=False` (make run's informative tool-vs-agent comparison) it only reports."""
+    and every engine error of the after run (papermill then exits non-zero: a PR gate); the
+    PASS message otherwise. With `fail_on_flips=False` (make run's informative tool-vs-agent
+    comparison) it only reports."""
     message = "\n".join(gate_lines(pair))
-    if pair.diff.regressed and fail_on_flips:
+    if failed(pair) and fail_on_flips:
         raise AssertionError(message)
     return message
 

@@ -30,6 +30,7 @@ from ragspine_eval.workbench.compare import (
     PASS_TO_FAIL,
     Pair,
     apart,
+    failed,
     flip_table,
     tag_changes,
     word_diff,
@@ -62,8 +63,11 @@ def verdict_html(pair: Pair) -> str:
     diff = pair.diff
     n = len(pair.regressed)
     fixed = sorted({i for g in diff.gates for i in g.fail_to_pass})
-    head = (f"FAIL: {n} case{'s' * (n != 1)} went from pass to fail" if n else
-            "PASS: no case went from pass to fail")
+    errors = diff.new_errors
+    head = "; ".join(
+        [f"FAIL: {n} case{'s' * (n != 1)} went from pass to fail"] * bool(n)
+        + [f"{'' if n else 'FAIL: '}{len(errors)} engine error{'s' * (len(errors) != 1)} in "
+           f"the after run"] * bool(errors)) or "PASS: no case went from pass to fail"
     items = []
     for g in diff.gates:
         if not (g.pass_to_fail or g.fail_to_pass or (g.rate_change or 0) != 0):
@@ -84,7 +88,8 @@ def verdict_html(pair: Pair) -> str:
                   f"(edited golden case, in one run only, or an engine error): listed below."
                   f"</div>" if len(kept) else "")
     drift = "".join(f'<div class="rse-drift">⚠ {escape(w)}</div>' for w in pair.warnings)
-    return (f'{drilldown.STYLE}<div class="rse-verdict rse-verdict-{"fail" if n else "pass"}">'
+    look = "fail" if failed(pair) else "pass"
+    return (f'{drilldown.STYLE}<div class="rse-verdict rse-verdict-{look}">'
             f"<h2>{head}</h2>{drift}"
             f"<div><b>before</b>: {escape(diff.old_label)}<br><b>after</b>: "
             f"{escape(diff.new_label)}</div>"

@@ -196,3 +196,16 @@ def test_the_excerpt_shows_the_change_in_a_long_chinese_answer():
                                  head + "主要原因是汇率波动" + tail, 8)
     assert old == "…走弱，主要原因是<del> MCV 客群萎缩</del>，以及银保渠道的…"
     assert new == "…走弱，主要原因是<ins>汇率波动</ins>，以及银保渠道的…"
+
+
+def test_an_engine_error_in_the_after_run_fails_the_gate_and_is_no_flip(tmp_path):
+    after = compare_report()
+    after["errors"] = [{"id": "num-002", "error": "TimeoutError: the engine took > 60 s"}]
+    for metric in [*after["metrics"].values(), after["fabrication"]]:
+        if "num-002" in metric["passed_ids"]:
+            metric["passed_ids"].remove("num-002")
+    pair = compare_pair(tmp_path, compare_report(), after)
+    assert pair.regressed == [] and compare.flip_table(pair).empty
+    assert set(compare.apart(pair)["why"]) == {compare.AFTER_ERROR}
+    with pytest.raises(AssertionError, match="FAIL: 1 engine error in the after run.*num-002"):
+        compare.assert_no_flips(pair)
