@@ -28,7 +28,7 @@ from ragspine_eval.cli.common import (
 from ragspine_eval.errors import RagspineEvalError
 
 SUBCOMMANDS = ("qa", "extraction", "truth", "golden", "diff", "judge", "notebooks", "serve",
-               "fixtures", "cache")
+               "fixtures", "cache", "runs")
 
 DESCRIPTION = """\
 Score the RAGSpine engine against version-controlled golden sets and fail on any regression.
@@ -37,6 +37,7 @@ Score the RAGSpine engine against version-controlled golden sets and fail on any
   ragspine-eval extraction --docs all       extraction: values, colours, merged headers
   ragspine-eval golden FILE                 check a golden set before you commit it
   ragspine-eval diff OLD.json NEW.json      what changed between two runs
+  ragspine-eval runs                        the stored runs; diff @tool~1 @tool compares two
   ragspine-eval notebooks --out out/        the HTML reports
 
 Exit codes: 0 pass, 1 a regression, 2 bad input (nothing changed), 3 a bug of ragspine-eval.

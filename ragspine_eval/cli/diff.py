@@ -1,4 +1,6 @@
-"""`ragspine-eval diff`: two JSON reports compared case by case."""
+"""`ragspine-eval diff`: two JSON reports compared case by case. Each side is a report path
+(.json, or a stored .json.gz), a stored run's id or id prefix, or a short reference such as
+@latest, @tool~1 or @agent (runs.refs); a bad reference exits 2 naming the closest runs."""
 
 from __future__ import annotations
 
@@ -14,15 +16,25 @@ HELP = ("compare two JSON reports (QA or extraction) case by case: flips, rate c
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("old", type=Path, help="the earlier JSON report (of `ragspine-eval qa` or `extraction --report`)")
-    parser.add_argument("new", type=Path, help="the later JSON report of the same harness, any mode")
+    parser.add_argument("old", help="the earlier JSON report (of `ragspine-eval qa` or "
+                                    "`extraction --report`), or a stored run: an id, @latest~1, "
+                                    "@tool~1, ... (`ragspine-eval runs` lists them)")
+    parser.add_argument("new", help="the later report of the same harness, any mode, or a "
+                                    "stored run (@latest, @agent, an id)")
     parser.add_argument("--json", action="store_true", help="print the diff as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.outputs.diff import diff_reports, diff_table
+    from ragspine_eval.runs import refs
 
-    diff = diff_reports(args.old, args.new)
+    sides = [refs.resolve(ref) for ref in (args.old, args.new)]
+    reports = [refs.read_report_file(found.path if isinstance(found, refs.RunSummary) else found)
+               for found in sides]
+    names = [ref if isinstance(found, Path) else
+             f"run {found.id}" if ref == found.id else f"{ref} = run {found.id}"
+             for ref, found in zip((args.old, args.new), sides)]
+    diff = diff_reports(*reports, names=tuple(names))
     if args.json:
         print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:

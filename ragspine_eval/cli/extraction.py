@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "per channel, plus one per ground-truth cell for coverage")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here (for a CI step summary)")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store (every run is kept by "
+                             "default, see `ragspine-eval runs`)")
     add_gate_arguments(parser, paths.EXTRACTION_BASELINE)
     # None = "not given": the fixtures' baseline by default, no gate for a document of your own
     parser.set_defaults(baseline=None)
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         targets, facts_path=args.facts, baseline_path=baseline_path,
         outputs=ExtractionOutputs(args.report, args.save_facts, args.junit, args.summary_md),
         options=gate_options(args),
-        record_command=lambda key: _record_command(args, key, baseline_path), echo=print)
+        record_command=lambda key: _record_command(args, key, baseline_path), echo=print,
+        store=not args.no_store)
     return gated.exit_code
 
 

@@ -84,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: lexical)")
     parser.add_argument("--judge-threshold", type=float, default=None, metavar="T",
                         help="the judge's lexical threshold, 0 to 1 (default: the judge's own)")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store (every run is kept by "
+                             "default, see `ragspine-eval runs`)")
     add_gate_arguments(parser, paths.QA_BASELINE)
 
 
@@ -107,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
             echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
             retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
             cache=False if args.no_cache else None, cache_key=args.cache_key,
-            executor=args.executor, scheduler=args.scheduler, repeat=args.repeat)
+            executor=args.executor, scheduler=args.scheduler, repeat=args.repeat,
+            store=not args.no_store)
     except RunInterrupted as stopped:
         if stopped.report is None:
             raise  # app.main: exit 130 all the same

@@ -166,11 +166,11 @@ def _rate(verdicts: Mapping[str, bool]) -> float:
 
 
 def diff_reports(old: QAEvalReport | Mapping[str, Any] | str | Path,
-                 new: QAEvalReport | Mapping[str, Any] | str | Path) -> ReportDiff:
+                 new: QAEvalReport | Mapping[str, Any] | str | Path, *, names: tuple = (None, None)) -> ReportDiff:
     """Diff two QA reports (each a JSON path, a report dict, or a `QAEvalReport`), or two
-    extraction reports (paths or dicts)."""
-    old_data, old_name = _as_dict(old)
-    new_data, new_name = _as_dict(new)
+    extraction reports (paths or dicts); `names` label them (default: the path, or the mode)."""
+    (old_data, old_name), (new_data, new_name) = _as_dict(old), _as_dict(new)
+    old_name, new_name = names[0] or old_name, names[1] or new_name
     kinds = [extraction_diff.is_extraction_report(d) for d in (old_data, new_data)]
     if kinds[0] != kinds[1]:
         which = [f"{n} is {'an extraction' if k else 'a QA'} report"

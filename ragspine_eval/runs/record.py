@@ -36,7 +36,7 @@ def keep(report: Mapping[str, Any] | Callable[[], Mapping[str, Any]], *, kind: s
               file=sys.stderr)
         return None
     if echo is not None:
-        echo(f"run kept as {kept.id} (`ragspine-eval runs show {kept.id[:15]}`; "
+        echo(f"run kept as {kept.id} (`ragspine-eval runs show {kept.id}`; "
              f"diff it with @{key}~1)")
     return kept
 

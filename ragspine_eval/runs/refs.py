@@ -4,7 +4,8 @@ The syntax (README "The run store"), accepted wherever a report path is (`diff`,
 the notebooks' report parameters):
 - `@latest` (or `@`): the newest run; `@latest~1` the one before it, `@latest~N` N before;
 - `@KEY`, `@KEY~N`: the newest run (N before it) of a baseline key: a QA mode (`@tool`,
-  `@agent`, `@agent@http`) or an extraction document set (`@xlsx`, `@xlsx,pptx,pdf`);
+  `@agent`, `@agent@http`) or an extraction document set (`@xlsx` also names a run over
+  every set, `@xlsx,pptx,pdf` only such runs);
 - `@qa`, `@extraction` (and `~N`): the newest run of that harness;
 - a run id, or a prefix of one that names a single run (as git takes a commit prefix), at
   least `MIN_PREFIX` characters;
@@ -55,8 +56,9 @@ def resolve(ref: str | os.PathLike, root: Path | None = None) -> RunSummary | Pa
     if short:
         return _short(text, short["name"] or "latest", int(short["back"] or 0), runs, root)
     if _looks_like_path(text):
-        raise RunRefError(f"{text}: no such report file; give a report path, a run id or a "
-                          f"reference such as @latest (`ragspine-eval runs` lists them)")
+        raise RunRefError(f"{text}: no such report file; write one with `ragspine-eval qa "
+                          f"--report {text}`, or name a stored run (a run id, @latest, @tool~1: "
+                          f"`ragspine-eval runs` lists them)")
     exact = [r for r in runs if r.id == text]
     if exact:
         return exact[0]
@@ -78,11 +80,11 @@ def _short(text: str, name: str, back: int, runs: list[RunSummary], root: Path) 
     if not runs:
         raise RunRefError(f"{text}: the run store at {root} is empty; {FILL_HINT}")
     if name == "latest":
-        chosen, what = runs, "runs"
+        chosen, what = runs, "run{s}"
     elif name in KINDS:
-        chosen, what = [r for r in runs if r.kind == name], f"{name} runs"
+        chosen, what = [r for r in runs if r.kind == name], f"{name} run{{s}}"
     else:
-        chosen, what = [r for r in runs if r.key == name], f"runs of key {name}"
+        chosen, what = [r for r in runs if has_key(r, name)], f"run{{s}} of key {name}"
         if not chosen:
             keys = sorted({r.key for r in runs})
             close = difflib.get_close_matches(name, keys, n=3, cutoff=0.4) or keys[:8]
@@ -90,10 +92,16 @@ def _short(text: str, name: str, back: int, runs: list[RunSummary], root: Path) 
                               f"{', '.join('@' + k for k in close)} (`ragspine-eval runs` "
                               f"lists them)")
     if back >= len(chosen):
-        raise RunRefError(f"{text}: the store holds {len(chosen)} {what}, so ~{back} goes past "
-                          f"the oldest (~{len(chosen) - 1} is the oldest)" if chosen else
-                          f"{text}: the store holds no {what}; {FILL_HINT}")
+        n = len(chosen)
+        raise RunRefError(f"{text}: the store holds {n} {what.format(s='' if n == 1 else 's')}, "
+                          f"so ~{back} goes past the oldest (~{n - 1} is the oldest)" if chosen
+                          else f"{text}: the store holds no {what.format(s='s')}; {FILL_HINT}")
     return chosen[back]
+
+
+def has_key(run: RunSummary, key: str) -> bool:
+    """The run is of `key`: its own key, or (extraction) one of the document sets it scored."""
+    return run.key == key or (run.kind == "extraction" and key in run.key.split(","))
 
 
 def _unknown(text: str, runs: list[RunSummary], root: Path) -> str:
@@ -150,10 +158,3 @@ def read_report_file(path: Path) -> dict[str, Any]:
         raise fail(f"the report is not valid JSON ({exc.reason})") from None
     diff.check_shape(data, str(path))
     return data
-
-
-def describe(found: RunSummary | Path) -> str:
-    """How a resolved reference is named in a label: the run id and key, or the path."""
-    if isinstance(found, RunSummary):
-        return f"run {found.id} ({found.kind} {found.key})"
-    return str(found)

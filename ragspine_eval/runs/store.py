@@ -10,7 +10,7 @@ Invariants:
   fsynced, and the folder is renamed to the id (one rename, atomic on a POSIX file system); a
   run killed mid-write leaves only a hidden folder, which listing ignores and `prune` removes
   once it is an hour old;
-- ids are unique across processes: a UTC timestamp to the second (so ids sort by time) and 48
+- ids are unique across processes: a UTC timestamp to the second (so ids sort by time) and 24
   random bits; a clash is retried with new bits, never overwritten (rename of a folder onto an
   existing non-empty folder fails);
 - a corrupt entry (unreadable, truncated, not a summary) is skipped with one warning line on
@@ -19,9 +19,11 @@ Invariants:
   key are kept, then the oldest runs go until the store is under `max_bytes()`; the run just
   stored is never removed. Removal renames a run to a hidden `.trash-*` folder first, so two
   processes pruning at once never trip on each other.
-gzip (standard library) at level 1: a report is repetitive JSON, level 1 already shrinks it
-about 8-10 times, and levels above it cost several times the CPU for a few percent (see
-benchmarks/bench_run_store.py).
+gzip (standard library, readable by `zcat` and every language) at level 1: a report is
+repetitive JSON, level 1 already shrinks a 10k-case report 13 times (13.5 MiB to 1.0), level 6
+17 times for 2.5 times the CPU (benchmarks/run_store.py). The JSON is compact and encoded by
+orjson, in pieces; so a number JSON cannot hold (NaN, Infinity, which `--report` would write as
+the non-standard literals) is kept as null.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
@@ -175,9 +179,10 @@ def _from_summary(data: Any, folder: Path) -> RunSummary:
 
 
 def new_id(now: datetime | None = None) -> str:
-    """A run id: UTC time to the second, then 12 random hex digits (unique across processes)."""
+    """A run id: UTC time to the second, then 6 random hex digits (a clash, one chance in 16
+    million for two runs started in the same second, is drawn again: store_report)."""
     now = now or datetime.now(UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(6)}"
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path | None = None,
@@ -195,9 +200,8 @@ def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path |
         with open(report_path, "wb") as raw:
             # mtime=0: the same report gives the same bytes
             with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as gz:
-                for chunk in json.JSONEncoder(ensure_ascii=False, separators=(",", ":")
-                                              ).iterencode(report):
-                    gz.write(chunk.encode("utf-8"))
+                for piece in compact_pieces(report):
+                    gz.write(piece)
             raw.flush()
             os.fsync(raw.fileno())
         size = report_path.stat().st_size
@@ -210,7 +214,7 @@ def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path |
             _fsync_dir(tmp)
             try:
                 os.rename(tmp, root / run_id)
-            except OSError:  # the id is taken (one chance in 2**48): draw again
+            except OSError:  # the id is taken (one chance in 2**24 a second): draw again
                 if (root / run_id).exists():
                     continue
                 raise
@@ -224,6 +228,33 @@ def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path |
     if prune_after:
         prune(root, protect=summary.id)
     return summary
+
+
+def compact_pieces(value: Any, batch: int = 2000) -> Iterator[bytes]:
+    """Compact UTF-8 JSON of `value` in pieces of at most `batch` list items each, so that a
+    100k-case report is never held whole as text. Each piece comes from orjson (6x faster than
+    json's C encoder on a report), or from json where orjson refuses a value (a key that is no
+    string, an integer past 64 bits)."""
+    if isinstance(value, Mapping):
+        yield b"{"
+        for i, (key, item) in enumerate(value.items()):
+            yield (b"," if i else b"") + _dumps(str(key)) + b":"
+            yield from compact_pieces(item, batch)
+        yield b"}"
+    elif isinstance(value, list | tuple) and len(value) > batch:
+        yield b"["
+        for start in range(0, len(value), batch):
+            yield (b"," if start else b"") + _dumps(list(value[start:start + batch]))[1:-1]
+        yield b"]"
+    else:
+        yield _dumps(value)
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _mkdtemp(root: Path) -> str:

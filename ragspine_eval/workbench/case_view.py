@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import re
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
@@ -198,7 +199,16 @@ _CSS = """
 .rse-case-sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 .rse-case table{border-collapse:collapse;font-size:13px}
 .rse-case th,.rse-case td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+.rse-case dl{grid-template-columns:fit-content(40%) minmax(0,1fr)}
+.rse-case dl>dt,.rse-case dl>dd{float:none;width:auto;min-width:0;margin:0}
+.rse-case dl>dt,.rse-case th{overflow-wrap:normal;word-break:normal;hyphens:none}
+.rse-case table td,.rse-case table th{text-align:left !important}
+.rse-case h4{font-weight:600}
 """
+# Why the last four lines: JupyterLab's output CSS (also in the rendered HTML reports) floats
+# every <dt> at 20% of its box and right-aligns table cells, so a nested key (Expected → source:
+# doc, locator) was drawn one letter a line. Keys break only where _key puts a <wbr> (after an
+# underscore, a dot or a slash), so expected_source reads as one word, or two halves at most.
 
 
 def _count(n: int, noun: str) -> str:
@@ -207,6 +217,11 @@ def _count(n: int, noun: str) -> str:
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
+
+
+def _key(key: Any) -> str:
+    """A key escaped, with a line-break chance after each underscore, dot or slash only."""
+    return re.sub(r"([_./])", r"\1<wbr>", _e(key))
 
 
 def _scalar(value: Any) -> str:
@@ -223,12 +238,12 @@ def _evidence_html(value: Any) -> str:
     if isinstance(value, dict):
         if not value:
             return "<span>—</span>"
-        rows = "".join(f"<dt>{_e(k)}</dt><dd>{_evidence_html(v)}</dd>" for k, v in value.items())
+        rows = "".join(f"<dt>{_key(k)}</dt><dd>{_evidence_html(v)}</dd>" for k, v in value.items())
         return f"<dl>{rows}</dl>"
     if isinstance(value, list):
         if value and all(isinstance(v, dict) for v in value):
             keys = list(dict.fromkeys(k for v in value for k in v))
-            head = "".join(f"<th>{_e(k)}</th>" for k in keys)
+            head = "".join(f"<th>{_key(k)}</th>" for k in keys)
             body = "".join("<tr>" + "".join(f"<td>{_evidence_html(v.get(k))}</td>" for k in keys)
                            + "</tr>" for v in value)
             return f"<table><tr>{head}</tr>{body}</table>"

@@ -12,6 +12,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from builders import sample_report
 
 from ragspine_eval import paths
@@ -100,9 +102,9 @@ def test_a_bad_retention_setting_is_one_line_naming_it(monkeypatch):
 
 def test_corrupt_entries_are_skipped_with_one_warning_line(tmp_path, report, capsys):
     kept = store_report(report, kind="qa", key="tool", root=tmp_path)
-    (tmp_path / "20200101-000000-aaaaaaaaaaaa").mkdir()
-    (tmp_path / "20200101-000000-aaaaaaaaaaaa" / "summary.json").write_text("{trunc")
-    (tmp_path / "20200101-000000-bbbbbbbbbbbb").mkdir()  # no summary at all
+    (tmp_path / "20200101-000000-aaaaaa").mkdir()
+    (tmp_path / "20200101-000000-aaaaaa" / "summary.json").write_text("{trunc")
+    (tmp_path / "20200101-000000-bbbbbb").mkdir()  # no summary at all
     (tmp_path / "stray.txt").write_text("x")
     assert [r.id for r in list_runs(root=tmp_path)] == [kept.id]
     err = capsys.readouterr().err
@@ -116,10 +118,10 @@ def test_an_empty_or_missing_store_lists_nothing_quietly(tmp_path, capsys):
 
 def test_a_clashing_id_is_drawn_again_never_overwritten(tmp_path, report, monkeypatch):
     first = store_report(report, kind="qa", key="tool", root=tmp_path)
-    draws = iter([first.id, "20991231-235959-0123456789ab"])
+    draws = iter([first.id, "20991231-235959-012345"])
     monkeypatch.setattr(run_store, "new_id", lambda now=None: next(draws))
     second = store_report(report, kind="qa", key="agent", root=tmp_path)
-    assert second.id == "20991231-235959-0123456789ab"
+    assert second.id == "20991231-235959-012345"
     assert {r.id: r.key for r in list_runs(root=tmp_path)} == {first.id: "tool",
                                                                second.id: "agent"}
 
@@ -190,3 +192,26 @@ def test_two_processes_writing_at_once_keep_every_run(tmp_path, capsys):
         assert sorted(r.cases for r in listed if r.key == key) == list(range(n))
     assert all(load_report(r.id, root=root)["mode"] == r.key for r in listed[:4])
     assert capsys.readouterr().err == ""
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=40)
+
+
+@given(JSON)
+def test_the_compact_pieces_join_into_the_same_json(value):
+    assert json.loads(b"".join(run_store.compact_pieces(value, batch=2))) == value
+
+
+def test_a_number_json_cannot_hold_is_kept_as_null_as_documented():
+    assert b"".join(run_store.compact_pieces({"v": [float("inf"), float("nan"), 1.5]})) == \
+        b'{"v":[null,null,1.5]}'
+
+
+def test_values_orjson_refuses_are_encoded_all_the_same():
+    value = {"big": 2**70, "keys": {1: "one"}, "cases": [{"n": 2**65}] * 5}
+    assert json.loads(b"".join(run_store.compact_pieces(value, batch=2))) == {
+        "big": 2**70, "keys": {"1": "one"}, "cases": [{"n": 2**65}] * 5}

@@ -16,8 +16,8 @@ from ragspine_eval.workbench.kernel import KERNEL_NAME
 
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
 PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb_dir", "report_path",
-                           "judge", "repeat", "require_baseline"},
-              "extraction.ipynb": {"docs", "facts_path", "baseline_path", "report_path"},
+                           "judge", "repeat", "require_baseline", "store"},
+              "extraction.ipynb": {"docs", "facts_path", "baseline_path", "report_path", "store"},
               "compare.ipynb": {"before", "after", "fail_on_flips"},
               "history.ipynb": {"qa_history", "extraction_history", "runs_dir", "runs_shown"}}
 # what each notebook's last cell calls: its gate (history has none: it draws, it decides nothing)
@@ -81,19 +81,26 @@ def papermill(tmp_path: Path, *params: str, cwd: Path = paths.PROJECT_ROOT,
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def test_papermill_runs_qa_from_the_repository_root(tmp_path):
+def test_papermill_runs_qa_from_the_repository_root(tmp_path, own_run_store):
     proc = papermill(tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "qa_agent.json").read_text(encoding="utf-8"))
     assert report["mode"] == "agent" and report["n_cases"] >= 60
     last = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[-1]
     assert "agent: no regression against the baseline" in last.outputs[0]["text"]
+    # the kernel inherited RAGSPINE_EVAL_RUNS_DIR: the run is kept in this test's store
+    from ragspine_eval.runs import list_runs, load_report
+
+    [kept] = list_runs(root=own_run_store)
+    assert (kept.key, kept.verdict) == ("agent", "pass") and load_report(kept.id) == report
 
 
-def test_papermill_runs_qa_from_the_notebooks_folder(tmp_path):
-    proc = papermill(tmp_path, cwd=paths.PROJECT_ROOT / "notebooks", notebook="qa.ipynb")
+def test_papermill_runs_qa_from_the_notebooks_folder(tmp_path, own_run_store):
+    proc = papermill(tmp_path, "-p", "store", "False", cwd=paths.PROJECT_ROOT / "notebooks",
+                     notebook="qa.ipynb")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((tmp_path / "qa_agent.json").read_text(encoding="utf-8"))["n_cases"] >= 60
+    assert list(own_run_store.iterdir()) == []  # store=False: nothing kept
 
 
 def test_a_baseline_above_the_observed_rate_fails_papermill_naming_the_gate(tmp_path):

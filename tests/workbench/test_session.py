@@ -95,3 +95,20 @@ def test_interrupting_the_kernel_mid_run_writes_the_report_and_lets_the_interrup
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["interrupted"] is True and len(report["cases"]) == 5
     assert not (tmp_path / "b.json").exists()
+
+
+def test_load_report_takes_a_stored_run_where_it_takes_a_path(tmp_path):
+    from builders import frames_report
+
+    from ragspine_eval.runs import RunRefError, store_report
+    from ragspine_eval.workbench import load_report
+
+    kept = store_report(frames_report(num2_right=False).to_dict(), kind="qa", key="tool")
+    store_report(frames_report(mode="agent").to_dict(), kind="qa", key="agent")
+    for ref in ("@tool", "@latest~1", kept.id, kept.id[:18], str(kept.path)):
+        report = load_report(ref)
+        assert report.mode == "tool" and report.metrics["numeric_accuracy"].passed == 1, ref
+    assert load_report("@agent").mode == "agent"
+    assert load_report(tmp_path / "qa_agent.json") is None  # a missing file: none yet
+    with pytest.raises(RunRefError, match="@tool~2: the store holds 1 run of key tool"):
+        load_report("@tool~2")
