@@ -95,9 +95,10 @@ def real_case(case_id: str, mode: str = "tool"):
 
 
 def compare_report(*, wrong: str | None = None, edit: str | None = None,
-                   drop: str | None = None, mode: str = "tool") -> dict:
+                   drop: str | None = None, error: str | None = None, mode: str = "tool") -> dict:
     """Three cases, every one right unless `wrong` (a wrong value) or `edit` (its golden
-    question changed, and answered wrong); `drop` leaves a case out of the run."""
+    question changed, and answered wrong); `drop` leaves a case out of the run; `error` turns
+    a case into an engine error (no verdict under any gate)."""
     cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
              make_case("ref-001", "refusal", refuse=True)]
     outcomes = [right_numeric_outcome(), right_numeric_outcome(),
@@ -109,8 +110,14 @@ def compare_report(*, wrong: str | None = None, edit: str | None = None,
         if case.id == edit:
             cases[i] = dataclasses.replace(case, question="an edited question")
     kept = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.id != drop]
-    return evaluate([c for c, _ in kept], [o for _, o in kept], mode,
+    data = evaluate([c for c, _ in kept], [o for _, o in kept], mode,
                     reference_texts={HK_DOC: "x"}).to_dict()
+    if error:
+        data["errors"] = [{"id": error, "error": "TimeoutError: the engine took > 60 s"}]
+        for metric in [*data["metrics"].values(), data["fabrication"]]:
+            if error in metric["passed_ids"]:
+                metric["passed_ids"].remove(error)
+    return data
 
 
 def written(tmp_path, name: str, data: dict) -> str:
