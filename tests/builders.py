@@ -6,11 +6,16 @@ package in folders, and a test module's name says what it tests, not what it len
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
 
 from conftest import HK_DOC, make_case, right_numeric_outcome
 
+from ragspine_eval import paths
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.qa.engines.base import CaseOutcome
 from ragspine_eval.qa.report import QAEvalReport, evaluate
@@ -84,6 +89,79 @@ def real_case(case_id: str, mode: str = "tool"):
     cases, outcomes, refs = real_run(mode)
     at = next(i for i, c in enumerate(cases) if c.id == case_id)
     return cases[at], copy.deepcopy(outcomes[at]), refs
+
+
+# --- two QA runs, for the compare notebook ----------------------------------------------------
+
+
+def compare_report(*, wrong: str | None = None, edit: str | None = None,
+                   drop: str | None = None, error: str | None = None, mode: str = "tool") -> dict:
+    """Three cases, every one right unless `wrong` (a wrong value) or `edit` (its golden
+    question changed, and answered wrong); `drop` leaves a case out of the run; `error` turns
+    a case into an engine error (no verdict under any gate)."""
+    cases = [make_case("num-001"), make_case("num-002", tags=TAGS_CN),
+             make_case("ref-001", "refusal", refuse=True)]
+    outcomes = [right_numeric_outcome(), right_numeric_outcome(),
+                CaseOutcome(refused=True, answer="查不到")]
+    for i, case in enumerate(cases):
+        if case.id in (wrong, edit):
+            outcomes[i] = right_numeric_outcome(found_value=1872.2,
+                                                answer="ACME_CN FY2025 REVENUE: 1872.2 USD_M")
+        if case.id == edit:
+            cases[i] = dataclasses.replace(case, question="an edited question")
+    kept = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.id != drop]
+    data = evaluate([c for c, _ in kept], [o for _, o in kept], mode,
+                    reference_texts={HK_DOC: "x"}).to_dict()
+    if error:
+        data["errors"] = [{"id": error, "error": "TimeoutError: the engine took > 60 s"}]
+        for metric in [*data["metrics"].values(), data["fabrication"]]:
+            if error in metric["passed_ids"]:
+                metric["passed_ids"].remove(error)
+    return data
+
+
+def written(tmp_path, name: str, data: dict) -> str:
+    """`data` as a JSON report file in tmp_path; its path."""
+    path = tmp_path / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def compare_pair(tmp_path, before: dict, after: dict) -> Any:
+    """workbench.compare.load_pair of the two reports, written as files."""
+    from ragspine_eval.workbench import compare
+
+    return compare.load_pair(written(tmp_path, "before.json", before),
+                             written(tmp_path, "after.json", after))
+
+
+def small_golden(folder: Path) -> Path:
+    """Five committed cases, the first (num-001) among them: a golden set that runs in seconds."""
+    lines = paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()
+    picked = [lines[0]] + [x for x in lines if '"refusal"' in x][:2] + \
+             [x for x in lines if '"numeric"' in x][1:3]
+    path = folder / "golden.jsonl"
+    path.write_text("\n".join(picked) + "\n", encoding="utf-8")
+    return path
+
+
+def stored_qa_run(folder: Path, name: str, wrong: str = "") -> Path:
+    """`ragspine-eval qa` with engine_doubles:right_value_unless_told (the case `wrong` answered
+    wrong), kept in the test's run store; its report."""
+    report = folder / f"{name}.json"
+    from engine_doubles import WRONG_CASE_ENV
+
+    from ragspine_eval.cli.app import main
+
+    os.environ[WRONG_CASE_ENV] = wrong
+    try:
+        code = main(["qa", "--engine", "engine_doubles:right_value_unless_told", "--golden",
+                     str(small_golden(folder)), "--baseline", str(folder / f"b_{name}.json"),
+                     "--report", str(report)])
+    finally:
+        del os.environ[WRONG_CASE_ENV]
+    assert code == 0, f"qa run {name} failed"
+    return report
 
 
 # --- extraction ----------------------------------------------------------------------------------

@@ -164,3 +164,18 @@ class SlowToStart:
 
 
 SLOW_TO_START = SlowToStart()
+
+
+
+WRONG_CASE_ENV = "ENGINE_DOUBLE_WRONG_CASE"
+
+
+def right_value_unless_told(case: GoldenCase) -> CaseOutcome:
+    """right_value, except for the case named by $ENGINE_DOUBLE_WRONG_CASE, whose value is 10%
+    off in the same sentence: two runs of one baseline key (same --engine) in which exactly
+    that case goes from pass to fail."""
+    out = right_value(case)
+    if case.id == os.environ.get(WRONG_CASE_ENV) and out.found_value is not None:
+        out.found_value = round(out.found_value * 1.1, 1)
+        out.answer = f"{out.found_value} {out.found_unit} ({case.expected['source']['doc']})"
+    return out

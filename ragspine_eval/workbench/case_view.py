@@ -5,7 +5,8 @@ the question, reference date, tags and expected answer; what the engine did (ans
 tool statuses, sources, error); every gate's verdict with its explanation, its evidence and what
 the stored baseline entry said of it (`ratchet.BaselineVerdicts`, the reading the gate itself
 uses); the retrieved passages with the character spans of the words that support the narrative
-answer's claims; and, when the other mode's report is given, that mode's answer and verdicts.
+answer's claims; and, when the other mode's report is given, that mode's answer and verdicts
+(or another run's: `labels` name the two sides, e.g. "before" and "after").
 
 `case_html(detail)` renders such a dict as one self-contained HTML fragment: no script, its CSS
 inline under classes prefixed `rse-case`, failing verdicts first and in the failing colour, and
@@ -139,8 +140,12 @@ def support_marks(passage: str, claim_tokens: set[str]) -> list[list[int]]:
 
 def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
                 stored: dict[str, Any] | None = None,
-                other: QAEvalReport | dict[str, Any] | None = None) -> dict[str, Any]:
-    """One case whole, JSON-safe (see the module docstring for the keys)."""
+                other: QAEvalReport | dict[str, Any] | None = None,
+                labels: tuple[str, str] | None = None, other_first: bool = False
+                ) -> dict[str, Any]:
+    """One case whole, JSON-safe (see the module docstring for the keys). `labels` name the
+    two sides (e.g. ("after", "before") for two runs; default: each report's mode), and
+    `other_first` puts the other report's side on the left."""
     report = _as_report(report)
     case = _find(report, case_id)
     baseline = _baseline_verdicts(stored) if stored is not None else None
@@ -154,12 +159,15 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
                               for p in case.retrieved_context],
         "error": case.error, "mode": report.mode,
         "verdicts": _verdicts(report, case, baseline), "other": None,
+        "label": labels[0] if labels else f"{report.mode} mode",
     }
     if other is not None:
         other = _as_report(other)
         there = _index(other).cases.get(case.id)
         detail["other"] = {"mode": other.mode, "answer": there.answer if there else None,
-                           "verdicts": _verdicts(other, there, None) if there else []}
+                           "verdicts": _verdicts(other, there, None) if there else [],
+                           "label": labels[1] if labels else f"{other.mode} mode",
+                           "first": other_first}
     return detail
 
 
@@ -273,6 +281,11 @@ def _expected_html(expected: dict[str, Any]) -> str:
     return _evidence_html(expected) if expected else "<span>— (not in this report)</span>"
 
 
+def _label(side: dict[str, Any]) -> str:
+    """How a side of the view is named: its label, or (a detail made before labels) its mode."""
+    return side.get("label") or f"{side['mode']} mode"
+
+
 def case_html(detail: dict[str, Any]) -> str:
     """One case as a self-contained HTML fragment (see the module docstring)."""
     failing = sum(1 for v in detail["verdicts"] if not v["passed"])
@@ -284,17 +297,18 @@ def case_html(detail: dict[str, Any]) -> str:
                       for p in detail["retrieved_context"]) or "<p>No passage was retrieved.</p>"
     error = (f'<p class="rse-case-error">Engine error: {_e(detail["error"])}</p>'
              if detail.get("error") else "")
-    mine = (f"<h4>Answer ({_e(detail['mode'])} mode)</h4>"
+    mine = (f"<h4>Answer ({_e(_label(detail))})</h4>"
             f'<div class="rse-case-answer">{_e(detail["answer"])}</div>'
             f"<h4>Verdicts ({failing} of {len(detail['verdicts'])} failing)</h4>"
             f"{_verdicts_html(detail['verdicts'])}")
     other = detail.get("other")
     if other:
-        theirs = (f"<h4>Answer ({_e(other['mode'])} mode)</h4>" + (
+        theirs = (f"<h4>Answer ({_e(_label(other))})</h4>" + (
             f'<div class="rse-case-answer">{_e(other["answer"])}</div><h4>Verdicts</h4>'
             f"{_verdicts_html(other['verdicts'])}" if other.get("answer") is not None else
-            f"<p>This case is not in the {_e(other['mode'])} report.</p>"))
-        body = f'<div class="rse-case-sides"><div>{mine}</div><div>{theirs}</div></div>'
+            f"<p>This case is not in the {_e(_label(other))} report.</p>"))
+        sides = (theirs, mine) if other.get("first") else (mine, theirs)
+        body = f'<div class="rse-case-sides"><div>{sides[0]}</div><div>{sides[1]}</div></div>'
     else:
         body = mine
     return (

@@ -1,6 +1,7 @@
 """Runs the parameterized notebooks headlessly and renders each to an HTML report.
 
-`plan(out_dir)` lists the runs (each QA mode, each extraction document set), `execute(run)`
+`plan(out_dir)` lists the runs (each QA mode, each extraction document set, then the tool vs
+agent comparison and the history: `across_runs`), `execute(run)`
 runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
 into a self-contained HTML file, and `run_all` does both for every run, after writing every QA
 run's JSON report first (so each QA notebook compares with this run's other mode).
@@ -75,7 +76,18 @@ def plan(out_dir: str | Path) -> list[NotebookRun]:
     runs += [NotebookRun(f"extraction_{docs}", NOTEBOOKS_DIR / "extraction.ipynb",
                          {"docs": docs, "report_path": str(out / f"extraction_{docs}.json")}, out)
              for docs in FIXTURE_SETS]
-    return runs
+    return runs + across_runs(out)
+
+
+def across_runs(out: Path) -> list[NotebookRun]:
+    """The notebooks across runs: compare.ipynb on this job's tool and agent reports (written
+    just before by the QA runs: two runs the job always has, whatever the run store holds;
+    informative, so `fail_on_flips` is off: a mode difference is no regression), and
+    history.ipynb with its defaults (the committed baseline history and the run store)."""
+    return [NotebookRun("compare_tool_agent", NOTEBOOKS_DIR / "compare.ipynb",
+                        {"before": str(out / "qa_tool.json"), "after": str(out / "qa_agent.json"),
+                         "fail_on_flips": False}, out),
+            NotebookRun("history", NOTEBOOKS_DIR / "history.ipynb", {}, out)]
 
 
 def own_documents_plan(out_dir: str | Path, *, doc: str | Path | None = None,

@@ -15,7 +15,7 @@ from ragspine_eval.qa.report import QAEvalReport, evaluate
 from ragspine_eval.workbench.case_view import UnknownCaseError, case_detail, case_html
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",
-        "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other"}
+        "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other", "label"}
 VERDICT_KEYS = {"gate", "passed", "error", "flaky", "expected", "actual", "explanation", "evidence",
                 "at_baseline"}
 
@@ -65,6 +65,7 @@ def test_a_failing_case_shows_its_verdicts_evidence_and_status_at_baseline(tool,
     assert verdicts["refusal_appropriateness"]["passed"]
     other = detail["other"]
     assert other["mode"] == "agent"
+    assert (detail["label"], other["label"]) == ("tool mode", "agent mode")  # unless labels given
     assert other["answer"] == next(c.answer for c in agent.cases if c.id == "num-022")
     assert {v["gate"] for v in other["verdicts"]} == set(verdicts)
     assert all(v["at_baseline"] is None for v in other["verdicts"])  # the baseline is tool's

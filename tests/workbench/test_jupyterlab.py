@@ -81,9 +81,9 @@ def lab(tmp_path, request):
 
 
 @contextmanager
-def ran_all(lab, name: str):
-    """`name` open in JupyterLab in Chromium, every cell run, the explorer's charts live:
-    yields (page, the requests that tried to leave the machine)."""
+def ran_all(lab, name: str, charts: str = ".rse-explorer"):
+    """`name` open in JupyterLab in Chromium, every cell run, the charts under the `charts`
+    selector live: yields (page, the requests that tried to leave the machine)."""
     from playwright.sync_api import sync_playwright
 
     base, token = lab
@@ -109,10 +109,10 @@ def ran_all(lab, name: str):
                 ?.innerText.includes({DISPLAY_NAME!r})""", timeout=30_000)
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")
             page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-            page.wait_for_selector(".rse-explorer .rse-chart[data-live]", state="attached",
+            page.wait_for_selector(f"{charts} .rse-chart[data-live]", state="attached",
                                    timeout=180_000)
-            page.wait_for_function("""() => Array.from(document.querySelectorAll(
-                '.rse-explorer .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
+            page.wait_for_function(f"""() => Array.from(document.querySelectorAll(
+                '{charts} .rse-chart')).every(c => c.dataset.live)""", timeout=30_000)
             yield page, outside
         finally:
             browser.close()
@@ -175,4 +175,35 @@ def test_the_extraction_explorer_filters_and_opens_a_cell_in_jupyterlab(lab):
         view = page.locator(f'.rse-case-slot[data-case="{shown[0]}"]')
         assert view.is_visible() and "slide 1, table 2" in view.inner_text()
         assert view.locator("table.rse-cell-grid td").count() >= 4
+    assert outside == []
+
+
+@pytest.fixture
+def two_stored_runs(tmp_path):
+    """Two QA runs of one key in the test's run store, the second answering num-001 wrong:
+    compare.ipynb's default pair."""
+    from builders import stored_qa_run
+
+    stored_qa_run(tmp_path, "a")
+    stored_qa_run(tmp_path, "b", wrong="num-001")
+
+
+@pytest.mark.parametrize("lab", ["compare.ipynb"], indirect=True)
+def test_compare_in_jupyterlab_draws_live_and_a_click_filters_the_flips(two_stored_runs, lab):
+    def click(page, gate: str, bucket: str) -> list[str]:  # noqa: ANN001 - a playwright Page
+        cell = page.locator(f'.rse-compare path[aria-label^="gate: {gate}; tag value: '
+                            f'{bucket};"]').first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        return page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-compare tr.rse-row')).filter(r => !r.hidden).map(r => r.dataset.id)""")
+
+    with ran_all(lab, "compare.ipynb", charts=".rse-compare") as (page, outside):
+        assert "FAIL: 1 case went from pass to fail" in page.inner_text(".rse-verdict")
+        assert click(page, "citation_validity", "scope=ACME_HK") == []
+        assert click(page, "numeric_accuracy", "scope=ACME_HK") == ["num-001"]
+        page.wait_for_selector(".jp-OutputArea-output:has-text('AssertionError')",
+                               timeout=60_000)  # the last cell: the gate names the case
+        assert "went from pass to fail: num-001" in page.inner_text(".jp-Notebook")
     assert outside == []

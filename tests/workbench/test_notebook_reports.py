@@ -51,12 +51,14 @@ def main_job_reports(tmp_path_factory):
 def test_the_command_runs_every_notebook_and_prints_the_html_paths(main_job_reports):
     code, printed, out = main_job_reports
     assert code == 0
-    names = ["qa_tool", "qa_agent", "extraction_xlsx", "extraction_pptx", "extraction_pdf"]
+    names = ["qa_tool", "qa_agent", "extraction_xlsx", "extraction_pptx", "extraction_pdf",
+             "compare_tool_agent", "history"]
     for i, name in enumerate(names, start=1):
         html = out / f"{name}.html"
-        assert html.exists() and str(html) in printed and f"[{i}/5] {name}" in printed
-        assert (out / f"{name}.ipynb").exists() and (out / f"{name}.json").exists()
-    assert "PASS: 5 notebooks" in printed
+        assert html.exists() and str(html) in printed and f"[{i}/7] {name}" in printed
+        assert (out / f"{name}.ipynb").exists()
+        assert (out / f"{name}.json").exists() or i > 5  # compare and history write no report
+    assert "PASS: 7 notebooks" in printed
 
 
 @pytest.mark.parametrize("name", ["qa_tool", "extraction_xlsx", "extraction_pptx", "extraction_pdf"])
@@ -79,6 +81,16 @@ def test_each_qa_report_compares_with_this_runs_other_mode(main_job_reports):
         assert "tool run" in text and "agent run" in text
         assert "No case has a different verdict in the two modes." in text
         assert STALE_START[:10] not in text  # not the report an earlier run left in out/
+
+
+def test_the_main_job_compares_its_two_modes_and_draws_the_history(main_job_reports):
+    _, _, out = main_job_reports
+    page = open_offline(out / "compare_tool_agent.html")
+    assert page.text.lstrip().startswith("PASS: no case went from pass to fail")
+    assert "mode differs: tool vs agent" in page.text and STALE_START[:10] not in page.text
+    history = open_offline(out / "history.html")
+    assert len(history.charts) >= 3 and all(c["live"] for c in history.charts)
+    assert page.network == history.network == [] and page.errors == history.errors == []
 
 
 def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):

@@ -17,8 +17,14 @@ from ragspine_eval.workbench.kernel import KERNEL_NAME
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
 PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb_dir", "report_path",
                            "judge", "repeat", "require_baseline", "store"},
-              "extraction.ipynb": {"docs", "facts_path", "doc", "ground_truth", "manifest", "baseline_path",
-                                   "require_baseline", "report_path", "store"}}
+              "extraction.ipynb": {"docs", "facts_path", "doc", "ground_truth", "manifest",
+                                   "baseline_path", "require_baseline", "report_path", "store"},
+              "compare.ipynb": {"before", "after", "fail_on_flips"},
+              "history.ipynb": {"qa_history", "extraction_history", "runs_dir", "runs_shown"}}
+# what each notebook's last cell calls: its gate (history has none: it draws, it decides nothing)
+LAST_CELL = {"qa.ipynb": "workbench.assert_gate", "extraction.ipynb": "workbench.assert_gates_of",
+             "compare.ipynb": "compare.assert_no_flips(pair, fail_on_flips)",
+             "history.ipynb": "history.changes_table"}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
 
@@ -57,11 +63,11 @@ def test_notebooks_hold_calls_not_logic(notebook):
 
 
 def test_the_last_cell_asserts_the_gate(notebook):
-    _, nb = notebook
-    assert "workbench.assert_gate" in nb.cells[-1].source
+    path, nb = notebook
+    assert LAST_CELL[path.name] in nb.cells[-1].source
 
 
-def test_both_notebooks_are_committed():
+def test_every_notebook_is_committed():
     assert {p.name for p in NOTEBOOKS} == set(PARAMETERS)
 
 
