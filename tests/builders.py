@@ -170,6 +170,13 @@ TRUTHS = {key: json.loads(d.ground_truth_path().read_text(encoding="utf-8"))
           for key, d in DOCUMENT_SETS.items()}
 
 
+def id_prefix(run_id: str, *others: str) -> str:
+    """The shortest prefix of a stored run's id, from 18 characters, that none of `others` has
+    (runs stored within one second share their first 16: a fixed length would be flaky)."""
+    return next(run_id[:n] for n in range(18, len(run_id) + 1)
+                if not any(o.startswith(run_id[:n]) for o in others))
+
+
 def fact_of(cell: dict, **extra) -> dict:
     keep = ("sheet", "cell_ref", "value", "tags", "merge_span", "is_merged_origin")
     return {**{k: cell[k] for k in keep}, **extra}

@@ -99,7 +99,9 @@ def test_diff_takes_references_and_fails_on_the_case_that_went_wrong(capsys, sto
     assert code == 1
     assert f"old: @tool~1 = run {right.id}" in out and f"new: @tool = run {wrong.id}" in out
     assert "pass→fail numeric_accuracy: num-002" in out
-    code, out, _ = run(capsys, "diff", wrong.id[:18], "@tool")  # an id prefix, the same run
+    from builders import id_prefix
+
+    code, out, _ = run(capsys, "diff", id_prefix(wrong.id, right.id), "@tool")  # the same run
     assert code == 0 and "no case went from pass to fail" in out
     code, out, _ = run(capsys, "diff", str(right.path), "@latest")  # a stored .json.gz path
     assert code == 0 and f"old: {right.path}" in out

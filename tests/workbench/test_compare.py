@@ -8,7 +8,7 @@ import html
 import re
 
 import pytest
-from builders import TAGS_CN, compare_pair, compare_report, written
+from builders import TAGS_CN, compare_pair, compare_report, id_prefix, written
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -125,7 +125,7 @@ def test_run_ids_prefixes_and_short_references_read_like_paths(tmp_path):
     older = runs.store_report(compare_report(), kind="qa", key="tool", root=root, verdict="pass")
     newer = runs.store_report(compare_report(wrong="num-002"), kind="qa", key="tool", root=root,
                               verdict="fail")
-    for before, after in ((older.id, newer.id[:20]), ("@tool~1", "@tool"),
+    for before, after in ((older.id, id_prefix(newer.id, older.id)), ("@tool~1", "@tool"),
                           (written(tmp_path, "a.json", compare_report()), "@latest")):
         assert compare.load_pair(before, after, root=root).regressed == ["num-002"]
 

@@ -98,14 +98,14 @@ def test_interrupting_the_kernel_mid_run_writes_the_report_and_lets_the_interrup
 
 
 def test_load_report_takes_a_stored_run_where_it_takes_a_path(tmp_path):
-    from builders import frames_report
+    from builders import frames_report, id_prefix
 
     from ragspine_eval.runs import RunRefError, store_report
     from ragspine_eval.workbench import load_report
 
     kept = store_report(frames_report(num2_right=False).to_dict(), kind="qa", key="tool")
-    store_report(frames_report(mode="agent").to_dict(), kind="qa", key="agent")
-    for ref in ("@tool", "@latest~1", kept.id, kept.id[:18], str(kept.path)):
+    agent = store_report(frames_report(mode="agent").to_dict(), kind="qa", key="agent")
+    for ref in ("@tool", "@latest~1", kept.id, id_prefix(kept.id, agent.id), str(kept.path)):
         report = load_report(ref)
         assert report.mode == "tool" and report.metrics["numeric_accuracy"].passed == 1, ref
     assert load_report("@agent").mode == "agent"
