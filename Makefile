@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= out
 
-.PHONY: setup run qa test bench fuzz clean
+.PHONY: setup run qa test test-slow bench fuzz clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -27,8 +27,13 @@ run: setup
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status
 
+# `make test` is what CI runs (about nine minutes on 2 cores); the suites that take minutes each
+# (three real JupyterLab sessions, the quick benchmark) are `make test-slow` (about three more).
 test: setup
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -m "not jupyterlab and not slow"
+
+test-slow: setup
+	@$(BIN)/python -m pytest -m "jupyterlab or slow"
 
 # The benchmarks (issue 7): about seven minutes on 2 cores; not part of `run` or CI. Prints a
 # table with each target met or missed and writes out/bench/bench.json.

@@ -28,6 +28,7 @@ def test_only_measured_targets_get_a_verdict():
     assert [(r["name"], r["status"], r["at"]) for r in rows] == [("parallel", "missed", "10 cases")]
 
 
+@pytest.mark.slow
 def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
                           cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=900)

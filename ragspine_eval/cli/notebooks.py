@@ -53,10 +53,11 @@ def run(args: argparse.Namespace) -> int:
 
     runs = run_all(args.out, progress, runs=own or None)
     print()
+    width = max((len(r.name) for r in runs), default=0)
     for run in runs:
         verdict = "ok    " if run.passed else "FAILED"
         html = run.html if run.rendered else "(no HTML report: see the error below)"
-        print(f"{verdict} {run.name:<16} {run.seconds:5.1f} s  {html}")
+        print(f"{verdict} {run.name:<{width}} {run.seconds:5.1f} s  {html}")
         if run.error:
             for line in run.error.splitlines():
                 print(f"       {line}")
