@@ -91,11 +91,12 @@ def _result(n_cases: int, total_s: float, engine_s: float | None, **extra: Any) 
 
 
 def ours(golden: str, mode: str, jobs: int = 1, instrument: bool = True,
-         executor: str = "local") -> dict[str, Any]:
+         executor: str = "local", cache: bool | None = None) -> dict[str, Any]:
     """run_qa_eval over the golden set, then its JSON report written as the CLI writes it.
     Total = both. With instrument, the engine calls are timed (jobs 1 only: worker processes
     import their own, untimed, engine). A cold run, as a user's first: the outcome cache is on,
-    as by default, in a fresh empty folder, so every outcome is computed and stored."""
+    as by default, in a fresh empty folder, so every outcome is computed and stored
+    (`cache=False`: the cache off, to measure what storing outcomes and verdicts costs)."""
     from ragspine_eval.files import write_json_atomic
     from ragspine_eval.qa.engines import inprocess
     from ragspine_eval.qa.run import run_qa_eval
@@ -107,7 +108,7 @@ def ours(golden: str, mode: str, jobs: int = 1, instrument: bool = True,
         report_path = Path(scratch) / "report.json"
         os.environ["RAGSPINE_EVAL_CACHE_DIR"] = str(Path(scratch) / "cache")
         started = time.perf_counter()
-        report = run_qa_eval(golden, mode, jobs=jobs, executor=executor)
+        report = run_qa_eval(golden, mode, jobs=jobs, executor=executor, cache=cache)
         write_json_atomic(report_path, report.to_dict())
         total = time.perf_counter() - started
         size = report_path.stat().st_size
