@@ -35,7 +35,7 @@ test: setup
 test-slow: setup
 	@$(BIN)/python -m pytest -m "jupyterlab or slow"
 
-# The benchmarks (issue 7): about seven minutes on 2 cores; not part of `run` or CI. Prints a
+# The benchmarks (issues 7, 17, 21, 23): about 19 minutes on 2 cores; not part of `run` or CI. Prints a
 # table with each target met or missed and writes out/bench/bench.json.
 bench: setup
 	@$(BIN)/python -m benchmarks --out $(OUT)/bench
