@@ -68,11 +68,16 @@ def write_bytes_atomic(path: str | Path, data: bytes | Iterable[bytes]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    fsync_folder(path.parent)
+
+
+def fsync_folder(folder: str | Path) -> None:
+    """Make a rename or a new entry in `folder` durable (the folder's own fsync)."""
+    fd = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)
 
 
 _STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}

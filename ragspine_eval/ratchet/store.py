@@ -47,7 +47,7 @@ from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import outputs as output_checks
 from ragspine_eval.files import reading
-from ragspine_eval.files.atomic import resolved, write_bytes_atomic
+from ragspine_eval.files.atomic import fsync_folder, resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
 from ragspine_eval.outputs.provenance import display_path, git_state
 from ragspine_eval.ratchet.compare import DRIFT_KEYS, LOWER_IS_BETTER, BaselineComparison
@@ -300,7 +300,7 @@ def commit(path: Path, baseline: bytes, history_tail: bytes, old_baseline: bytes
                 f"{journal}, or {_restore_hint(path)}") from None
         raise
     journal.unlink(missing_ok=True)  # (a writer that does not hold the lock races here)
-    _fsync_folder(journal.parent)
+    fsync_folder(journal.parent)
 
 
 def _apply(path: Path, history_keep: int, history_tail: bytes, baseline: bytes) -> None:
@@ -326,7 +326,7 @@ def recover(path: str | Path) -> None:
                                 f"remove it once {path} and its history agree") from None
         _apply(path, keep, tail, baseline)
         journal.unlink()
-        _fsync_folder(journal.parent)
+        fsync_folder(journal.parent)
     real = resolved(path)
     for own in (real, history_path(path), journal):
         for stray in real.parent.glob(f".{_glob_escape(own.name)}.*.tmp"):
@@ -336,13 +336,6 @@ def recover(path: str | Path) -> None:
 def _glob_escape(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 Snapshot = tuple[bytes | None, bytes | None]  # the baseline's bytes and its history's

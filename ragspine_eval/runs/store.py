@@ -45,6 +45,7 @@ import orjson
 
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files.atomic import fsync_folder
 
 ENV_DIR = "RAGSPINE_EVAL_RUNS_DIR"
 ENV_KEEP = "RAGSPINE_EVAL_RUNS_KEEP"
@@ -212,14 +213,14 @@ def store_report(report: Mapping[str, Any], *, kind: str, key: str, root: Path |
                       **summarize(report, kind=kind, key=key, verdict=verdict), "size": size}
             summary = RunSummary(**values, path=root / run_id / REPORT_FILE)
             _write_synced(tmp / SUMMARY_FILE, json.dumps(summary.to_dict(), ensure_ascii=False))
-            _fsync_dir(tmp)
+            fsync_folder(tmp)
             try:
                 os.rename(tmp, root / run_id)
             except OSError:  # the id is taken (one chance in 2**24 a second): draw again
                 if (root / run_id).exists():
                     continue
                 raise
-            _fsync_dir(root)
+            fsync_folder(root)
             break
         else:
             raise OSError(f"no free run id in {root} after 5 draws")
@@ -270,13 +271,6 @@ def _write_synced(path: Path, text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
 
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --- reading ----------------------------------------------------------------------------------

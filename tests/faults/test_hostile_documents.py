@@ -73,7 +73,9 @@ def test_a_vast_but_empty_sheet_answers_with_its_cells_or_one_line(tmp_path, kin
         assert done.stdout.rstrip().endswith("OK: 0 error(s), 0 warning(s)"), done.stdout
 
 
-def test_one_hostile_document_of_a_manifest_is_kept_apart_and_the_others_are_scored(tmp_path):
+def mixed_manifest(tmp_path):
+    """A manifest of the fixtures' product_lines.xlsx and the far-cell workbook (far.xlsx):
+    (the manifest, the hostile document)."""
     from ragspine_eval import paths
 
     good = tmp_path / "product_lines.xlsx"
@@ -88,6 +90,11 @@ def test_one_hostile_document_of_a_manifest_is_kept_apart_and_the_others_are_sco
     manifest.write_text(json.dumps({"documents": [
         {"document": good.name, "ground_truth": good_truth.name},
         {"document": bad.name, "ground_truth": bad_truth.name}]}), encoding="utf-8")
+    return manifest, bad
+
+
+def test_one_hostile_document_of_a_manifest_is_kept_apart_and_the_others_are_scored(tmp_path):
+    manifest, bad = mixed_manifest(tmp_path)
     report = tmp_path / "report.json"
     done = ragspine_eval("extraction", "--manifest", str(manifest), "--report", str(report),
                          cwd=tmp_path)
@@ -147,21 +154,10 @@ def test_a_document_kept_apart_leaves_the_baseline_as_it_was(capsys, tmp_path):
 def test_the_extraction_notebook_shows_a_hostile_document_of_a_manifest_as_a_failure(tmp_path):
     """The notebook's run (workbench.run_extraction) names the document the bounded worker
     failed on beside the scored ones, and its gate fails, as the CLI's exit 2 does."""
-    from ragspine_eval import paths, workbench
+    from ragspine_eval import workbench
     from ragspine_eval.workbench.session import assert_gates_of
 
-    good = tmp_path / "product_lines.xlsx"
-    good.write_bytes((paths.FIXTURES_DIR / "product_lines.xlsx").read_bytes())
-    good_truth = tmp_path / "good_truth.json"
-    good_truth.write_bytes((paths.FIXTURES_DIR / "fixtures_ground_truth.json").read_bytes())
-    bad = hostile_xlsx(tmp_path / "far.xlsx", far_cell=True)
-    bad_truth = tmp_path / "far_truth.json"
-    bad_truth.write_text(json.dumps({"cells": [{"sheet": SHEET, "cell_ref": "A1",
-                                                "value": "name"}]}), encoding="utf-8")
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"documents": [
-        {"document": good.name, "ground_truth": good_truth.name},
-        {"document": bad.name, "ground_truth": bad_truth.name}]}), encoding="utf-8")
+    manifest, _bad = mixed_manifest(tmp_path)
     ex = workbench.run_extraction("all", None, None, tmp_path / "report.json",
                                   manifest=manifest, store=False)
     assert list(ex.run.reports) == ["product_lines.xlsx"]
