@@ -271,6 +271,8 @@ class FinancialJudge:
     def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
               trend: tuple[str, Unit] | None, text: str) -> bool:
         if unit.kind in ("up", "down"):
+            if _stated_alike(clause, support):
+                return True  # a passage says this clause in the same words: its direction too
             stance = next(s for s, u in stances(clause) if u is unit)
             wanted = {"up": "up", "down": "down", "not up": "down", "not down": "up"}[stance]
             comparison = compared(clause, text)
@@ -316,6 +318,13 @@ class FinancialJudge:
                           SUPPORTED if ok else WORDS, None,
                           f"no financial term: {coverage:.0%} of its words are in the context "
                           f"(needs {GENERAL_THRESHOLD:.0%})")
+
+
+def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:
+    """Whether a clause of a supporting passage holds the claim's clause, word for word."""
+    said = "".join(u.surface for u in clause)
+    return any(said in "".join(u.surface for u in theirs)
+               for p in support for theirs in p.analysis.clauses)
 
 
 def _words_detail(lacking: Sequence[Unit], counted: Sequence[Unit], passage: Passage) -> str:

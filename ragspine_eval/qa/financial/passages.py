@@ -93,15 +93,18 @@ def best_passage(clause: Sequence[Unit], subject: Sequence[Unit], passages: Sequ
 
 
 def best_clause(clause: Sequence[Unit], passage: Passage) -> tuple[Unit, ...]:
-    """The passage's clause that shares most units (directions aside) with the claim's."""
+    """The passage's clause that shares most units (directions aside) with the claim's; on a
+    tie, the one sharing its negations, then the first."""
     wanted = [(u, w) for u, w in weighed(clause) if u.kind not in ("up", "down")]
+    negations = [u.key for u in clause if u.kind == "neg"]
     best: tuple[Unit, ...] = ()
-    top = 0
+    top = (0, 0)
     for theirs in passage.analysis.clauses:
         keys = {(u.kind, u.key) for u in theirs}
         text = "".join(u.surface for u in theirs)
-        score = sum(w for u, w in wanted if (u.kind, u.key) in keys
-                    or (u.kind == "content" and not u.key.isascii() and u.key in text))
-        if score > top:
+        score = (sum(w for u, w in wanted if (u.kind, u.key) in keys
+                     or (u.kind == "content" and not u.key.isascii() and u.key in text)),
+                 sum(1 for key in negations if ("neg", key) in keys))
+        if score[0] > 0 and score > top:
             best, top = theirs, score
     return best
