@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragspine_eval.qa.financial.passages import Passage
+from ragspine_eval.qa.financial.periods import is_stated
 from ragspine_eval.qa.financial.quantities import matches
 from ragspine_eval.qa.financial.vocabulary import Unit
 
@@ -43,21 +44,12 @@ def dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
         if u.quantity is None or u.quantity.unit is None:
             continue
         period = nearest_period(u, clause, text)
-        if period is not None and period.key == "prior":
-            period = resolve_prior(period, clause)
+        if period is not None and not is_stated(period.key):
+            period = None
         dated.append((period.key if period is not None else "", at, u.quantity.value))
     if len({key for key, _, _ in dated}) < len(dated):  # periods shared: keep the text's order
         return [value for _, _, value in dated]
     return [value for _, _, value in sorted(dated)]
-
-
-def resolve_prior(prior: Unit, clause: Sequence[Unit]) -> Unit | None:
-    """"a year earlier" / 上年 as the period a year before the clause's own (FY2025 -> FY2024);
-    None when the clause states no other period."""
-    own = next((u for u in clause if u.kind == "period" and u.key != "prior"), None)
-    if own is None:
-        return None
-    return replace(prior, key=f"{int(own.key[:4]) - 1}{own.key[4:]}")
 
 
 _ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
@@ -84,7 +76,7 @@ def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple
     for p in support:
         figures = [u for u in p.analysis.units if u.quantity is not None]
         if len(figures) == 1 and p.keys.get("period") and p.keys.get("metric", set()) <= metrics:
-            for key in p.keys["period"] - {"prior"}:
+            for key in filter(is_stated, p.keys["period"]):
                 out.setdefault(key, (p, figures[0]))
     return out
 

@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import date
 
-from ragspine_eval.qa.financial.facts import (
-    compared,
-    dated_figures,
-    derived,
-    nearest_period,
-    resolve_prior,
-    trend,
-)
+from ragspine_eval.qa.financial.facts import compared, dated_figures, derived, nearest_period, trend
+from ragspine_eval.qa.financial.periods import is_stated, resolve
 from ragspine_eval.qa.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.qa.financial.polarity import bare_negations, disagreement, stances
 from ragspine_eval.qa.financial.vocabulary import SWAPPABLE, Unit, analyse, stem
@@ -94,25 +90,30 @@ class FinancialJudge:
         self.threshold = threshold
         # the last verdicts by (claim, context): a run asks about the same answer again and
         # again (a repeated case, a cycled golden set); replaced whole, never shared by threads
-        self._memo: dict[tuple[str, tuple[str, ...]], ClaimCheck] = {}
+        self._memo: dict[tuple[str, tuple[str, ...], date | None], ClaimCheck] = {}
 
-    def entails(self, claim: str, context: Sequence[str]) -> bool:
-        return self.assess(claim, context).entailed
+    def entails(self, claim: str, context: Sequence[str],
+                reference_date: date | None = None) -> bool:
+        return self.assess(claim, context, reference_date).entailed
 
-    def assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
-        key = (claim, tuple(context))
+    def assess(self, claim: str, context: Sequence[str],
+               reference_date: date | None = None) -> ClaimCheck:
+        """The verdict; `reference_date` (the case's, when it has one) resolves 去年 / last
+        year / 三季度: without it a relative period is left unresolved, never guessed."""
+        key = (claim, tuple(context), reference_date)
         found = self._memo.get(key)
         if found is None:
-            found = self._assess(claim, key[1])
+            found = self._assess(claim, key[1], reference_date)
             if len(self._memo) >= _MEMO:
                 self._memo = {}
             self._memo[key] = found
         return found
 
-    def _assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
+    def _assess(self, claim: str, context: Sequence[str], reference: date | None) -> ClaimCheck:
         passages = [read_passage(i, p) for i, p in enumerate(context)]
         analysis = analyse(claim)
-        units = analysis.units
+        clauses = resolved_periods(analysis.clauses, reference)
+        units = tuple(u for clause in clauses for u in clause)
         if not any(u.kind in _COUNTED or u.kind == "quantity" for u in units):
             return ClaimCheck(claim, True, 1.0, (), SUPPORTED, None, "the claim states nothing "
                               "to check (no number and no content word)")
@@ -122,12 +123,12 @@ class FinancialJudge:
             return self.general(claim, units, passages)
         subject = next((u for u in units if u.kind == "entity"), None)
         topic = next((u for u in units if u.kind == "metric"), None)
-        periods = [u.key for u in units if u.kind == "period" and u.key != "prior"]
+        periods = [u.key for u in units if u.kind == "period"]
         held = total = 0
         missing: list[str] = []
         first: Passage | None = None
         try:
-            for clause in analysis.clauses:
+            for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
                 # a clause that names no entity (or no metric) is about the claim's first one
                 inherited = [u for u in (subject, topic) if u is not None
@@ -193,8 +194,6 @@ class FinancialJudge:
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
             period = nearest_period(unit, clause, text)
-            if period is not None and period.key == "prior":
-                period = resolve_prior(period, clause)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -239,7 +238,7 @@ class FinancialJudge:
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")
-            if (kind == "period" and unit.key != "prior" and passage.keys.get("period")
+            if (kind == "period" and passage.keys.get("period")
                     and not passage.holds(unit)
                     and not any(u.quantity is not None for u in clause)):
                 raise _Decided(PERIOD, passage,
@@ -298,8 +297,8 @@ class FinancialJudge:
         """Outside the financial vocabulary: every quantity in some passage, and at least
         GENERAL_THRESHOLD of the words in the context."""
         for unit in units:
-            if (unit.quantity is not None or unit.kind == "period" and unit.key != "prior") and not any(
-                    p.holds(unit) for p in passages):
+            if (unit.quantity is not None or unit.kind == "period") and not any(
+                    p.holds(unit) or _same_year(unit, p) for p in passages):
                 if unit.quantity is None:
                     return ClaimCheck(claim, False, None, (unit.surface,), PERIOD, None,
                                       f"the year {unit.surface} is in no passage")
@@ -318,6 +317,37 @@ class FinancialJudge:
                           SUPPORTED if ok else WORDS, None,
                           f"no financial term: {coverage:.0%} of its words are in the context "
                           f"(needs {GENERAL_THRESHOLD:.0%})")
+
+
+def _same_year(unit: Unit, passage: Passage) -> bool:
+    """Outside the KB's domain a period is a year: 2006Q3 is held by a page that says 2006."""
+    return unit.kind == "period" and any(k[:4] == unit.key[:4] for k in passage.keys.get(
+        "period", ()))
+
+
+def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
+                     ) -> tuple[tuple[Unit, ...], ...]:
+    """The clauses with every relative period (去年, a year earlier, 三季度) replaced by the
+    stated one it means (periods.resolve: the clause's own period, the claim's year, the
+    reference date), and dropped where nothing says which it is. A clause's own period is
+    the first it states, else the one the claim's clauses before it state."""
+    year = next((u.key[:4] for c in clauses for u in c if u.kind == "period"
+                 and is_stated(u.key)), None)
+    out = []
+    before: str | None = None  # the period of the claim's clauses so far
+    for clause in clauses:
+        own = next((u.key for u in clause if u.kind == "period" and is_stated(u.key)), before)
+        before = own
+        kept = []
+        for u in clause:
+            if u.kind == "period" and not is_stated(u.key):
+                key = resolve(u.key, own, year, reference)
+                if key is None:
+                    continue
+                u = replace(u, key=key)
+            kept.append(u)
+        out.append(tuple(kept))
+    return tuple(out)
 
 
 def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:

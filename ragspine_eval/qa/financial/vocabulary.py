@@ -25,6 +25,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from ragspine_eval.qa.financial.periods import key as period_key
+from ragspine_eval.qa.financial.periods import pattern as period_pattern
 from ragspine_eval.qa.financial.quantities import Quantity, read_quantities
 from ragspine_eval.qa.groundedness import strip_citations
 from ragspine_eval.qa.numbers import normalized
@@ -34,24 +36,6 @@ WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
-_YEAR = r"((?:19|20)\d{2})"
-# (pattern, part): the part of the year a period names; "FY" is the whole (fiscal) year
-_PERIODS = [
-    (rf"{_YEAR}\s*(?:年\s*)?(?:上半年|上半财年|h1|1h|中期)|(?:h1|1h|first half(?: of)?|interim)"
-     rf"\s*(?:of\s*)?(?:fy\s*)?{_YEAR}|{_YEAR}\s*年?\s*(?:hy|hy1)", "H1"),
-    (rf"{_YEAR}\s*(?:年\s*)?(?:下半年|h2|2h)|(?:h2|2h|second half(?: of)?)\s*(?:of\s*)?{_YEAR}",
-     "H2"),
-    (rf"{_YEAR}\s*(?:年\s*)?(?:第?([一二三四1-4])季度|q([1-4]))|(?:q([1-4])|([a-z]+) quarter(?: of)?)"
-     rf"\s*(?:of\s*)?{_YEAR}", "Q"),
-    (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_YEAR}|(?<![a-z])fy\s?(\d{{2}})(?!\d)|{_YEAR}\s*(?:财年|年度|年|fy)|"
-     rf"(?<![\d.]){_YEAR}(?!\.?\d|%)", "FY"),
-]
-_PRIOR = (r"a year earlier|a year ago|the year before|the previous year|the prior year|"
-          r"last year|上年同期|去年同期|上年|去年|上一年|前一年")
-_PERIODS.append((_PRIOR, "prior"))  # a year before the claim's own period (judge.py resolves it)
-_PERIOD = re.compile("|".join(f"(?P<p{i}>{p})" for i, (p, _) in enumerate(_PERIODS)))
-_QUARTER_WORDS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "一": "1", "二": "2",
-                  "三": "3", "四": "4"}
 _SUFFIXES = ("ingly", "edly", "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly",
              "s")
 
@@ -153,24 +137,6 @@ def _segmenter() -> Any:
     return jieba
 
 
-def _period_key(m: re.Match[str]) -> str:
-    for i, (_, part) in enumerate(_PERIODS):
-        if m.group(f"p{i}") is None:
-            continue
-        if part == "prior":
-            return "prior"
-        found = [g for g in m.group(f"p{i}") and m.groups() if g]
-        year = next((g for g in found if re.fullmatch(_YEAR, g)), None)
-        if year is None:  # FY25
-            year = "20" + next(g for g in found if re.fullmatch(r"\d{2}", g))
-        if part != "Q":
-            return f"{year}{part}"
-        quarter = next((g for g in found if g != year and (g in _QUARTER_WORDS or g.isdigit())),
-                       "")
-        return f"{year}Q{_QUARTER_WORDS.get(quarter, quarter)}"
-    raise AssertionError("a period match names no part")  # pragma: no cover
-
-
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """The text's units, clause by clause (see the module docstring)."""
@@ -179,10 +145,10 @@ def analyse(text: str) -> Analysis:
     units: list[Unit] = []
 
     def period(m: re.Match[str]) -> str:
-        units.append(Unit("period", _period_key(m), m.start(), m.group()))
+        units.append(Unit("period", period_key(m), m.start(), m.group()))
         return " " * len(m.group())
 
-    lowered = _PERIOD.sub(period, lowered)
+    lowered = period_pattern().sub(period, lowered)
     found = read_quantities(lowered)
     if found:
         chars = list(lowered)
