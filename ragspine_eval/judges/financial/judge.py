@@ -8,8 +8,11 @@ naming the passage (1 = the first retrieved one) and what disagrees:
    (quantities.matches: scale, unit, rounding, a stated approximation within 5%);
 2. `entity swapped`, `metric swapped`, `channel swapped`: the clause names a Hong Kong, a
    revenue, an agency where its passage names another one of the same kind and not this one;
-3. `period changed`: the clause's period (FY2025, 2025H1) is not one its passage states, and
-   the passage states one;
+3. `period changed`: the clause's period (FY2025, 2025H1, 去年 resolved: periods.py) is not
+   one its passage states, and the passage states one; a name the passage binds to other words
+   (binding.misbound: 保监局 for what it says of 积金局) is a swap of its kind; `comparison basis
+   changed` / `horizon changed`: 环比 where the passages say 同比, long term for short term
+   (binding.unscoped);
 4. `direction flipped`, `negation`: the clause says up where the passage clause it aligns with
    says down, or negates what the passage states (polarity.py);
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
@@ -28,11 +31,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from ragspine_eval.judges.financial.facts import compared, dated_figures, derived, nearest_period, trend
-from ragspine_eval.judges.financial.periods import is_stated, resolve
+from ragspine_eval.judges.financial.binding import misbound, unscoped
+from ragspine_eval.judges.financial.facts import (
+    compared,
+    dated_figures,
+    derived,
+    nearest_period,
+    trend,
+)
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
+from ragspine_eval.judges.financial.periods import is_stated, resolve, span
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
-from ragspine_eval.judges.financial.vocabulary import SWAPPABLE, Unit, analyse, stem
+from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse, stem
 from ragspine_eval.judges.groundedness import ClaimCheck
 
 FINANCIAL_THRESHOLD = 0.85
@@ -44,11 +54,13 @@ PERIOD = "period changed"
 DIRECTION = "direction flipped"
 NEGATION = "negation"
 WORDS = "unsupported words"
-RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, DIRECTION, NEGATION, WORDS,
-         SUPPORTED)
+BASIS = "comparison basis changed"
+HORIZON = "horizon changed"
+RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, BASIS, HORIZON, DIRECTION,
+         NEGATION, WORDS, SUPPORTED)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _MEMO = 4096
-_COUNTED = ("content", "word", "term", "entity", "metric", "channel", "up", "down")
+_COUNTED = ("content", "word", "term", *SWAPPABLE, *SCOPED, "up", "down")
 
 
 class _Decided(Exception):
@@ -142,7 +154,19 @@ class FinancialJudge:
                 self._numbers(clause, about, passage, passages, analysis.text)
                 self._swaps(clause, passage, support)
                 self._subject(clause, subject, names_entity, passage)
+                bound = misbound(clause, passage)
+                if bound is not None:
+                    kind, unit, theirs = bound
+                    raise _Decided(f"{kind} swapped", passage,
+                                   f"the claim says this of {unit.surface} ({unit.key}) where "
+                                   f"passage {passage.index + 1} says it of {theirs}")
                 turn = trend(periods, about, support)
+                off = unscoped(clause, support, turn is not None)
+                if off is not None:
+                    unit, stated = off
+                    raise _Decided(BASIS if unit.kind == "basis" else HORIZON, passage,
+                                   f"the claim says {unit.surface} ({unit.key}) where the "
+                                   f"passages say {stated or 'nothing of the kind'}")
                 self._polarity(clause, passage, turn)
                 counted = [u for u in clause if u.kind in _COUNTED]
                 lacking = [u for u in counted
@@ -269,6 +293,8 @@ class FinancialJudge:
     @staticmethod
     def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
               trend: tuple[str, Unit] | None, text: str) -> bool:
+        if unit.kind in SCOPED:
+            return True  # binding.unscoped has found it stated (or the clause was rejected)
         if unit.kind in ("up", "down"):
             if _stated_alike(clause, support):
                 return True  # a passage says this clause in the same words: its direction too
@@ -320,9 +346,12 @@ class FinancialJudge:
 
 
 def _same_year(unit: Unit, passage: Passage) -> bool:
-    """Outside the KB's domain a period is a year: 2006Q3 is held by a page that says 2006."""
-    return unit.kind == "period" and any(k[:4] == unit.key[:4] for k in passage.keys.get(
-        "period", ()))
+    """Outside the KB's domain a period is held by a passage period whose span holds its span:
+    2006Q3 by a page that says 2006 (periods.span)."""
+    ours = span(unit.key) if unit.kind == "period" else None
+    return ours is not None and any(
+        (theirs := span(k)) is not None and theirs[0] <= ours[0] and ours[1] <= theirs[1]
+        for k in passage.keys.get("period", ()))
 
 
 def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None

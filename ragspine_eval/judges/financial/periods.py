@@ -8,7 +8,7 @@
 - a relative one, resolved later because it depends on what the clause and the case say:
   `rel-1` (去年, 上年同期, 上一财年, last year, the prior year, a year earlier: a year before the
   clause's own period, else the fiscal year before the reference date's), `rel0` (今年, 本财年,
-  this year), `rel-2` (前年), `rel-1H1` (去年上半年: a part of a relative year), `relxQ3`
+  this year: the reference date's year, else the clause's own), `rel-2` (前年), `rel-1H1` (去年上半年: a part of a relative year), `relxQ3`
   (三季度, the third quarter, H1: a part of a year the text does not state).
 `resolve(key, own, year, reference)` turns a relative key into a stated one, or None when
 nothing in the claim or the case says which year it is: **nothing unresolvable is guessed** (no
@@ -140,8 +140,10 @@ def span(key: str) -> tuple[int, int] | None:
     if m is None:
         return None
     base, part = int(m.group(1)) * 12, m.group(2)
-    first, last = {"FY": (1, 12), "H1": (1, 6), "H2": (7, 12)}.get(
-        part, (3 * int(part[-1]) - 2, 3 * int(part[-1])))
+    if part.startswith("Q"):
+        first, last = 3 * int(part[-1]) - 2, 3 * int(part[-1])
+    else:
+        first, last = {"FY": (1, 12), "H1": (1, 6), "H2": (7, 12)}[part]
     return base + first, base + last
 
 
@@ -169,6 +171,8 @@ def resolve(key: str, own: str | None, year: str | None, reference: date | None)
             return f"{year}{part}"
         return _latest(part, reference) if reference is not None else None
     n = int(offset)
+    if part is None and n == 0 and reference is not None:  # 今年, this year: the date's
+        return f"{reference.year}FY"
     if part is None:  # 去年, a year earlier: from the clause's own period first
         if own is not None:
             own_year, own_part = int(own[:4]), own[4:]

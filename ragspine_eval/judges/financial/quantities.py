@@ -12,7 +12,8 @@ around it:
 `matches(claim, passage)` says whether a claim's quantity is the passage's:
 - the units must not contradict (a percent is not a sum of money; US dollars are not yuan); a
   quantity without a unit matches on value alone, or on the number a unit code scales (1702 in
-  1702 USD_M);
+  1702 USD_M); a bare fraction below 1 against a percentage is that percentage (0.148 = 14.8%,
+  while 0.0148 is not);
 - stated plainly, the values are equal, or the passage's value rounds to the claim's at the
   precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
 - stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
@@ -163,11 +164,16 @@ def matches(claim: Quantity, passage: Quantity) -> bool:
     c, p = claim.value, passage.value
     if claim.unit is None and passage.written is not None and c == passage.written:
         p = c  # "收入为1702" against "1702 USD_M": the number as the fact writes it
+    precision = claim.precision
+    if claim.unit is None and passage.unit == "PCT" and 0 < abs(c) < 1:
+        c, precision = c * 100, precision * 100  # 0.148 is 14.8%: a ratio written as a fraction
+    elif claim.unit == "PCT" and passage.unit is None and 0 < abs(p) < 1:
+        p = p * 100
     if c == p:
         return claim.hedge in (None, "approx", "nearly")
     gap = abs(c - p)
     scale = abs(p) or Decimal(1)
-    rounds = gap * 2 <= claim.precision
+    rounds = gap * 2 <= precision
     if claim.hedge is None:
         return rounds and gap / scale <= PLAIN_ROUNDING
     if claim.hedge == "approx":

@@ -10,8 +10,8 @@
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
   whose dictionary ships inside the package; English: its Snowball-like stem, see `stem`).
 
-Clauses end at ，,；;。：: and at a full stop that ends a sentence; the judge compares a claim's
-clause with a passage's clause. Invariants: the result depends on the text, the lexicon and the
+Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
+statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge compares a claim's clause with a passage's clause. Invariants: the result depends on the text, the lexicon and the
 KB's codes only; analyses are memoised by text (a run asks about the same passages again and
 again); the segmenter is imported on first use of a Chinese text.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -31,7 +32,11 @@ from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
 
-SWAPPABLE = ("entity", "metric", "channel")
+SWAPPABLE = ("entity", "metric", "channel", "regulator", "product")
+SCOPED = ("basis", "horizon")  # a claim's comparison basis and horizon must be its passage's
+_SUBJECTS = ("entity", "metric", "channel")  # a second one after a change opens a new clause
+_STATED = ("up", "down", "quantity")
+_CONNECTIVE = re.compile(r"而|但|却|不过|(?<![a-z])(?:and|while|whereas|but|yet)(?![a-z])")
 WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -175,7 +180,31 @@ def analyse(text: str) -> Analysis:
         while unit.start > ends[at]:
             at += 1
         clauses[at].append(unit)
-    return Analysis(text, tuple(tuple(c) for c in clauses if c))
+    return Analysis(text, tuple(part for c in clauses if c
+                                for part in _split_subjects(c, text.lower())))
+
+
+def _split_subjects(clause: list[Unit], text: str) -> list[tuple[Unit, ...]]:
+    """A clause cut at a connective (而, 但, 却, and, while, but) that stands between two
+    statements (a change or a figure each) about two subjects of one kind: 香港收入下降而中国
+    上升 is 香港收入下降 | 而中国上升, USD 3,104 million in Hong Kong and USD 2,460 million in
+    China is two clauses too, so that each figure and direction is bound to its own subject.
+    Hong Kong and China both contributed stays one: nothing is stated of Hong Kong alone."""
+    parts: list[list[Unit]] = [[clause[0]]]
+    for at, unit in enumerate(clause[1:], start=1):
+        before = clause[at - 1]
+        gap = text[before.start + len(before.surface):unit.start]
+        if _CONNECTIVE.search(gap) and _two_subjects(parts[-1], clause[at:]):
+            parts.append([])
+        parts[-1].append(unit)
+    return [tuple(p) for p in parts]
+
+
+def _two_subjects(left: Sequence[Unit], right: Sequence[Unit]) -> bool:
+    if not (any(u.kind in _STATED for u in left) and any(u.kind in _STATED for u in right)):
+        return False
+    return any(u.kind == v.kind and u.key != v.key for u in left if u.kind in _SUBJECTS
+               for v in right)
 
 
 def _words(text: str, lex: Lexicon) -> list[Unit]:

@@ -44,5 +44,5 @@ def test_the_kb_codes_come_from_facts_csv():
 def test_lexicon_words_stay_one_word_in_chinese_and_clauses_split_at_commas():
     analysis = analyse("香港收入同比走弱，主要原因是MCV客群萎缩。")
     assert len(analysis.clauses) == 2
-    assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "down"]
+    assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "basis", "down"]
     assert ("term", "customer_segment") in {(u.kind, u.key) for u in analysis.clauses[1]}

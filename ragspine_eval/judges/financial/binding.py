@@ -1,0 +1,57 @@
+"""Binding: each name, comparison basis and horizon of a claim's clause tied to its own passage clause.
+
+A passage may name two subjects of one kind (积金局 and 保监局; 趸交 and 期缴; Hong Kong and
+China in 香港收入下降而中国上升, which vocabulary.analyse cuts into two clauses). A claim that
+takes what the passage says of one and says it of the other names nothing the passage lacks,
+so `_swaps` (the passage names this one?) cannot see it. `misbound(clause, passage)` finds it:
+for each kind of `BOUND` the clause names exactly one of, the passage clause that shares most
+of the clause's other units (passages.best_clause) must name that one where it names any of
+the kind. It answers (kind, the claim's unit, the names the passage clause gives) or None.
+
+`unscoped(clause, support, year_on_year)` does the same for `vocabulary.SCOPED`: a comparison
+basis (同比 / year on year, 环比 / quarter on quarter, half on half) or a horizon (短期 / in
+the short term, 长期 / long term) the clause states must be one a supporting passage states;
+year on year is also what two figures a year apart give (`year_on_year`: the facts' trend),
+and how a change stated with no basis at all is read (中国收入增长 supports 中国收入同比增长).
+Invariants: pure functions of the analysed clause and passages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragspine_eval.judges.financial.passages import Passage, best_clause
+from ragspine_eval.judges.financial.vocabulary import SCOPED, Unit
+
+BOUND = ("entity", "metric", "channel", "regulator", "product")
+
+
+def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] | None:
+    """(kind, the claim's unit, the passage clause's names of that kind) of the first name the
+    passage binds to other words than the claim does; None when every name is bound alike."""
+    for kind in BOUND:
+        named = [u for u in clause if u.kind == kind]
+        if len({u.key for u in named}) != 1 or len(passage.keys.get(kind, ())) < 2:
+            continue  # a passage naming one of the kind is `_swaps`' business
+        aligned = best_clause([u for u in clause if u.kind != kind], passage)
+        theirs = {u.key for u in aligned if u.kind == kind}
+        if theirs and named[0].key not in theirs:
+            names = " / ".join(dict.fromkeys(u.surface for u in aligned if u.kind == kind))
+            return kind, named[0], names
+    return None
+
+
+def unscoped(clause: Sequence[Unit], support: Sequence[Passage], year_on_year: bool
+             ) -> tuple[Unit, str] | None:
+    """(the claim's basis or horizon, what the passages state of that kind, or "") of the
+    first the supporting passages do not state; None when all are stated."""
+    for unit in clause:
+        if unit.kind not in SCOPED:
+            continue
+        if any(unit.key in p.keys.get(unit.kind, ()) for p in support):
+            continue
+        stated = sorted({k for p in support for k in p.keys.get(unit.kind, ())})
+        if unit.kind == "basis" and unit.key == "YOY" and (year_on_year or not stated):
+            continue  # a change stated without a basis is read year on year
+        return unit, ", ".join(stated)
+    return None

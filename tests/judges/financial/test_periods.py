@@ -1,0 +1,46 @@
+"""periods.py: every common spelling of a period keyed, relative ones resolved, never guessed."""
+
+from datetime import date
+
+import pytest
+
+from ragspine_eval.judges.financial.periods import is_stated, read_periods, resolve, span
+
+
+def keys(text: str) -> list[str]:
+    return [k for k, _, _ in read_periods(text.lower())]
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("FY2025", "2025FY"), ("FY25", "2025FY"), ("2025财年", "2025FY"), ("fiscal 2025", "2025FY"),
+    ("2025年上半年", "2025H1"), ("1H25", "2025H1"), ("H1 2025", "2025H1"), ("HY2025", "2025H1"),
+    ("2025年中期", "2025H1"), ("the first half of 2025", "2025H1"), ("2H 2025", "2025H2"),
+    ("2025年第三季度", "2025Q3"), ("Q3 2025", "2025Q3"), ("3Q25", "2025Q3"),
+    ("the third quarter of 2025", "2025Q3"), ("去年", "rel-1"), ("上一财年", "rel-1"),
+    ("the prior year", "rel-1"), ("今年", "rel0"), ("去年上半年", "rel-1H1"), ("三季度", "relxQ3"),
+])
+def test_each_spelling_has_its_key(text, key):
+    assert keys(text) == [key]
+
+
+def test_a_relative_period_is_resolved_from_the_clause_then_the_reference_date():
+    assert resolve("rel-1", "2025FY", "2025", None) == "2024FY"  # a year before the clause's
+    assert resolve("rel-1", "2025H1", "2025", None) == "2024H1"  # the same part, a year on
+    assert resolve("rel-1", None, None, date(2026, 3, 31)) == "2025FY"
+    assert resolve("relxQ3", None, "2025", None) == "2025Q3"  # 三季度 of the claim's year
+    assert resolve("relxQ3", None, None, date(2026, 2, 1)) == "2025Q3"  # the latest ended
+    assert resolve("relxH1", None, None, date(2025, 8, 1)) == "2025H1"
+    assert resolve("rel-1H1", None, None, date(2026, 1, 10)) == "2025H1"
+
+
+def test_nothing_unresolvable_is_guessed():
+    assert resolve("rel-1", None, None, None) is None
+    assert resolve("relxQ3", None, None, None) is None
+    assert not is_stated("rel-1") and is_stated("2025H1")
+
+
+def test_spans_nest_a_half_and_a_quarter_in_their_year():
+    year, half, quarter = span("2025FY"), span("2025H2"), span("2025Q3")
+    assert year and half and quarter
+    assert year[0] <= half[0] <= quarter[0] <= quarter[1] <= half[1] == year[1]
+    assert span("rel-1") is None
