@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ragspine_eval.judges.financial.disagreement import SecondOpinion, second_opinion
+from ragspine_eval.judges.financial.disagreement import SecondOpinion, case_date, second_opinion
 from ragspine_eval.judges.groundedness import check_claim, split_claims
 from ragspine_eval.workbench import case_view, embed
 
@@ -54,7 +54,7 @@ def _claims_html(report: Any, case_id: str, judge_name: str) -> str:
     case = next(c for c in report.cases if c.id == case_id)
     rows = []
     for claim in split_claims(case.narrative_answer):
-        check = check_claim(judge, claim, case.retrieved_context)
+        check = check_claim(judge, claim, case.retrieved_context, case_date(case))
         rows.append(f"<tr><td>{escape(claim)}</td><td>{_said(check.entailed)}</td>"
                     f"<td>{escape(check.rule or '')}</td><td>{escape(str(check.passage or '–'))}"
                     f"</td><td>{escape(check.detail)}</td></tr>")
@@ -112,3 +112,4 @@ _SCRIPT = """<script>(function () {
     });
   });
 })();</script>"""
+

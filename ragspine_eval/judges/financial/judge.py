@@ -18,8 +18,9 @@ naming the passage (1 = the first retrieved one) and what disagrees:
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
    one clause's, are held by the passages it was judged against (an added cause, say);
 otherwise `supported`. A claim with no word of the financial vocabulary (no entity, metric,
-channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`: every
-quantity stated somewhere in the context and at least `GENERAL_THRESHOLD` of its words there.
+channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`
+(general.py: every number and name in the context, its stemmed words clause by clause, its
+negations).
 Invariants: deterministic and offline (the lexicon and rjieba's dictionary ship in packages);
 the verdict is `ClaimCheck(entailed, coverage, missing, rule, passage, detail)`.
 """
@@ -40,14 +41,14 @@ from ragspine_eval.judges.financial.facts import (
     trend,
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
-from ragspine_eval.judges.financial.periods import is_stated, resolve, span
+from ragspine_eval.judges.financial.general import judge_general
+from ragspine_eval.judges.financial.periods import is_stated, resolve
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
-from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse, stem
+from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse
 from ragspine_eval.judges.groundedness import ClaimCheck
 
 FINANCIAL_THRESHOLD = 0.85
 CLAUSE_THRESHOLD = 0.5
-GENERAL_THRESHOLD = 0.65
 SUPPORTED = "supported"
 NUMBER = "number not found"
 PERIOD = "period changed"
@@ -56,8 +57,11 @@ NEGATION = "negation"
 WORDS = "unsupported words"
 BASIS = "comparison basis changed"
 HORIZON = "horizon changed"
-RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, BASIS, HORIZON, DIRECTION,
+NAME = "name not found"
+RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, BASIS, HORIZON, NAME, DIRECTION,
          NEGATION, WORDS, SUPPORTED)
+_GENERAL_RULES = {"number": NUMBER, "period": PERIOD, "words": WORDS, "negation": NEGATION,
+                  "supported": SUPPORTED}
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _MEMO = 4096
 _COUNTED = ("content", "word", "term", *SWAPPABLE, *SCOPED, "up", "down")
@@ -97,6 +101,7 @@ class FinancialJudge:
     """Judges a claim against the passages that could support it (see the module docstring)."""
 
     registered_as = "financial"  # its name in qa.judges, which imports it on first use
+    dated = True  # check_claim hands it the case's reference date (去年 / last year)
 
     def __init__(self, threshold: float = FINANCIAL_THRESHOLD):
         self.threshold = threshold
@@ -318,40 +323,10 @@ class FinancialJudge:
             return trend is not None and wanted == trend[0]
         return any(p.holds(unit) for p in support)
 
-    def general(self, claim: str, units: Sequence[Unit], passages: Sequence[Passage]
-                ) -> ClaimCheck:
-        """Outside the financial vocabulary: every quantity in some passage, and at least
-        GENERAL_THRESHOLD of the words in the context."""
-        for unit in units:
-            if (unit.quantity is not None or unit.kind == "period") and not any(
-                    p.holds(unit) or _same_year(unit, p) for p in passages):
-                if unit.quantity is None:
-                    return ClaimCheck(claim, False, None, (unit.surface,), PERIOD, None,
-                                      f"the year {unit.surface} is in no passage")
-                return ClaimCheck(claim, False, None, (unit.surface,), NUMBER, None,
-                                  f"the number {unit.surface.strip()} "
-                                  f"({unit.quantity.describe()}) is in no passage")
-        counted = [u for u in units if u.kind in _COUNTED]
-        words = " ".join(p.analysis.text.lower() for p in passages)
-        # outside the KB's domain a lexicon synonym is no evidence: a word must be there itself
-        lacking = [u.surface for u in counted if not (
-            any(p.holds(u) for p in passages) if u.kind not in ("word", "term") else
-            re.search(rf"(?<![a-z]){re.escape(stem(u.surface.lower()))}", words))]
-        coverage = (len(counted) - len(lacking)) / len(counted) if counted else 1.0
-        ok = coverage >= GENERAL_THRESHOLD
-        return ClaimCheck(claim, ok, coverage, tuple(dict.fromkeys(lacking)),
-                          SUPPORTED if ok else WORDS, None,
-                          f"no financial term: {coverage:.0%} of its words are in the context "
-                          f"(needs {GENERAL_THRESHOLD:.0%})")
-
-
-def _same_year(unit: Unit, passage: Passage) -> bool:
-    """Outside the KB's domain a period is held by a passage period whose span holds its span:
-    2006Q3 by a page that says 2006 (periods.span)."""
-    ours = span(unit.key) if unit.kind == "period" else None
-    return ours is not None and any(
-        (theirs := span(k)) is not None and theirs[0] <= ours[0] and ours[1] <= theirs[1]
-        for k in passage.keys.get("period", ()))
+    @staticmethod
+    def general(claim: str, units: Sequence[Unit], passages: Sequence[Passage]) -> ClaimCheck:
+        """Outside the financial vocabulary: general.judge_general."""
+        return judge_general(claim, units, passages, _GENERAL_RULES)
 
 
 def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None

@@ -8,7 +8,7 @@
   knowledge base's facts.csv where the project has one): `entity`, `metric`, `channel`, `up`,
   `down`, `neg`, `word`, each keyed by its concept (香港, Hong Kong, HK and ACME_HK are one key);
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
-  whose dictionary ships inside the package; English: its Snowball-like stem, see `stem`).
+  whose dictionary ships inside the package; English: its Snowball stem, see `stem`).
 
 Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
 statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge compares a claim's clause with a passage's clause. Invariants: the result depends on the text, the lexicon and the
@@ -41,8 +41,6 @@ WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
-_SUFFIXES = ("ingly", "edly", "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly",
-             "s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +67,18 @@ class Analysis:
         return tuple(u for clause in self.clauses for u in clause)
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English stem: the commonest inflectional suffixes cut, keeping three letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """The Snowball English stem of a lower-cased word (snowballstemmer: announced, announcing
+    and announcement are one stem)."""
+    return _stemmer().stemWord(word)
 
 
 class Lexicon:
