@@ -7,7 +7,9 @@ The claims themselves are written by hand in data/judge/claims_source.txt, one a
 `anchors` are the passages the claim is about, separated by commas: a fact of data/kb/facts.csv
 as METRIC.ENTITY.PERIOD[.CHANNEL] (REV, NS, PROFIT, ROE; G, HK, CN; 25 = FY2025, 24 = FY2024,
 H1 = 2025H1; AG = agency, BA = bancassurance), or a narrative of data/kb/narratives.jsonl by its
-short name (hk, cn, grp, reghk, regcn, strat). For a supported claim they are what supports it;
+short name (hk, cn, grp, reghk, regcn, strat). One anchor may be `@YYYY-MM-DD` instead: the claim's
+reference date (the day its answer is taken to be written, data/judge/README.md), written to the
+line as `reference_date` so that 去年 / last year / 上一财年 / this year resolve to a period. For a supported claim they are what supports it;
 for an unsupported one they are what it misstates. This script only builds the context around
 them, the way the engine's answers show it:
 - a fact as the engine renders it, in its tool-mode form (`ACME_HK FY2025 REVENUE: 1702 USD_M
@@ -30,6 +32,7 @@ import csv
 import hashlib
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -48,7 +51,13 @@ NARRATIVES = {"hk": "HK_QBR_2025Q4.pptx", "cn": "CN_QBR_2025.pptx", "grp": "GROU
               "reghk": "REG_WATCH_HK.pptx", "regcn": "REG_WATCH_CN.pptx",
               "strat": "GROUP_STRATEGY_2026.pptx"}
 KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "entity", "period",
-         "addition", "number")
+         "addition", "number",
+         # batch 6 on (issue 32): the ways answers state periods, bases, subjects and figures
+         "restated", "period_relative", "period_form", "basis", "horizon", "subject", "channel",
+         "product", "regulator", "metric", "company")
+# an anchor `@2026-03-31` is not a passage: it is the claim's reference date (the day the answer
+# is taken to be written), which resolves 去年 / last year / 上一财年 / this year in the claim
+REFERENCE_DATE = re.compile(r"^@(\d{4}-\d{2}-\d{2})$")
 
 
 def load_facts() -> dict[str, dict[str, str]]:
@@ -91,8 +100,13 @@ def read_source() -> list[dict[str, object]]:
         kind, lang, label, anchors, claim = parts
         if kind not in KINDS or lang not in ("zh", "en") or label not in ("T", "F"):
             raise SystemExit(f"{SOURCE}:{number}: bad kind, lang or label: {line}")
+        tokens = [a.strip() for a in anchors.split(",") if a.strip()]
+        dates = [m[1] for m in map(REFERENCE_DATE.match, tokens) if m]
+        if len(dates) > 1:
+            raise SystemExit(f"{SOURCE}:{number}: more than one reference date: {line}")
         rows.append({"kind": kind, "lang": lang, "label": label == "T", "claim": claim,
-                     "anchors": [a.strip() for a in anchors.split(",") if a.strip()],
+                     "anchors": [a for a in tokens if not REFERENCE_DATE.match(a)],
+                     "reference_date": dates[0] if dates else None,
                      "where": f"{SOURCE.name}:{number}"})
     return rows
 
@@ -150,6 +164,8 @@ def build() -> dict[str, list[dict[str, object]]]:
                "label": label, "claim": claim,
                "context": build_context(list(row["anchors"]), claim, facts, texts,
                                         str(row["where"]))}
+        if row["reference_date"]:
+            out["reference_date"] = row["reference_date"]
         (fit if per_group[kind, label, lang] % 2 == 1 else held).append(out)
     return {FIT: fit, HELDOUT: held}
 
