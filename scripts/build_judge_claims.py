@@ -29,6 +29,7 @@ Run: .venv/bin/python scripts/build_judge_claims.py
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import json
 import random
@@ -53,8 +54,7 @@ NARRATIVES = {"hk": "HK_QBR_2025Q4.pptx", "cn": "CN_QBR_2025.pptx", "grp": "GROU
 KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "entity", "period",
          "addition", "number",
          # batch 6 on (issue 32): the ways answers state periods, bases, subjects and figures
-         "restated", "period_relative", "period_form", "basis", "horizon", "subject", "channel",
-         "product", "regulator", "metric", "company")
+         "restated", "period_relative", "period_form", "basis")
 # an anchor `@2026-03-31` is not a passage: it is the claim's reference date (the day the answer
 # is taken to be written), which resolves 去年 / last year / 上一财年 / this year in the claim
 REFERENCE_DATE = re.compile(r"^@(\d{4}-\d{2}-\d{2})$")
@@ -170,13 +170,94 @@ def build() -> dict[str, list[dict[str, object]]]:
     return {FIT: fit, HELDOUT: held}
 
 
+# the fields of a line: always these, and reference_date / origin only where the claim has one
+REQUIRED = ("id", "kind", "lang", "label", "claim", "context")
+OPTIONAL = ("reference_date", "origin")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# words whose period is only known from the reference date: a claim using one must carry it
+RELATIVE = re.compile(r"去年|今年|前年|上一财年|最近一个完整财年|last year|this year|year before last|"
+                      r"last fiscal year|previous financial year|most recent full", re.IGNORECASE)
+
+
+def _line_problems(where: str, row: object) -> list[str]:
+    if not isinstance(row, dict):
+        return [f"{where}: not a JSON object"]
+    missing = [f for f in REQUIRED if f not in row]
+    unknown = sorted(set(row) - set(REQUIRED) - set(OPTIONAL))
+    if missing or unknown:
+        return [f"{where}: missing {missing} / unknown {unknown} fields"]
+    kind, lang, label, claim, context = (row[f] for f in ("kind", "lang", "label", "claim",
+                                                         "context"))
+    out = []
+    if kind not in KINDS:
+        out.append(f"{where}: kind {kind!r} is not one of the kinds")
+    if lang not in ("zh", "en"):
+        out.append(f"{where}: lang {lang!r} is not zh or en")
+    if not isinstance(label, bool):
+        out.append(f"{where}: label {label!r} is not true or false")
+    if not isinstance(claim, str) or not claim.strip():
+        out.append(f"{where}: the claim is not a non-empty string")
+    elif lang in ("zh", "en") and bool(CJK.search(claim)) != (lang == "zh"):
+        out.append(f"{where}: a {lang} claim {'without' if lang == 'zh' else 'with'} Chinese")
+    least = 1 if kind == "engine_answer" else 2  # an engine's run may have retrieved one passage
+    if not (isinstance(context, list) and least <= len(context) <= 5
+            and all(isinstance(p, str) and p.strip() for p in context)):
+        out.append(f"{where}: the context is not a list of {least} to 5 passages")
+    if not isinstance(row["id"], str) or row["id"].rsplit("-", 2)[0] != kind:
+        out.append(f"{where}: the id {row['id']!r} does not name its kind")
+    date = row.get("reference_date")
+    if date is not None:
+        try:
+            dt.date.fromisoformat(str(date))
+        except ValueError:
+            out.append(f"{where}: reference_date {date!r} is not a YYYY-MM-DD date")
+    elif isinstance(claim, str) and RELATIVE.search(claim):
+        out.append(f"{where}: a claim with a relative period ({RELATIVE.search(claim)[0]}) "
+                   f"has no reference_date")
+    if kind == "engine_answer" and not row.get("origin"):
+        out.append(f"{where}: an engine_answer claim without its origin (run and case)")
+    return out
+
+
+def check_claims(halves: dict[str, list[object]]) -> list[str]:
+    """Every problem of the two halves ({file name: its parsed lines}), one line each, naming the
+    file and line: a malformed line, an id or claim written twice, a kind absent from a half, a
+    kind whose two labels are not both in each half."""
+    problems: list[str] = []
+    ids: dict[str, str] = {}
+    claims: dict[str, str] = {}
+    seen: dict[str, set[tuple[str, bool]]] = {name: set() for name in halves}
+    for name, rows in halves.items():
+        for number, row in enumerate(rows, start=1):
+            where = f"{name}:{number}"
+            found = _line_problems(where, row)
+            problems += found
+            if found:
+                continue
+            for key, index, what in ((row["id"], ids, "id"), (row["claim"], claims, "claim")):
+                if key in index:
+                    problems.append(f"{where}: the {what} {key!r} is also at {index[key]}")
+                index.setdefault(key, where)
+            seen[name].add((row["kind"], row["label"]))
+    every = set().union(*seen.values()) if seen else set()
+    for name, pairs in seen.items():
+        for kind, label in sorted(every - pairs):
+            problems.append(f"{name}: no {'supported' if label else 'unsupported'} {kind} claim "
+                            f"(the other half has one)")
+    return problems
+
+
 def as_jsonl(rows: list[dict[str, object]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, part in build().items():
+    halves = build()
+    problems = check_claims(halves)  # nothing is written when a line would be malformed
+    if problems:
+        raise SystemExit("\n".join(problems))
+    for name, part in halves.items():
         (OUT / name).write_text(as_jsonl(part), encoding="utf-8")
         print(f"{name}: {len(part)} claims, {sum(bool(r['label']) for r in part)} supported")
 
