@@ -54,7 +54,8 @@ NARRATIVES = {"hk": "HK_QBR_2025Q4.pptx", "cn": "CN_QBR_2025.pptx", "grp": "GROU
 KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "entity", "period",
          "addition", "number",
          # batch 6 on (issue 32): the ways answers state periods, bases, subjects and figures
-         "restated", "period_relative", "period_form", "basis")
+         "restated", "period_relative", "period_form", "basis", "horizon", "subject", "region",
+         "channel", "product", "regulator", "metric", "company")
 # an anchor `@2026-03-31` is not a passage: it is the claim's reference date (the day the answer
 # is taken to be written), which resolves 去年 / last year / 上一财年 / this year in the claim
 REFERENCE_DATE = re.compile(r"^@(\d{4}-\d{2}-\d{2})$")
