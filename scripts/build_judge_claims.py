@@ -55,10 +55,18 @@ KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "en
          "addition", "number",
          # batch 6 on (issue 32): the ways answers state periods, bases, subjects and figures
          "restated", "period_relative", "period_form", "basis", "horizon", "subject", "region",
-         "channel", "product", "regulator", "metric", "company")
+         "channel", "product", "regulator", "metric", "company", "engine_answer")
 # an anchor `@2026-03-31` is not a passage: it is the claim's reference date (the day the answer
 # is taken to be written), which resolves 去年 / last year / 上一财年 / this year in the claim
 REFERENCE_DATE = re.compile(r"^@(\d{4}-\d{2}-\d{2})$")
+# an engine_answer claim is a sentence of a real answer of the engine, recorded in ENGINE_RUNS (the
+# answers and retrieved passages of one `ragspine-eval qa --mode agent` and one `--mode tool` run
+# over data/kb): anchor `case=agent/ID` names the run and case it comes from and keeps the context
+# built from the other anchors (the fact the sentence cites); `run:agent/ID` also makes the context
+# exactly what that case retrieved
+ENGINE_RUNS = {"agent": OUT / "engine_answers_agent_kb.jsonl",
+               "tool": OUT / "engine_answers_tool_kb.jsonl"}
+ORIGIN = re.compile(r"^(case=|run:)(agent|tool)/([\w-]+)$")
 
 
 def load_facts() -> dict[str, dict[str, str]]:
@@ -103,11 +111,18 @@ def read_source() -> list[dict[str, object]]:
             raise SystemExit(f"{SOURCE}:{number}: bad kind, lang or label: {line}")
         tokens = [a.strip() for a in anchors.split(",") if a.strip()]
         dates = [m[1] for m in map(REFERENCE_DATE.match, tokens) if m]
-        if len(dates) > 1:
-            raise SystemExit(f"{SOURCE}:{number}: more than one reference date: {line}")
+        origins = [m for m in map(ORIGIN.match, tokens) if m]
+        if len(dates) > 1 or len(origins) > 1:
+            raise SystemExit(f"{SOURCE}:{number}: more than one reference date or origin: {line}")
+        if bool(origins) != (kind == "engine_answer"):
+            raise SystemExit(f"{SOURCE}:{number}: an engine_answer claim, and only one, names "
+                             f"its case (case=ID or run:ID): {line}")
         rows.append({"kind": kind, "lang": lang, "label": label == "T", "claim": claim,
-                     "anchors": [a for a in tokens if not REFERENCE_DATE.match(a)],
+                     "anchors": [a for a in tokens
+                                 if not REFERENCE_DATE.match(a) and not ORIGIN.match(a)],
                      "reference_date": dates[0] if dates else None,
+                     "case": (origins[0][2], origins[0][3]) if origins else None,
+                     "from_run": bool(origins) and origins[0][1] == "run:",
                      "where": f"{SOURCE.name}:{number}"})
     return rows
 
@@ -143,11 +158,38 @@ def build_context(anchors: list[str], claim: str, facts: dict[str, dict[str, str
     return [render_fact(facts[k], agent_form) if k in facts else texts[NARRATIVES[k]] for k in keys]
 
 
+def load_runs() -> dict[tuple[str, str], dict[str, object]]:
+    """(run, case id) -> the case's recorded answer, reference date and retrieved documents."""
+    cases = {}
+    for run, path in ENGINE_RUNS.items():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if "case" in record:
+                cases[run, record["case"]] = record
+    return cases
+
+
+def engine_context(row: dict[str, object], case: dict[str, object],
+                   facts: dict[str, dict[str, str]], texts: dict[str, str]) -> list[str]:
+    """The context of an engine_answer claim: what its case retrieved (run:), or the passages of
+    its anchors (case=); the claim must be a sentence of the case's answer."""
+    if str(row["claim"]) not in str(case["answer"]):
+        raise SystemExit(f"{row['where']}: not a sentence of case {row['case']}'s answer")
+    if not row["from_run"]:
+        return build_context(list(row["anchors"]), str(row["claim"]), facts, texts,
+                             str(row["where"]))
+    if row["anchors"] or not case["retrieved"]:
+        raise SystemExit(f"{row['where']}: run:{row['case']} takes no anchor and needs a case "
+                         f"that retrieved passages")
+    return [texts[doc] for doc in case["retrieved"]]  # type: ignore[union-attr]
+
+
 def build() -> dict[str, list[dict[str, object]]]:
     """{file name: its lines} of both halves, from the source and the KB (nothing written)."""
     facts = load_facts()
     texts = {json.loads(l)["doc_id"]: json.loads(l)["text"]
              for l in (KB / "narratives.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()}
+    runs: dict[tuple[str, str], dict[str, object]] | None = None
     seen: set[str] = set()
     per_kind_lang: Counter[tuple[str, str]] = Counter()
     per_group: Counter[tuple[str, bool, str]] = Counter()
@@ -161,12 +203,23 @@ def build() -> dict[str, list[dict[str, object]]]:
         kind, lang, label = str(row["kind"]), str(row["lang"]), bool(row["label"])
         per_kind_lang[kind, lang] += 1
         per_group[kind, label, lang] += 1
-        out = {"id": f"{kind}-{lang}-{per_kind_lang[kind, lang]:03d}", "kind": kind, "lang": lang,
-               "label": label, "claim": claim,
-               "context": build_context(list(row["anchors"]), claim, facts, texts,
-                                        str(row["where"]))}
-        if row["reference_date"]:
-            out["reference_date"] = row["reference_date"]
+        out: dict[str, object] = {"id": f"{kind}-{lang}-{per_kind_lang[kind, lang]:03d}",
+                                  "kind": kind, "lang": lang, "label": label, "claim": claim}
+        date = row["reference_date"]
+        if row["case"]:
+            runs = load_runs() if runs is None else runs
+            run, case_id = row["case"]  # type: ignore[misc]
+            if (run, case_id) not in runs:
+                raise SystemExit(f"{row['where']}: no case {case_id} in {ENGINE_RUNS[run].name}")
+            case = runs[run, case_id]
+            out["context"] = engine_context(row, case, facts, texts)
+            out["origin"] = f"{ENGINE_RUNS[run].name}#{case_id}"
+            date = date or case["reference_date"]
+        else:
+            out["context"] = build_context(list(row["anchors"]), claim, facts, texts,
+                                           str(row["where"]))
+        if date:
+            out["reference_date"] = date
         (fit if per_group[kind, label, lang] % 2 == 1 else held).append(out)
     return {FIT: fit, HELDOUT: held}
 
