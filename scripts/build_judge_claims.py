@@ -23,7 +23,8 @@ The split is stratified and stable: within each kind x label x lang group, claim
 the order they are written; odd numbers (1st, 3rd, ...) go to the fit file, even numbers to the
 held-out file. Appending claims to the source never moves a claim already split.
 
-Run: .venv/bin/python scripts/build_judge_claims.py
+Run: .venv/bin/python scripts/build_judge_claims.py (build), or with --check to validate the
+committed halves only (check_claims: exit 2 and one line per problem when a line is malformed).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import hashlib
 import json
 import random
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -305,16 +307,46 @@ def as_jsonl(rows: list[dict[str, object]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    halves = build()
+def read_committed() -> dict[str, list[object]]:
+    """{file name: its parsed lines} of the two committed halves; a line that is no JSON is kept
+    as its text, which check_claims names as not a JSON object."""
+    halves: dict[str, list[object]] = {}
+    for name in (FIT, HELDOUT):
+        rows: list[object] = []
+        for line in (OUT / name).read_text(encoding="utf-8").splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                rows.append(line)
+        halves[name] = rows
+    return halves
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build and write both halves (0), or with --check only validate the committed ones (0 when
+    well-formed); a malformed source or line: one line per problem on stderr, exit 2, and
+    nothing written."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        halves = read_committed() if args == ["--check"] else build()
+    except SystemExit as exc:  # build() names the source line it cannot read
+        if not isinstance(exc.code, str):
+            raise
+        print(exc.code, file=sys.stderr)
+        return 2
     problems = check_claims(halves)  # nothing is written when a line would be malformed
     if problems:
-        raise SystemExit("\n".join(problems))
+        print("\n".join(problems), file=sys.stderr)
+        return 2
+    if args == ["--check"]:
+        print(f"{FIT}, {HELDOUT}: {sum(map(len, halves.values()))} claims, well-formed")
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
     for name, part in halves.items():
-        (OUT / name).write_text(as_jsonl(part), encoding="utf-8")
-        print(f"{name}: {len(part)} claims, {sum(bool(r['label']) for r in part)} supported")
+        (OUT / name).write_text(as_jsonl(part), encoding="utf-8")  # type: ignore[arg-type]
+        print(f"{name}: {len(part)} claims, {sum(bool(r['label']) for r in part)} supported")  # type: ignore[index]
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -204,16 +204,33 @@ def test_check_claims_names_each_malformed_line(halves, builder, expected, break
     assert all(p.split(":")[0] in copy for p in problems)  # each names its file (and line)
 
 
-def test_the_builder_writes_nothing_when_a_line_is_malformed(builder, tmp_path, monkeypatch):
+def test_the_builder_writes_nothing_when_a_line_is_malformed(builder, tmp_path, monkeypatch,
+                                                              capsys):
     source = tmp_path / "claims_source.txt"
     source.write_text((DATA / "claims_source.txt").read_text(encoding="utf-8")
                       + "restated | zh | T | REV.HK.25 | Hong Kong revenue was USD 1.702bn.\n",
                       encoding="utf-8")  # an English claim marked zh
     monkeypatch.setattr(builder, "SOURCE", source)
     monkeypatch.setattr(builder, "OUT", tmp_path)
-    with pytest.raises(SystemExit, match="zh claim without Chinese"):
-        builder.main()
+    assert builder.main([]) == 2
+    assert "zh claim without Chinese" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["claims_source.txt"]
+
+
+def test_check_names_a_malformed_committed_file_and_exits_2(builder, tmp_path, monkeypatch,
+                                                            capsys):
+    for name in (builder.FIT, builder.HELDOUT):
+        (tmp_path / name).write_text((DATA / name).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(builder, "OUT", tmp_path)
+    assert builder.main(["--check"]) == 0
+    with (tmp_path / builder.HELDOUT).open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "basis-en-999", "kind": "basis", "lang": "en", "label": "no"}\n')
+        fh.write("not json\n")
+    assert builder.main(["--check"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    lines = len((DATA / builder.HELDOUT).read_text(encoding="utf-8").splitlines())
+    assert err[0].startswith(f"{builder.HELDOUT}:{lines + 1}: missing")
+    assert err[1] == f"{builder.HELDOUT}:{lines + 2}: not a JSON object"
 
 
 def test_the_kinds_of_issue_32_are_written_in_both_languages_alike(halves, builder):
