@@ -1,7 +1,10 @@
 """data/judge/financial_claims_{fit,heldout}.jsonl: the labelled zh/en claims the judges are
 measured on. Each line well-formed, the two halves disjoint and stratified, every kind in both
-languages, labels about half, contexts made of the knowledge base's own passages, and every
-number of a supported claim derivable from a fact its context shows."""
+languages and both halves, labels about half, contexts made of the knowledge base's own passages,
+and every number of a supported claim of the first batches derivable from a fact its context shows.
+
+No test here runs a judge on the claims: the batch-6 claims (issue 32) were written and labelled
+without any judge's verdict, and these tests only read the files (`judge check`'s own reader)."""
 
 from __future__ import annotations
 
@@ -16,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from ragspine_eval.judges import registry as judges
-from ragspine_eval.judges.groundedness import LexicalOverlapJudge
 from ragspine_eval.judges.numbers import number_values
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "judge"
 FILES = {"fit": DATA / "financial_claims_fit.jsonl", "heldout": DATA / "financial_claims_heldout.jsonl"}
-KINDS = {"paraphrase", "approximation", "verbatim", "negation", "direction", "entity", "period",
-         "addition", "number"}
+# the kinds of issue 21 (batches 1-5); batch 6 on (issue 32) adds the kinds of the builder's KINDS
+OLD_KINDS = {"paraphrase", "approximation", "verbatim", "negation", "direction", "entity",
+             "period", "addition", "number"}
 SUPPORTED_ONLY = {"paraphrase", "verbatim"}
 UNSUPPORTED_ONLY = {"negation", "direction", "entity", "period", "addition", "number"}
 # how the engine prints a fact (tool mode "…: 1702 USD_M（来源：doc · locator）", agent mode "…：…")
@@ -71,17 +74,15 @@ def _fact(line: str) -> tuple[str, ...] | None:
             Decimal(m["value"]), m["unit"], m["doc"], m["locator"])
 
 
-def test_every_line_is_well_formed_and_judge_check_reads_it(halves):
+def test_every_line_is_well_formed_and_judge_check_reads_it(halves, builder):
+    assert builder.check_claims({FILES[n].name: rows for n, rows in halves.items()}) == []
     for name, rows in halves.items():
+        assert {r["kind"] for r in rows} == set(builder.KINDS), name  # every kind in each half
         for row in rows:
-            assert set(row) == {"id", "kind", "lang", "label", "claim", "context"}, row
-            assert row["kind"] in KINDS and row["lang"] in ("zh", "en")
-            assert isinstance(row["label"], bool) and row["claim"].strip()
-            assert 2 <= len(row["context"]) <= 5 and all(isinstance(p, str) for p in row["context"])
-            # a Chinese claim is written in Chinese, an English one has no Chinese in it
-            assert bool(CJK.search(row["claim"])) == (row["lang"] == "zh"), row["id"]
-        check = judges.check_labelled(FILES[name], LexicalOverlapJudge())
-        assert check.n == len(rows) and {s.name for s in check.groups if s.field == "kind"} == KINDS
+            assert 2 <= len(row["context"]) <= 5 or row["kind"] == "engine_answer", row["id"]
+        read = judges.read_labelled(FILES[name])  # `judge check`'s reader, no judge run
+        assert [(c, list(p), l) for c, p, l in read] == [
+            (r["claim"], r["context"], r["label"]) for r in rows]
 
 
 def test_ids_are_unique_and_the_halves_share_no_claim(halves):
@@ -91,12 +92,13 @@ def test_ids_are_unique_and_the_halves_share_no_claim(halves):
     assert len({r["claim"] for r in rows}) == len(rows)
 
 
-def test_each_kind_is_written_often_enough_in_both_languages_and_labels_are_about_half(halves):
+def test_each_kind_is_written_often_enough_in_both_languages_and_labels_are_about_half(halves,
+                                                                                        builder):
     rows = halves["fit"] + halves["heldout"]
     assert len(rows) >= 240
     per_kind = Counter(r["kind"] for r in rows)
-    assert min(per_kind.values()) >= 15 and set(per_kind) == KINDS
-    for kind in KINDS:
+    assert min(per_kind.values()) >= 15 and set(per_kind) == set(builder.KINDS)
+    for kind in builder.KINDS:
         assert {r["lang"] for r in rows if r["kind"] == kind} == {"zh", "en"}, kind
     for name, half in halves.items():
         assert 0.4 <= sum(r["label"] for r in half) / len(half) <= 0.6, name
@@ -104,12 +106,14 @@ def test_each_kind_is_written_often_enough_in_both_languages_and_labels_are_abou
     assert all(r["label"] for r in rows if r["kind"] in SUPPORTED_ONLY)
     assert not any(r["label"] for r in rows if r["kind"] in UNSUPPORTED_ONLY)
     assert {r["label"] for r in rows if r["kind"] == "approximation"} == {True, False}
+    for kind in set(builder.KINDS) - OLD_KINDS:  # the kinds of issue 32 hold both labels
+        assert {r["label"] for r in rows if r["kind"] == kind} == {True, False}, kind
 
 
 def test_the_split_is_stratified_by_kind_label_and_language(halves):
     groups = {name: Counter((r["kind"], r["label"], r["lang"]) for r in rows)
               for name, rows in halves.items()}
-    assert set(groups["fit"]) == set(groups["heldout"])
+    assert set(groups["heldout"]) <= set(groups["fit"])  # a group of one claim is in fit only
     for group, n in groups["fit"].items():
         assert 0 <= n - groups["heldout"][group] <= 1, group  # the odd one goes to fit
 
@@ -124,8 +128,11 @@ def test_every_passage_is_a_fact_as_the_engine_prints_it_or_a_narrative_of_the_k
 
 
 def test_every_number_of_a_supported_claim_is_derivable_from_a_fact_in_its_context(halves):
+    # the claims of issue 21's kinds only: the restated figures, quarters and changes of issue 32
+    # are written in forms a number reader may not read (that is what they measure), so a reader
+    # must not decide which of them stay in the set
     for row in halves["fit"] + halves["heldout"]:
-        if not row["label"]:
+        if not row["label"] or row["kind"] not in OLD_KINDS:
             continue
         shown = [fact[4] * (10**6 if fact[5] == "USD_M" else 1)
                  for fact in map(_fact, row["context"]) if fact]
@@ -160,3 +167,103 @@ def test_an_approximation_is_within_3_percent_of_its_fact_when_supported_15_off_
 def test_the_committed_files_are_what_the_builder_makes_of_the_hand_written_source(builder):
     for name, rows in builder.build().items():
         assert (DATA / name).read_text(encoding="utf-8") == builder.as_jsonl(rows), name
+
+
+def _mutations():
+    """(what is wrong, how to break a copy of the two halves) — each must be named by check_claims"""
+    def field(name, value):
+        return lambda h: h["fit"][0].__setitem__(name, value)
+    return [
+        ("label", field("label", "yes")),
+        ("kind", field("kind", "rumour")),
+        ("lang", field("lang", "fr")),
+        ("context", field("context", [])),
+        ("context", field("context", "one passage, not a list")),
+        ("claim", field("claim", "   ")),
+        ("Chinese", field("claim", "Hong Kong revenue fell.")),  # fit[0] is a zh claim
+        ("reference_date", field("reference_date", "2026-13-01")),
+        ("unknown", field("verdict", True)),
+        ("missing", lambda h: h["fit"][0].pop("label")),
+        ("also at", lambda h: h["heldout"][0].__setitem__("id", h["fit"][0]["id"])),
+        ("also at", lambda h: h["heldout"].append(dict(h["fit"][0], id="paraphrase-zh-999"))),
+        ("no supported restated", lambda h: h["heldout"].__setitem__(
+            slice(None), [r for r in h["heldout"] if (r["kind"], r["label"]) != ("restated", True)])),
+        ("relative period", lambda h: next(r for r in h["fit"] if "reference_date" in r).pop(
+            "reference_date")),
+        ("not a JSON object", lambda h: h["fit"].append(["a", "list"])),
+    ]
+
+
+@pytest.mark.parametrize("expected,breaks", _mutations(), ids=[m[0] for m in _mutations()])
+def test_check_claims_names_each_malformed_line(halves, builder, expected, breaks):
+    copy = json.loads(json.dumps(halves))
+    assert builder.check_claims(copy) == []
+    breaks(copy)
+    problems = builder.check_claims(copy)
+    assert problems and any(expected in p for p in problems), problems
+    assert all(p.split(":")[0] in copy for p in problems)  # each names its file (and line)
+
+
+def test_the_builder_writes_nothing_when_a_line_is_malformed(builder, tmp_path, monkeypatch,
+                                                              capsys):
+    source = tmp_path / "claims_source.txt"
+    source.write_text((DATA / "claims_source.txt").read_text(encoding="utf-8")
+                      + "restated | zh | T | REV.HK.25 | Hong Kong revenue was USD 1.702bn.\n",
+                      encoding="utf-8")  # an English claim marked zh
+    monkeypatch.setattr(builder, "SOURCE", source)
+    monkeypatch.setattr(builder, "OUT", tmp_path)
+    assert builder.main([]) == 2
+    assert "zh claim without Chinese" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claims_source.txt"]
+
+
+def test_check_names_a_malformed_committed_file_and_exits_2(builder, tmp_path, monkeypatch,
+                                                            capsys):
+    for name in (builder.FIT, builder.HELDOUT):
+        (tmp_path / name).write_text((DATA / name).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(builder, "OUT", tmp_path)
+    assert builder.main(["--check"]) == 0
+    with (tmp_path / builder.HELDOUT).open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "basis-en-999", "kind": "basis", "lang": "en", "label": "no"}\n')
+        fh.write("not json\n")
+    assert builder.main(["--check"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    lines = len((DATA / builder.HELDOUT).read_text(encoding="utf-8").splitlines())
+    assert err[0].startswith(f"{builder.HELDOUT}:{lines + 1}: missing")
+    assert err[1] == f"{builder.HELDOUT}:{lines + 2}: not a JSON object"
+
+
+def test_the_kinds_of_issue_32_are_written_in_both_languages_alike(halves, builder):
+    rows = [r for r in halves["fit"] + halves["heldout"] if r["kind"] not in OLD_KINDS]
+    assert len([r for r in rows if r["kind"] != "engine_answer"]) >= 400  # written by hand
+    hand = Counter((r["kind"], r["label"], r["lang"]) for r in rows if r["kind"] != "engine_answer")
+    for kind, label, lang in hand:  # written by hand in pairs: as many zh as en in each group
+        assert hand[kind, label, "zh"] == hand[kind, label, "en"], (kind, label)
+    dated = [r for r in rows if "reference_date" in r]
+    assert {r["kind"] for r in dated} <= {"period_relative", "engine_answer"}
+    # the same reference dates support some claims and not others: the date decides, not the words
+    assert {r["label"] for r in dated} == {True, False}
+
+
+def test_every_engine_answer_claim_is_a_sentence_of_the_recorded_answer_it_names(halves, builder):
+    from ragspine_eval.judges.groundedness import split_claims  # the qa harness's own splitter
+
+    runs = builder.load_runs()
+    files = {path.name: run for run, path in builder.ENGINE_RUNS.items()}
+    rows = [r for r in halves["fit"] + halves["heldout"] if r["kind"] == "engine_answer"]
+    assert len(rows) >= 40 and {r["label"] for r in rows} == {True, False}
+    for row in rows:
+        name, case_id = row["origin"].split("#")
+        case = runs[files[name], case_id]
+        assert row["claim"] in split_claims(case["answer"]), row["id"]
+        assert row["reference_date"] == case["reference_date"], row["id"]
+        texts = [json.loads(line)["text"] for line in
+                 (ROOT / "data" / "kb" / "narratives.jsonl").read_text(encoding="utf-8").splitlines()]
+        by_doc = dict(zip([json.loads(line)["doc_id"] for line in
+                           (ROOT / "data" / "kb" / "narratives.jsonl").read_text(
+                               encoding="utf-8").splitlines()], texts))
+        if not row["label"]:  # an unsupported one is judged against exactly what its case retrieved
+            assert row["context"] == [by_doc[d] for d in case["retrieved"]], row["id"]
+    for path in builder.ENGINE_RUNS.values():  # each record says which run it is
+        head = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["provenance"]
+        assert head["engine"] == "rag-spine" and head["kb"]["path"] == "data/kb", path.name
