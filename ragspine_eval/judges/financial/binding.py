@@ -6,7 +6,9 @@ takes what the passage says of one and says it of the other names nothing the pa
 so `_swaps` (the passage names this one?) cannot see it. `misbound(clause, passage)` finds it:
 for each kind of `BOUND` the clause names exactly one of, the passage clause that shares most
 of the clause's other units (passages.best_clause) must name that one where it names any of
-the kind. It answers (kind, the claim's unit, the names the passage clause gives) or None.
+the kind (a rank, 第二驱动力 / the second driver, is bound by the one channel the clause names
+and its other words). It answers (kind, the claim's unit, the names the passage clause gives)
+or None.
 
 `unscoped(clause, support, year_on_year)` does the same for `vocabulary.SCOPED`: a comparison
 basis (同比 / year on year, 环比 / quarter on quarter, half on half) or a horizon (短期 / in
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from ragspine_eval.judges.financial.passages import Passage, best_clause
 from ragspine_eval.judges.financial.vocabulary import SCOPED, Unit
 
-BOUND = ("entity", "metric", "channel", "regulator", "product")
+BOUND = ("entity", "metric", "channel", "regulator", "product", "rank")
 
 
 def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] | None:
@@ -31,9 +33,14 @@ def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] 
     passage binds to other words than the claim does; None when every name is bound alike."""
     for kind in BOUND:
         named = [u for u in clause if u.kind == kind]
-        if len({u.key for u in named}) != 1 or len(passage.keys.get(kind, ())) < 2:
-            continue  # a passage naming one of the kind is `_swaps`' business
-        aligned = best_clause([u for u in clause if u.kind != kind], passage)
+        if len({u.key for u in named}) != 1:
+            continue
+        others = [u for u in clause if u.kind != kind]
+        if kind == "rank":  # a rank ranks the driver the clause names: one channel, or none
+            if len({u.key for u in clause if u.kind == "channel"}) != 1:
+                continue
+            others = [u for u in others if u.kind in ("channel", "word", "content", "term")]
+        aligned = best_clause(others, passage)
         theirs = {u.key for u in aligned if u.kind == kind}
         if theirs and named[0].key not in theirs:
             names = " / ".join(dict.fromkeys(u.surface for u in aligned if u.kind == kind))

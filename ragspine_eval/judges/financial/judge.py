@@ -157,7 +157,7 @@ class FinancialJudge:
                 first = first or passage
                 support = [p for p in passages if p is passage or _same_subject(p, about)]
                 self._numbers(clause, about, passage, passages, analysis.text)
-                self._swaps(clause, passage, support)
+                self._swaps(clause, about, passage, support)
                 self._subject(clause, subject, names_entity, passage)
                 bound = misbound(clause, passage)
                 if bound is not None:
@@ -259,11 +259,18 @@ class FinancialJudge:
                            f"{' / '.join(dict.fromkeys(u.surface for u in aligned if u.kind == 'entity'))}")
 
     @staticmethod
-    def _swaps(clause: Sequence[Unit], passage: Passage, support: Sequence[Passage]) -> None:
+    def _swaps(clause: Sequence[Unit], about: Sequence[Unit], passage: Passage,
+               support: Sequence[Passage]) -> None:
+        """A name the clause's passage names another of, held by no supporting passage that
+        speaks of the clause's metric (a strategy page naming agency does not hold what the
+        clause says agency did to new sales); a period its passage does not state."""
+        metrics = {u.key for u in about if u.kind == "metric"}
         for unit in clause:
             kind = unit.kind
             if (kind in SWAPPABLE and passage.keys.get(kind)
-                    and not any(p.holds(unit) for p in support)):
+                    and not any(p.holds(unit) and (kind == "metric" or not metrics
+                                                   or metrics & p.keys.get("metric", set()))
+                                for p in support)):
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")

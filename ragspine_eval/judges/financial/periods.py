@@ -37,9 +37,11 @@ _REL_YEAR = {
           r"the same period last year|the same period a year earlier",
     "0": r"今年|本年度|本财年|本年|this fiscal year|the current fiscal year|this year|"
          r"the current year",
-    "-2": r"前年|two years ago|two years earlier",
+    "-2": r"前年|the year before last|two years ago|two years earlier",
 }
-_REL_ANY = "|".join(_REL_YEAR.values())
+# the longest first: "the year before last" is not "the year before"
+_REL_ANY = "|".join(sorted((w for ws in _REL_YEAR.values() for w in ws.split("|")), key=len,
+                           reverse=True))
 _PART_ZH = r"(?:(上|下)半年|第?([一二三四])季度)"
 _PART_EN = rf"(?:(first|second) half|{_ORDINAL} quarter|(h[12]|[12]h)|(q[1-4]|[1-4]q))"
 
@@ -49,6 +51,11 @@ _PATTERNS: list[tuple[str, str]] = [
     (rf"(?:{_REL_ANY})\s*的?\s*{_PART_ZH}", "relpart"),
     (rf"(?:the\s+)?{_PART_EN}\s*(?:of\s+)?(?:last year|this year|the prior year|"
      rf"the previous year|last fiscal year|this fiscal year)", "relpart"),
+    # months of a year: 2025年1-6月, 1-6月 of 2025, the six months to June 2025
+    (rf"{_Y}\s*年?\s*(1\s*[-–~至到]\s*6|7\s*[-–~至到]\s*12|1\s*[-–~至到]\s*3|4\s*[-–~至到]\s*6|"
+     rf"7\s*[-–~至到]\s*9|10\s*[-–~至到]\s*12)\s*月", "months"),
+    (rf"(?:the\s+)?(?:first\s+)?(six|three) months\s+(?:to|ended|ending|through)\s+(?:30\s+)?"
+     rf"(june|march|september|december)(?:\s+30)?,?\s+{_Y}", "months"),
     # halves with a year
     (rf"{_Y}\s*(?:年\s*)?(?:财年\s*)?(?:(上|下)半(?:年|财年)(?:度)?|(h[12]|[12]h)|(hy1?|中期|interim))", "half"),
     (rf"(?:the\s+)?(?:(h[12]|[12]h)|(hy1?|interim(?: results)?|first six months)|(first|second) half(?: year)?)"
@@ -59,7 +66,8 @@ _PATTERNS: list[tuple[str, str]] = [
      rf"{_YEAR_OR_SHORT}", "quarter"),
     # fiscal years
     (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_Y}|(?<![a-z])fy\s?(\d{{2}})(?!\d)|"
-     rf"{_Y}\s*(?:财年|年度|年|fy|fiscal year)|(?<![\d.]){_Y}(?!\.?\d|%)", "year"),
+     rf"{_Y}\s*(?:财年|年度|年|fy|fiscal year)|(?<![\d.]){_Y}(?!\.?\d|%)|"
+     rf"(?<![\d.])(\d{{2}})\s*财年", "year"),
     # relative years
     (rf"(?:{_REL_ANY})", "rel"),
     # a part of a year the text does not state: 上半年, 三季度, q3, the first half
@@ -94,6 +102,20 @@ def _part(groups: list[str], whole: str) -> str:
     return ""
 
 
+_MONTHS = {"1-6": "H1", "7-12": "H2", "1-3": "Q1", "4-6": "Q2", "7-9": "Q3", "10-12": "Q4",
+           "six june": "H1", "six december": "H2", "three march": "Q1", "three june": "Q2",
+           "three september": "Q3", "three december": "Q4"}
+
+
+def _months_key(groups: list[str]) -> str:
+    """"1-6" (1 至 6) or "six june" from the groups of a months match."""
+    words = [g for g in groups if _year([g]) is None or "-" in g or "至" in g]
+    text = " ".join(words)
+    if m := re.search(r"(\d+)\s*[-–~至到]\s*(\d+)", text):
+        return f"{m.group(1)}-{m.group(2)}"
+    return " ".join(w for w in words if w.isalpha())
+
+
 def _rel_offset(word: str) -> str:
     return next(n for n, words in _REL_YEAR.items() if re.fullmatch(words, word))
 
@@ -109,6 +131,8 @@ def key(m: re.Match[str]) -> str:
         groups = [g for g in inner.groups() if g]
         if how == "year":
             return f"{_year(groups)}FY"
+        if how == "months":
+            return f"{_year(groups)}{_MONTHS[_months_key(groups)]}"
         if how in ("rel", "relpart"):
             rel = re.search(_REL_ANY, whole)
             assert rel is not None

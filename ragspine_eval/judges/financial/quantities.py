@@ -80,10 +80,15 @@ class Quantity:
 
 def _plain(value: Decimal) -> str:
     if abs(value) >= 10**9:
-        return f"{value / 10**9:f}".rstrip("0").rstrip(".") + " billion"
+        return _trimmed(value / 10**9) + " billion"
     if abs(value) >= 10**6:
-        return f"{value / 10**6:f}".rstrip("0").rstrip(".") + " million"
-    return f"{value.normalize():f}"
+        return _trimmed(value / 10**6) + " million"
+    return _trimmed(value)
+
+
+def _trimmed(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text  # 140, not 14
 
 
 def _precision(value: Decimal) -> Decimal:
@@ -120,10 +125,10 @@ def read_quantities(text: str) -> list[Quantity]:
         elif (m := _SCALE_AFTER.match(after)) and not written_scale:
             value, precision = value * _SCALES[m.group(1)], precision * _SCALES[m.group(1)]
             end, after = end + m.end(), text[end + m.end():end + m.end() + 24]
-        if m := _PERCENT_AFTER.match(after):
-            unit, end = "PCT", end + m.end()
-        elif m := _POINTS_AFTER.match(after):
+        if m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
             unit, end = "PP", end + m.end()
+        elif m := _PERCENT_AFTER.match(after):
+            unit, end = "PCT", end + m.end()
         elif text.startswith("百分之", start):
             unit = "PCT"
         if unit is None:
