@@ -15,11 +15,14 @@ basis (同比 / year on year, 环比 / quarter on quarter, half on half) or a ho
 the short term, 长期 / long term) the clause states must be one a supporting passage states;
 year on year is also what two figures a year apart give (`year_on_year`: the facts' trend),
 and how a change stated with no basis at all is read (中国收入增长 supports 中国收入同比增长).
+`shifted(clause, text, passage)`: a shift towards another product than the passage's (转向期缴
+against "from single premium to regular premium" read backwards).
 Invariants: pure functions of the analysed clause and passages.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ragspine_eval.judges.financial.passages import Passage, best_clause
@@ -45,6 +48,34 @@ def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] 
         if theirs and named[0].key not in theirs:
             names = " / ".join(dict.fromkeys(u.surface for u in aligned if u.kind == kind))
             return kind, named[0], names
+    return None
+
+
+_TOWARDS = re.compile(r"转向|转为|改为|转至|(?<![a-z])(?:to|towards|toward|into)(?![a-z])")
+
+
+def _target(clause: Sequence[Unit], text: str) -> str | None:
+    """The product a clause shifts towards (转向期缴, to single-premium): the first product that
+    follows 转向 / to / towards in the text, when the clause names a shift at all."""
+    if not any(u.kind == "word" and u.key == "shift" for u in clause):
+        return None
+    for before, unit in zip(clause, clause[1:]):
+        gap = text[before.start + len(before.surface):unit.start]
+        if unit.kind == "product" and _TOWARDS.search(gap.lower() + " " + before.surface.lower()):
+            return unit.key
+    return None
+
+
+def shifted(clause: Sequence[Unit], text: str, passage: Passage) -> tuple[str, str] | None:
+    """(the claim's target, the passage's) when the clause shifts towards another product than
+    the passage does (from regular premium to single premium, where it says 转向期缴)."""
+    ours = _target(clause, text)
+    if ours is None:
+        return None
+    for theirs in passage.analysis.clauses:
+        target = _target(theirs, passage.analysis.text)
+        if target is not None and target != ours:
+            return ours, target
     return None
 
 

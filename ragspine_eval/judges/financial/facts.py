@@ -83,11 +83,16 @@ def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple
 
 def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bool:
     """A percentage the claim states is the change between two of the facts' figures a year
-    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other."""
+    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other; a sum of money or
+    percentage points is the difference itself (增加1.4亿美元: 1180 -> 1320; ROE up 0.9
+    percentage points: 13.9% -> 14.8%)."""
     claim = unit.quantity
-    if claim is None or claim.unit != "PCT":
+    if claim is None or claim.unit is None:
         return False
     found = points(about, support)
+    if claim.unit != "PCT":  # 增加1.4亿美元, up 0.9 percentage points: the difference itself
+        return any(matches(claim, replace(claim, value=diff, hedge=None))
+                   for diff in _differences(found, "PCT" if claim.unit == "PP" else claim.unit))
     metrics = {u.key for u in about if u.kind == "metric"}
     values = [u.quantity.value for p in support
               if len(figures := [u for u in p.analysis.units if u.quantity is not None]) == 1
@@ -101,6 +106,17 @@ def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bo
                 return True
     return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
                for a in values for b in values if b and a < b)
+
+
+def _differences(found: dict[str, tuple[Passage, Unit]], unit: str) -> list[Any]:
+    """The differences between the figures of `unit` a year apart (a percentage's in points)."""
+    out = []
+    for key, (_, now) in found.items():
+        before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
+        if (before is not None and now.quantity is not None and before[1].quantity is not None
+                and now.quantity.unit == before[1].quantity.unit == unit):
+            out.append(abs(now.quantity.value - before[1].quantity.value))
+    return out
 
 
 def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]

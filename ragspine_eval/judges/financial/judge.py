@@ -12,7 +12,8 @@ naming the passage (1 = the first retrieved one) and what disagrees:
    one its passage states, and the passage states one; a name the passage binds to other words
    (binding.misbound: 保监局 for what it says of 积金局) is a swap of its kind; `comparison basis
    changed` / `horizon changed`: 环比 where the passages say 同比, long term for short term
-   (binding.unscoped);
+   (binding.unscoped); `comparison reversed`: 香港利润高于中国 where the facts give China more
+   (comparisons.py);
 4. `direction flipped`, `negation`: the clause says up where the passage clause it aligns with
    says down, or negates what the passage states (polarity.py);
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
@@ -32,7 +33,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from ragspine_eval.judges.financial.binding import misbound, unscoped
+from ragspine_eval.judges.financial.binding import misbound, shifted, unscoped
+from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects
 from ragspine_eval.judges.financial.facts import (
     compared,
     dated_figures,
@@ -56,10 +58,11 @@ DIRECTION = "direction flipped"
 NEGATION = "negation"
 WORDS = "unsupported words"
 BASIS = "comparison basis changed"
+COMPARISON = "comparison reversed"
 HORIZON = "horizon changed"
 NAME = "name not found"
-RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, BASIS, HORIZON, NAME, DIRECTION,
-         NEGATION, WORDS, SUPPORTED)
+RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), "rank swapped", PERIOD, BASIS, HORIZON,
+         COMPARISON, NAME, DIRECTION, NEGATION, WORDS, SUPPORTED)
 _GENERAL_RULES = {"number": NUMBER, "period": PERIOD, "words": WORDS, "negation": NEGATION,
                   "supported": SUPPORTED}
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -165,6 +168,14 @@ class FinancialJudge:
                     raise _Decided(f"{kind} swapped", passage,
                                    f"the claim says this of {unit.surface} ({unit.key}) where "
                                    f"passage {passage.index + 1} says it of {theirs}")
+                towards = shifted(clause, analysis.text, passage)
+                if towards is not None:
+                    raise _Decided("product swapped", passage,
+                                   f"the claim shifts towards {towards[0]} where passage "
+                                   f"{passage.index + 1} shifts towards {towards[1]}")
+                comparison = compare_subjects(clause, about, support, analysis.text)
+                if comparison is not None and not comparison.holds:
+                    raise _Decided(COMPARISON, passage, comparison.detail)
                 turn = trend(periods, about, support)
                 off = unscoped(clause, support, turn is not None)
                 if off is not None:
@@ -172,10 +183,13 @@ class FinancialJudge:
                     raise _Decided(BASIS if unit.kind == "basis" else HORIZON, passage,
                                    f"the claim says {unit.surface} ({unit.key}) where the "
                                    f"passages say {stated or 'nothing of the kind'}")
-                self._polarity(clause, passage, turn)
+                if comparison is None:  # a comparison the facts bear out says its direction
+                    self._polarity(clause, passage, turn)
                 counted = [u for u in clause if u.kind in _COUNTED]
-                lacking = [u for u in counted
-                           if not self._held(u, clause, support, turn, analysis.text)]
+                lacking = [u for u in counted if not (
+                    comparison is not None and (u.kind in ("up", "down")
+                                                or comparative(u.surface))
+                    or self._held(u, clause, support, turn, analysis.text))]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:

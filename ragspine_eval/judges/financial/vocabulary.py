@@ -28,6 +28,7 @@ from typing import Any
 
 from ragspine_eval.judges.financial.periods import key as period_key
 from ragspine_eval.judges.financial.periods import pattern as period_pattern
+from ragspine_eval.judges.financial.periods import with_digit_years
 from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
@@ -157,7 +158,7 @@ def analyse(text: str) -> Analysis:
         units.append(Unit("period", period_key(m), m.start(), m.group()))
         return " " * len(m.group())
 
-    lowered = period_pattern().sub(period, lowered)
+    lowered = period_pattern().sub(period, with_digit_years(lowered))
     found = read_quantities(lowered)
     if found:
         chars = list(lowered)
