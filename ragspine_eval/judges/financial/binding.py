@@ -1,4 +1,4 @@
-"""Binding: each name, comparison basis and horizon of a claim's clause tied to its own passage clause.
+"""Binding: each name, basis and horizon of a claim's clause tied to its own passage clause.
 
 A passage may name two subjects of one kind (积金局 and 保监局; 趸交 and 期缴; Hong Kong and
 China in 香港收入下降而中国上升, which vocabulary.analyse cuts into two clauses). A claim that

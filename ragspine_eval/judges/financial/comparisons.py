@@ -1,10 +1,11 @@
-"""Comparisons of two subjects: 香港利润高于中国, bancassurance brought in more revenue than agency.
+"""Comparisons of two subjects: 香港利润高于中国, bancassurance brought more revenue than agency.
 
 `compare_subjects(clause, about, support, text)` reads a clause that names two entities (or two
 channels) with a comparative between them (higher / more / greater / larger / above / exceeded /
-高于 / 多于 / 超过 / 大于, 比 ... 高; lower / less / smaller / below / 低于 / 少于 / 不及 / 小于, 比 ... 低) and looks up
-each subject's figure for the clause's metric (its own or the claim's) and period among the
-supporting passages that state one figure each (fact rows: `ACME_CN FY2025 PROFIT: 990 USD_M`).
+高于 / 多于 / 超过 / 大于, 比 ... 高; lower / less / smaller / below / 低于 / 少于 / 不及 / 小于,
+比 ... 低) and looks up each subject's figure for the clause's metric (its own or the claim's)
+and period among the supporting passages that state one figure each (fact rows:
+`ACME_CN FY2025 PROFIT: 990 USD_M`).
 It answers `Comparison(holds, detail)` when both figures are found, None otherwise (nothing to
 compare: the clause is judged by the other rules). The first subject named is the one the
 comparative speaks of: 香港利润高于中国 says Hong Kong > China.

@@ -8,8 +8,9 @@
 - a relative one, resolved later because it depends on what the clause and the case say:
   `rel-1` (去年, 上年同期, 上一财年, last year, the prior year, a year earlier: a year before the
   clause's own period, else the fiscal year before the reference date's), `rel0` (今年, 本财年,
-  this year: the reference date's year, else the clause's own), `rel-2` (前年), `rel-1H1` (去年上半年: a part of a relative year), `relxQ3`
-  (三季度, the third quarter, H1: a part of a year the text does not state).
+  this year: the reference date's year, else the clause's own), `rel-2` (前年), `rel-1H1`
+  (去年上半年: a part of a relative year), `relxQ3` (三季度, the third quarter, H1: a part of
+  a year the text does not state), `relxFY` (全年, the latest full year).
 `resolve(key, own, year, reference)` turns a relative key into a stated one, or None when
 nothing in the claim or the case says which year it is: **nothing unresolvable is guessed** (no
 reference date: 去年 alone stays unresolved). A fiscal year is the calendar year (the KB's

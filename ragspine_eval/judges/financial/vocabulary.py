@@ -1,19 +1,22 @@
 """The financial judge's vocabulary: a text read as units of meaning, the same in both languages.
 
 `analyse(text)` turns a claim or a passage into `Unit`s, in order, each in a clause:
-- `period` (FY2025 = 2025财年 = 2025年 = fiscal 2025; 2025H1 = H1 2025 = 2025年上半年), read
-  before the numbers so that a year is never a quantity;
+- `period` (periods.py: FY2025 = 2025财年 = 2025年 = fiscal 2025; 2025H1 = H1 2025 = 2025年上半年;
+  去年 kept relative for the judge to resolve), read before the numbers so that a year is never
+  a quantity;
 - `quantity` (quantities.py: value, unit, hedge);
 - a concept of the lexicon (`lexicon.tsv`, shipped in this package, plus the codes of the
-  knowledge base's facts.csv where the project has one): `entity`, `metric`, `channel`, `up`,
-  `down`, `neg`, `word`, each keyed by its concept (香港, Hong Kong, HK and ACME_HK are one key);
+  knowledge base's facts.csv where the project has one): `entity`, `metric`, `channel`,
+  `regulator`, `product`, `rank`, `basis`, `horizon`, `up`, `down`, `neg`, `word`, each keyed by
+  its concept (香港, Hong Kong, HK and ACME_HK are one key);
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
   whose dictionary ships inside the package; English: its Snowball stem, see `stem`).
 
 Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
-statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge compares a claim's clause with a passage's clause. Invariants: the result depends on the text, the lexicon and the
-KB's codes only; analyses are memoised by text (a run asks about the same passages again and
-again); the segmenter is imported on first use of a Chinese text.
+statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge
+compares a claim's clause with a passage's clause. Invariants: the result depends on the text,
+the lexicon and the KB's codes only; analyses are memoised by text (a run asks about the same
+passages again and again); the segmenter is imported on first use of a Chinese text.
 """
 
 from __future__ import annotations
