@@ -26,8 +26,8 @@ DEFAULT_RETRIES = 2  # the HTTP engine's (engines.http.DEFAULT_RETRIES; a test k
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragspine_eval.qa.engines import DEFAULT_ENGINE, EVAL_MODES
-    from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT
+    from ragspine_eval.engines import DEFAULT_ENGINE, EVAL_MODES
+    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
 
     parser.add_argument("--mode", choices=EVAL_MODES, default=None,
                         help="tool: the pipeline without an LLM; agent: answer_question with the "
@@ -92,9 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
-    from ragspine_eval.qa import judges
-    from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
-    from ragspine_eval.qa.runner import RunInterrupted
+    from ragspine_eval.judges import registry as judges
+    from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
+    from ragspine_eval.execution.runner import RunInterrupted
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
