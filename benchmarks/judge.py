@@ -49,7 +49,7 @@ def cold(golden: str, mode: str, judge: str) -> dict[str, Any]:
 
 
 def _claims(n: int) -> list[tuple[str, list[str], bool]]:
-    from ragspine_eval.qa.judges import read_labelled
+    from ragspine_eval.judges.registry import read_labelled
 
     rows = [r for name in CLAIM_FILES if (DATA_DIR / "judge" / name).exists()
             for r in read_labelled(DATA_DIR / "judge" / name)]
@@ -64,7 +64,7 @@ def _claims(n: int) -> list[tuple[str, list[str], bool]]:
 def check(n: int) -> dict[str, Any]:
     """judge check's work on n claims: start-up (imports and one claim), then claims per second."""
     started = time.perf_counter()
-    from ragspine_eval.qa.judges import check_judge, get
+    from ragspine_eval.judges.registry import check_judge, get
 
     judge = get("financial")
     judge.entails("香港2025财年收入为17.02亿美元", ["ACME_HK FY2025 REVENUE: 1702 USD_M"])

@@ -17,10 +17,10 @@ from ragspine_eval.paths import KB_DIR
 
 def startup(golden: str, mode: str) -> dict[str, Any]:
     """Wall time of a two-case run with two workers: start-up plus one case per worker."""
-    from ragspine_eval.qa.engines.inprocess import RagspineEngine
-    from ragspine_eval.qa.golden import load_golden_set
-    from ragspine_eval.qa.kb import build_eval_kb
-    from ragspine_eval.qa.runner import RunOptions, run_cases
+    from ragspine_eval.engines.inprocess import RagspineEngine
+    from ragspine_eval.golden.cases import load_golden_set
+    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.execution.runner import RunOptions, run_cases
 
     cases = load_golden_set(golden)[:2]
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-kb-") as scratch:

@@ -5,13 +5,13 @@ Engine time is the wall time spent inside calls into `ragspine` on the per-case 
 parse_intent, clarify_scope, expand_subtasks, execute_query_metric, the narrative retriever's
 retrieve, MockProvider(), answer_question, and opening the two stores (SqliteFactStore,
 build_narrative_retriever). `EngineClock` wraps exactly those names in the module that calls
-them (ragspine_eval.qa.engines.inprocess for ours, ragspine.eval.qa_eval for the peer) and counts
+them (ragspine_eval.engines.inprocess for ours, ragspine.eval.qa_eval for the peer) and counts
 only the outermost call, so the retriever answer_question calls internally is not counted
 twice. Everything else is harness: loading and validating the golden set, building the KB
 stores, the runner, turning engine results into a CaseOutcome and an answer text, scoring, the
 report and writing it as JSON. Harness overhead = (total - engine) / total.
 
-The floor makes the same engine calls as ragspine_eval/qa/engines/inprocess.py, case by case in a
+The floor makes the same engine calls as ragspine_eval/engines/inprocess.py, case by case in a
 plain loop, over stores built beforehand and cases loaded beforehand (neither timed), and keeps
 nothing: no outcome, no scoring, no report.
 """
@@ -98,7 +98,7 @@ def ours(golden: str, mode: str, jobs: int | str = 1, instrument: bool = True,
     as by default, in a fresh empty folder, so every outcome is computed and stored
     (`cache=False`: the cache off, to measure what storing outcomes and verdicts costs)."""
     from ragspine_eval.files import write_json_atomic
-    from ragspine_eval.qa.engines import inprocess
+    from ragspine_eval.engines import inprocess
     from ragspine_eval.qa.run import run_qa_eval
 
     clock = EngineClock()
@@ -138,9 +138,9 @@ def floor(golden: str, mode: str) -> dict[str, Any]:
     from ragspine.retrieval.link.narrative_link import build_narrative_retriever
     from ragspine.storage.fact_store import SqliteFactStore
 
-    from ragspine_eval.qa.engines.inprocess import NARRATIVE_TOP_K
-    from ragspine_eval.qa.golden import load_golden_set
-    from ragspine_eval.qa.kb import build_eval_kb
+    from ragspine_eval.engines.inprocess import NARRATIVE_TOP_K
+    from ragspine_eval.golden.cases import load_golden_set
+    from ragspine_eval.retrieval.kb import build_eval_kb
 
     def filters(intent: Any) -> dict[str, str] | None:
         found = {"entity": intent.entity} if intent.entity else {}
@@ -194,7 +194,7 @@ def peer(golden: str, mode: str) -> dict[str, Any]:
     but over the engine's built-in KB, which differs from data/kb, so it is not used as is."""
     from ragspine.eval import qa_eval as peer_eval
 
-    from ragspine_eval.qa.kb import build_eval_kb
+    from ragspine_eval.retrieval.kb import build_eval_kb
 
     clock = EngineClock()
     clock.instrument(peer_eval)

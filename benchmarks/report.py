@@ -32,11 +32,11 @@ def score_and_write(golden: str, mode: str) -> dict[str, Any]:
     """evaluate + to_dict + write_json_atomic over the cases of `golden` (a cycled set)."""
     from ragspine_eval.files import write_json_atomic
     from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
-    from ragspine_eval.qa.engines.factory import build_engine, parse_engine
-    from ragspine_eval.qa.golden import load_golden_set
-    from ragspine_eval.qa.kb import build_eval_kb
+    from ragspine_eval.engines.factory import build_engine, parse_engine
+    from ragspine_eval.golden.cases import load_golden_set
+    from ragspine_eval.retrieval.kb import build_eval_kb
     from ragspine_eval.qa.report import evaluate
-    from ragspine_eval.qa.runner import RunOptions, run_cases
+    from ragspine_eval.execution.runner import RunOptions, run_cases
 
     committed = load_golden_set(QA_GOLDEN_SET)
     cases = load_golden_set(golden)

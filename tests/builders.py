@@ -17,7 +17,7 @@ from conftest import HK_DOC, make_case, right_numeric_outcome
 
 from ragspine_eval import paths
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 # --- QA ------------------------------------------------------------------------------------------
@@ -68,10 +68,10 @@ def real_run(mode: str = "tool"):
         import tempfile
 
         from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
-        from ragspine_eval.qa.engines.factory import build_engine, parse_engine
-        from ragspine_eval.qa.golden import load_golden_set
-        from ragspine_eval.qa.kb import build_eval_kb
-        from ragspine_eval.qa.runner import RunOptions, run_cases
+        from ragspine_eval.engines.factory import build_engine, parse_engine
+        from ragspine_eval.golden.cases import load_golden_set
+        from ragspine_eval.retrieval.kb import build_eval_kb
+        from ragspine_eval.execution.runner import RunOptions, run_cases
 
         cases = load_golden_set(QA_GOLDEN_SET)
         with tempfile.TemporaryDirectory(prefix="ragspine-eval-test-kb-") as scratch:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from ragspine_eval import paths
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden.cases import GoldenCase
 
 HK_SOURCE = {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}
 HK_DOC = "HK_QBR_2025Q4.pptx"
@@ -56,7 +56,7 @@ def numeric_outcome():
 
 @pytest.fixture(scope="session")
 def built_kb(tmp_path_factory):
-    from ragspine_eval.qa.kb import build_eval_kb
+    from ragspine_eval.retrieval.kb import build_eval_kb
 
     return build_eval_kb(db_dir=tmp_path_factory.mktemp("kb"))
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden.cases import GoldenCase
 
 
 def echo(case: GoldenCase) -> dict[str, Any]:

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragspine_eval.qa import cache
+    from ragspine_eval.execution import cache
 
     if args.action == "clear":
         held = cache.clear()

@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.extraction.doc_worker import DocLimits
-    from ragspine_eval.extraction.gated_run import (
+    from ragspine_eval.gated.extraction import (
         ExtractionOutputs,
         run_gated_extraction,
     )

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragspine_eval.qa.golden import GoldenSetError, check_golden_set, summarize
+    from ragspine_eval.golden.cases import GoldenSetError, check_golden_set, summarize
     from ragspine_eval.qa.golden_check import check_against_kb
 
     golden = args.file

@@ -18,7 +18,7 @@ HELP = "list the faithfulness judges, or measure one on a labelled JSONL of clai
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragspine_eval.qa.judges import DEFAULT_JUDGE
+    from ragspine_eval.judges.registry import DEFAULT_JUDGE
 
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("list", help="the registered judges, one a line, name first")
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragspine_eval.qa import judges
+    from ragspine_eval.judges import registry as judges
 
     if args.action == "list":
         for name in judges.names():

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
-from ragspine_eval.qa.jobs import AUTO, AUTO_SERIAL_BELOW, parse_jobs
+from ragspine_eval.execution.jobs import AUTO, AUTO_SERIAL_BELOW, parse_jobs
 from ragspine_eval.cli.common import (
     EXIT_INTERRUPTED,
     add_gate_arguments,
@@ -27,8 +27,8 @@ DEFAULT_RETRIES = 2  # the HTTP engine's (engines.http.DEFAULT_RETRIES; a test k
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragspine_eval.qa.engines import DEFAULT_ENGINE, EVAL_MODES
-    from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT
+    from ragspine_eval.engines import DEFAULT_ENGINE, EVAL_MODES
+    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
 
     parser.add_argument("--mode", choices=EVAL_MODES, default=None,
                         help="tool: the pipeline without an LLM; agent: answer_question with the "
@@ -95,9 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
-    from ragspine_eval.qa import judges
-    from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
-    from ragspine_eval.qa.runner import RunInterrupted
+    from ragspine_eval.judges import registry as judges
+    from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
+    from ragspine_eval.execution.runner import RunInterrupted
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")

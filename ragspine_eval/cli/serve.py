@@ -28,9 +28,9 @@ def run(args: argparse.Namespace) -> int:
     import signal
     import tempfile
 
-    from ragspine_eval.qa.golden import load_golden_set
-    from ragspine_eval.qa.kb import build_eval_kb
-    from ragspine_eval.qa.service import (
+    from ragspine_eval.golden.cases import load_golden_set
+    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.engines.service import (
         most_common_reference_date,
         start_service,
     )

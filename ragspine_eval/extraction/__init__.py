@@ -3,9 +3,9 @@
 records (fact and ground-truth records: formats and validation), adapter (the engine's
 extractors turned into facts), scoring (align facts with a ground truth, score each channel and
 coverage), report (ChannelMetric, Coverage, EvalReport and the baseline entry), run (one run
-over document sets or a facts file, and its JSON report), gated_run (the whole gated run the
-CLI and the notebooks share), fixtures/ (the generated office documents and their ground
-truth; a new document type starts there and in adapter).
+over document sets or a facts file, and its JSON report), fixtures/ (the generated office
+documents and their ground truth; a new document type starts there and in adapter). The whole
+gated run is gated/extraction.py.
 
 The names below are imported on first use, so that importing one part does not import all.
 """
@@ -20,7 +20,6 @@ _WHERE = {
     "make_baseline_entry": "report", "compare_to_baseline": "report",
     "ExtractionRun": "run", "Target": "run", "fixture_targets": "run", "score_engine": "run",
     "score_facts_file": "run",
-    "ExtractionGatedRun": "gated_run", "run_gated_extraction": "gated_run",
 }
 
 __all__ = sorted(_WHERE)

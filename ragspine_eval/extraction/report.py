@@ -16,7 +16,7 @@ import pandas as pd
 
 from ragspine_eval import ratchet as baseline_mod
 from ragspine_eval.extraction.structure import TABLE_STRUCTURE
-from ragspine_eval.outputs.stats import wilson_interval
+from ragspine_eval.stats import wilson_interval
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
 FILL = "fill"  # a channel only where a ground truth states a fill as "RRGGBB" text

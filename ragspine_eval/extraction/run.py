@@ -44,7 +44,7 @@ from ragspine_eval.extraction.records import (
 )
 from ragspine_eval.extraction.report import COVERAGE, FRAME_COLUMNS
 from ragspine_eval.extraction.scoring import CHANNELS, EvalReport, run_eval
-from ragspine_eval.outputs.provenance import (
+from ragspine_eval.provenance import (
     Clock,
     InputRef,
     Provenance,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragspine_eval.outputs.stats import format_interval
+from ragspine_eval.stats import format_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.repeats import verdict_pattern
 from ragspine_eval.qa.report import QAEvalReport

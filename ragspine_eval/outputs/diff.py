@@ -31,7 +31,7 @@ from ragspine_eval.errors import ReportError
 from ragspine_eval.files import reading
 from ragspine_eval.files.reading import clip
 from ragspine_eval.outputs import escape, extraction_diff
-from ragspine_eval.outputs.stats import mcnemar_exact
+from ragspine_eval.stats import mcnemar_exact
 
 if TYPE_CHECKING:
     from ragspine_eval.qa.report import QAEvalReport

@@ -40,7 +40,7 @@ from ragspine_eval.outputs import escape
 
 if TYPE_CHECKING:
     from ragspine_eval.extraction.run import ExtractionRun
-    from ragspine_eval.outputs.provenance import Provenance
+    from ragspine_eval.provenance import Provenance
     from ragspine_eval.qa.report import QAEvalReport
     from ragspine_eval.ratchet import BaselineComparison
 

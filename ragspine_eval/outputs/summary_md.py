@@ -24,7 +24,7 @@ from ragspine_eval.extraction.structure import DEFINITION as STRUCTURE_DEFINITIO
 from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs import escape
-from ragspine_eval.outputs.stats import format_interval, wilson_interval
+from ragspine_eval.stats import format_interval, wilson_interval
 from ragspine_eval.ratchet import BaselineComparison, GateResult, describe
 
 if TYPE_CHECKING:

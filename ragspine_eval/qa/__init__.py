@@ -1,12 +1,12 @@
-"""The QA harness: golden cases in, verdicts per gate out.
+"""The QA harness: golden cases and an engine's outcomes in, verdicts per gate out.
 
-golden (the JSONL format and its loader), golden_check (cases against a knowledge base), kb (the
-knowledge base and the engine's stores built from it), engines/ (how a case reaches an engine:
-in process, over HTTP, any callable), runner and workers (cases run in order, in parallel,
-within a time limit), gates (one small function per gate), groundedness (claims and the
-entailment judge), report (evaluate: verdicts into a QAEvalReport), run (run_qa_eval: load, run,
-score) and gated_run (the whole gated run the CLI and the notebooks share), service (the
-engine's own HTTP service, for `ragspine-eval serve`).
+gates (one small function per gate), scored (a case's verdicts as the cache keeps them),
+case_record (what a report keeps of each case), report (`evaluate`: verdicts into a
+QAEvalReport), answered (a run with engine errors judged on the cases it answered),
+baseline_entry (a report's entry in the ratchet, and a report compared with one), repeats
+(flaky cases over repeated runs), golden_check (cases against a knowledge base), run
+(`run_qa_eval`: load, run, score). The golden set is golden/, the engines engines/, the judges
+judges/, how cases run execution/; the whole gated run is gated/.
 
 The names below are imported on first use, so that importing one part does not import all.
 """
@@ -15,16 +15,10 @@ from importlib import import_module
 from typing import Any
 
 _WHERE = {
-    "GoldenCase": "golden", "GoldenSetError": "golden", "load_golden_set": "golden",
-    "EvalKB": "kb", "KnowledgeBaseError": "kb", "build_eval_kb": "kb",
-    "EVAL_MODES": "engines.inprocess", "CaseOutcome": "engines.base", "Engine": "engines.base",
     "GATE_METRICS": "gates", "Verdict": "gates", "FABRICATION": "gates",
-    "GROUNDEDNESS_METRICS": "groundedness", "EntailmentJudge": "groundedness",
-    "LexicalOverlapJudge": "groundedness",
     "GateMetric": "report", "QAEvalReport": "report", "CaseRecord": "report",
-    "evaluate": "report", "make_baseline_entry": "report", "compare_to_baseline": "report",
-    "run_qa_eval": "run",
-    "QAGatedRun": "gated_run", "run_gated_qa": "gated_run",
+    "evaluate": "report", "make_baseline_entry": "baseline_entry",
+    "compare_to_baseline": "baseline_entry", "run_qa_eval": "run",
 }
 
 __all__ = sorted(_WHERE)

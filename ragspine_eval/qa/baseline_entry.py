@@ -1,7 +1,8 @@
 """A QA report's baseline entry, and a report compared with a stored one (the ratchet's side).
 
 `make_baseline_entry` and `compare_to_baseline` connect a report (report.py) to the ratchet
-(ragspine_eval.ratchet); report.py re-exports both, their home before this module.
+(ragspine_eval.ratchet). The direction is one way: this module and answered.py know the report,
+the report knows neither.
 """
 
 from __future__ import annotations

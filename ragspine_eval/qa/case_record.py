@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.golden import GoldenCase, fingerprint
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden.cases import GoldenCase, fingerprint
 
 _OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer")
 

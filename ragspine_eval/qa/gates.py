@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.golden import GoldenCase
-from ragspine_eval.qa.groundedness import (
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden.cases import GoldenCase
+from ragspine_eval.judges.groundedness import (
     ANSWER_RECALL_THRESHOLD,
     GROUNDEDNESS_METRICS,
     ClaimCheck,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ragspine_eval.qa.golden import GoldenCase, iter_numbered
-from ragspine_eval.qa.kb import load_fact_rows, load_narrative_docs
+from ragspine_eval.golden.cases import GoldenCase, iter_numbered
+from ragspine_eval.retrieval.kb import load_fact_rows, load_narrative_docs
 
 
 def check_against_kb(golden_path: str | Path, kb_dir: str | Path,

@@ -16,7 +16,7 @@ report the gate reads. The rule, per gate and case, over the N repeats:
 The combined report keeps every repeat's verdict: a stable case's is its one verdict, a flaky
 case's list is in `GateMetric.flaky`. Its case records (answers, passages) are the first
 repeat's, or the first erroring repeat's for a case with an error. The baseline entry of a run
-with repeats records its flaky cases (report.make_baseline_entry).
+with repeats records its flaky cases (baseline_entry.make_baseline_entry).
 """
 
 from __future__ import annotations

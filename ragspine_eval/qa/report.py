@@ -1,4 +1,4 @@
-"""The QA report: gate metrics, case records, `evaluate`, and the report's baseline entry.
+"""The QA report: gate metrics, case records and `evaluate`.
 
 `evaluate` applies every gate of gates.py to every (case, outcome) pair and gathers the verdicts
 into one `GateMetric` per gate: the six `report.metrics` (GATE_METRICS and
@@ -10,8 +10,9 @@ In the JSON report a failing verdict carries its explanation and evidence
 (`metrics[gate].failures[i]`); a passing one is only an id in `passed_ids`, so a 100k-case report
 stays bounded. Each case record keeps what the case view needs (the expected answer, reference
 date, sources, tool statuses, retrieved passages, narrative answer). Reports written before
-either read as they are, with those fields empty. `make_baseline_entry` and `compare_to_baseline` connect a report to
-the ratchet (ragspine_eval.ratchet); run.py's `run_qa_eval` makes a report from a golden set.
+either read as they are, with those fields empty. baseline_entry.py connects a report to the
+ratchet (it imports this module, never the other way); run.py's `run_qa_eval` makes a report
+from a golden set.
 
 Invariants: an outcome with an `error` (the engine raised, timed out or answered malformed) has
 the verdict *error* on every gate that applies to its case: neither pass nor fail. It is kept in
@@ -33,21 +34,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ragspine_eval.outputs.provenance import (
+from ragspine_eval.provenance import (
     Provenance,
 )
-from ragspine_eval.outputs.stats import wilson_interval
+from ragspine_eval.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
-from ragspine_eval.qa.baseline_entry import (  # noqa: F401 - their home before, still importable here
-    compare_to_baseline,
-    make_baseline_entry,
-)
 from ragspine_eval.qa.case_record import CaseRecord
-from ragspine_eval.qa.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
+from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
-from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.qa.scored import ScoredCase
-from ragspine_eval.qa.groundedness import (
+from ragspine_eval.judges.groundedness import (
     EntailmentJudge,
 )
 
@@ -336,7 +333,7 @@ def evaluate(
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
-        from ragspine_eval.qa.kb import load_narrative_docs
+        from ragspine_eval.retrieval.kb import load_narrative_docs
 
         reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
     gates = default_gates(reference_texts, judge)

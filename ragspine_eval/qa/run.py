@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.outputs.provenance import (
+from ragspine_eval.provenance import (
     Clock,
     InputRef,
     Provenance,
@@ -26,12 +26,12 @@ from ragspine_eval.outputs.provenance import (
     golden_fingerprint,
 )
 from ragspine_eval.paths import KB_DIR
-from ragspine_eval.qa.engines.base import Engine
-from ragspine_eval.qa.golden_memo import load_golden_set_cached
-from ragspine_eval.qa.groundedness import EntailmentJudge
+from ragspine_eval.engines.base import Engine
+from ragspine_eval.execution.golden_memo import load_golden_set_cached
+from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.report import QAEvalReport, evaluate
-from ragspine_eval.qa.runner import RunInterrupted
+from ragspine_eval.execution.runner import RunInterrupted
 
 
 def run_qa_eval(
@@ -75,13 +75,13 @@ def run_qa_eval(
     that differs between repeats is flaky). Repeats never use the outcome cache: a stored
     answer would make every repeat the same.
     """
-    from ragspine_eval.qa import judges
-    from ragspine_eval.qa.cache import cache_dir
-    from ragspine_eval.qa.engines.factory import build_engine, parse_engine
-    from ragspine_eval.qa.jobs import resolve_jobs
-    from ragspine_eval.qa.kb import build_eval_kb, kb_fingerprints
-    from ragspine_eval.qa.runner import DEFAULT_CASE_TIMEOUT, RunOptions
-    from ragspine_eval.qa.scored import scoring_fingerprint
+    from ragspine_eval.judges import registry as judges
+    from ragspine_eval.execution.cache import cache_dir
+    from ragspine_eval.engines.factory import build_engine, parse_engine
+    from ragspine_eval.execution.jobs import resolve_jobs
+    from ragspine_eval.retrieval.kb import build_eval_kb, kb_fingerprints
+    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
+    from ragspine_eval.qa.scored import ScoredCase, scoring_fingerprint
 
     if judge is None or isinstance(judge, str):
         judge = judges.get(judge or judges.DEFAULT_JUDGE)
@@ -97,7 +97,8 @@ def run_qa_eval(
         mode = spec.mode
     store = _outcome_cache(spec, mode, kb_fp, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
-    known, scored = store.get_scored(cases, scoring) if store is not None else (None, None)
+    known, scored = (store.get_scored(cases, scoring, ScoredCase.many) if store is not None
+                     else (None, None))
     to_run = len(cases) if known is None else sum(
         o is None and s is None for o, s in zip(known, scored, strict=True))
     in_process = (spec.kind == "ragspine" if spec is not None
@@ -165,7 +166,7 @@ def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
     to be scored: a run whose every case is reused with its verdicts calls no gate."""
     if scored is not None and all(entry is not None for entry in scored):
         return {}
-    from ragspine_eval.qa.kb import load_narrative_docs
+    from ragspine_eval.retrieval.kb import load_narrative_docs
 
     return {doc.doc_id: doc.text for doc in load_narrative_docs(kb_dir)}
 
@@ -180,7 +181,7 @@ def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:
 def _outcome_cache(spec: Any, mode: str, kb_fingerprint: str,
                    cache: bool | None, cache_key: str | None):  # noqa: ANN202
     """The run's OutcomeCache, or None when this run does not use one (see run_qa_eval)."""
-    from ragspine_eval.qa.cache import (
+    from ragspine_eval.execution.cache import (
         EngineIdentity,
         OutcomeCache,
         cache_dir,
@@ -213,14 +214,14 @@ EXECUTORS = ("local", "dask")
 
 def _runner(executor: str, scheduler: str | None) -> Callable[..., list]:
     """run_cases(engine, cases, options, progress) of the chosen executor."""
-    from ragspine_eval.qa.runner import run_cases
+    from ragspine_eval.execution.runner import run_cases
 
     if executor == "local":
         return run_cases
     if executor == "dask":
         from functools import partial
 
-        from ragspine_eval.qa.dask_executor import run_cases_dask
+        from ragspine_eval.execution.dask_executor import run_cases_dask
 
         return partial(run_cases_dask, scheduler=scheduler)
     raise ValueError(f"unknown executor {executor!r}; expected one of {', '.join(EXECUTORS)}")
@@ -233,7 +234,7 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     run (the unfinished cases then hold runner's not-run error). Only the cases the cache
     cannot answer reach the engine; each answer is stored as soon as it comes, so that a run
     killed part-way resumes from where it was."""
-    from ragspine_eval.qa.cache import StoringEngine
+    from ragspine_eval.execution.cache import StoringEngine
 
     if store is None:
         outcomes, interrupted = _interruptible(run_cases, eng, cases, options, progress)
@@ -269,7 +270,7 @@ def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | 
                   clock: Clock | None = None, **engine: Any) -> Provenance:
     """The provenance of a QA report; `engine` may name engine=, engine_version=, judge= and
     kb_files=."""
-    from ragspine_eval.outputs.provenance import collect
+    from ragspine_eval.provenance import collect
 
     fps = {c.id: c.fingerprint for c in report.cases}
     golden = InputRef(display_path(golden_path), golden_fingerprint(fps), report.n_cases)

@@ -6,7 +6,7 @@ file) under a key that is the SHA-256 of:
 - the scoring code: the bytes of every module whose code decides a verdict or what a report
   keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's
   and the case record's code, this module, and every module and lexicon (.py, .tsv) under
-  qa/financial/, found by glob so that a judge or a word added there counts at once) and of the module that defines the judge's class;
+  judges/financial/, found by glob so that a judge or a word added there counts at once) and of the module that defines the judge's class;
 - the judge: its name and threshold (`judges.describe`);
 - the outcome's key (the engine, the mode, the knowledge base, the case's id and golden
   fingerprint: see cache.py).
@@ -34,10 +34,10 @@ from typing import Any
 
 from ragspine_eval.qa.gates import ALL_METRICS
 
-QA_DIR = Path(__file__).resolve().parent
-SCORING_MODULES = ("gates.py", "groundedness.py", "judges.py", "numbers.py", "report.py",
-                   "case_record.py", "scored.py")
-SCORING_PACKAGES = ("financial",)  # every module and lexicon under these, by glob
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
+SCORING_MODULES = ("qa/gates.py", "judges/groundedness.py", "judges/registry.py",
+                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py")
+SCORING_PACKAGES = ("judges/financial",)  # every module and lexicon under these, by glob
 _PACKAGE_FILES = (".py", ".tsv")
 RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
                  "tool_statuses", "retrieved_context", "narrative_answer")
@@ -46,19 +46,20 @@ _RECORD_KEYS = frozenset(RECORD_FIELDS)
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def scoring_sources(qa_dir: Path | None = None) -> list[Path]:
+def scoring_sources(package_dir: Path | None = None) -> list[Path]:
     """The files whose bytes are the scoring code, in a fixed order."""
-    qa_dir = qa_dir or QA_DIR
-    files = [qa_dir / name for name in SCORING_MODULES]
+    package_dir = package_dir or PACKAGE_DIR
+    files = [package_dir / name for name in SCORING_MODULES]
     for package in SCORING_PACKAGES:
-        files += sorted(p for p in (qa_dir / package).rglob("*") if p.suffix in _PACKAGE_FILES)
+        files += sorted(p for p in (package_dir / package).rglob("*")
+                        if p.suffix in _PACKAGE_FILES)
     return files
 
 
-def scoring_fingerprint(judge: Any, qa_dir: Path | None = None) -> str | None:
+def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | None:
     """The hash of the scoring code and the judge (see the module docstring); None when the
     judge's code cannot be read, so that nothing it scored is reused."""
-    from ragspine_eval.qa.judges import describe
+    from ragspine_eval.judges.registry import describe
 
     digest = hashlib.sha256(_DUMPS(describe(judge)).encode("utf-8"))
     try:
@@ -67,11 +68,11 @@ def scoring_fingerprint(judge: Any, qa_dir: Path | None = None) -> str | None:
         judge_file = None
     if judge_file is None:
         return None
-    for path in [*scoring_sources(qa_dir), Path(judge_file)]:
+    for path in [*scoring_sources(package_dir), Path(judge_file)]:
         try:
             data = path.read_bytes()
         except OSError:
-            if path.parent.name in SCORING_PACKAGES or path.name in SCORING_MODULES:
+            if path in scoring_sources(package_dir):
                 continue  # a module that is not there (yet) has no code to hash
             return None
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())
@@ -122,10 +123,3 @@ class ScoredCase:
             return None
         return cls(record, verdicts)
 
-
-def verdict_key(scoring: str, outcome_key: str) -> str:
-    return hashlib.sha256(f"{scoring}\0{outcome_key}".encode()).hexdigest()
-
-
-def checksum(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

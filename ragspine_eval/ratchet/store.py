@@ -49,7 +49,7 @@ from ragspine_eval.files import outputs as output_checks
 from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import fsync_folder, resolved, write_bytes_atomic
 from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
-from ragspine_eval.outputs.provenance import display_path, git_state
+from ragspine_eval.provenance import display_path, git_state
 from ragspine_eval.ratchet.compare import DRIFT_KEYS, LOWER_IS_BETTER, BaselineComparison
 
 

@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.qa.groundedness import split_claims, token_spans, tokens
+from ragspine_eval.judges.groundedness import split_claims, token_spans, tokens
 from ragspine_eval.qa.report import CaseRecord, QAEvalReport
 from ragspine_eval.ratchet import BaselineVerdicts
 

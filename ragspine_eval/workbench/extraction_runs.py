@@ -76,7 +76,7 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
     whether the run raised on them or kept them apart itself).
     `options` go to run_gated_extraction for the run that is reported, not for the trial runs
     of one document each that find which one failed."""
-    from ragspine_eval.extraction.gated_run import ExtractionOutputs, run_gated_extraction
+    from ragspine_eval.gated.extraction import ExtractionOutputs, run_gated_extraction
 
     def gated(some: Sequence[Target], out: Path | None, **more: Any) -> Any:
         return run_gated_extraction(some, facts_path=facts_path, baseline_path=baseline_path,

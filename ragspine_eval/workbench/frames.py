@@ -16,11 +16,12 @@ import pandas as pd
 from ragspine_eval.extraction.report import compare_to_baseline as extraction_compare
 from ragspine_eval.extraction.run import ExtractionRun
 from ragspine_eval.outputs.diff import ReportDiff, diff_reports
-from ragspine_eval.outputs.provenance import Provenance
-from ragspine_eval.outputs.stats import wilson_interval
+from ragspine_eval.provenance import Provenance
+from ragspine_eval.stats import wilson_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.repeats import verdict_pattern
-from ragspine_eval.qa.report import QAEvalReport, compare_to_baseline
+from ragspine_eval.qa.baseline_entry import compare_to_baseline
+from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.ratchet import (
     CHANGED_CASE,
     FAILED_THEN,

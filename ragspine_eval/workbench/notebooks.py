@@ -67,7 +67,7 @@ def plan(out_dir: str | Path) -> list[NotebookRun]:
     """Every notebook run of the main job, in order: each QA mode, then each extraction
     document set."""
     from ragspine_eval.extraction.run import FIXTURE_SETS
-    from ragspine_eval.qa.engines import EVAL_MODES
+    from ragspine_eval.engines import EVAL_MODES
 
     out = Path(out_dir).resolve()
     runs = [NotebookRun(f"qa_{mode}", NOTEBOOKS_DIR / "qa.ipynb",

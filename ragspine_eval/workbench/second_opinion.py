@@ -16,8 +16,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ragspine_eval.qa.financial.disagreement import SecondOpinion, second_opinion
-from ragspine_eval.qa.groundedness import check_claim, split_claims
+from ragspine_eval.judges.financial.disagreement import SecondOpinion, second_opinion
+from ragspine_eval.judges.groundedness import check_claim, split_claims
 from ragspine_eval.workbench import case_view, embed
 
 STYLE = """<style>
@@ -48,7 +48,7 @@ def _said(entailed: bool) -> str:
 
 def _claims_html(report: Any, case_id: str, judge_name: str) -> str:
     """The other judge's verdict on every claim of one case, with its rule and detail."""
-    from ragspine_eval.qa import judges
+    from ragspine_eval.judges import registry as judges
 
     judge = judges.get(judge_name)
     case = next(c for c in report.cases if c.id == case_id)

@@ -61,8 +61,8 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
     run_qa_eval's (jobs, case_timeout, ...). Interrupting the kernel mid-run writes the report
     of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on.
     The run is kept in the run store (runs/) unless `store` is False."""
-    from ragspine_eval.qa.engines import parse_engine
-    from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
+    from ragspine_eval.engines import parse_engine
+    from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
 
     key = parse_engine(engine, mode).key
     out = from_root(report_path) if report_path else default_report_path(key)

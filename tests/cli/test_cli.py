@@ -197,7 +197,7 @@ def test_removing_a_failing_case_fails_the_gate(capsys, tmp_path):
     code, out = gate_with(capsys, tmp_path, without)
     assert code == 1 and "GOLDEN CHANGE [tool] num-022 was removed" in out
 
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
     from ragspine_eval.qa.run import run_qa_eval
     from ragspine_eval.ratchet import compare
 
@@ -304,7 +304,7 @@ def test_update_baseline_refuses_a_lower_run_and_leaves_the_file_byte_identical(
 
 
 def test_committed_baselines_carry_case_ids_and_fingerprints_for_both_modes():
-    from ragspine_eval.qa.golden import fingerprint, load_golden_set
+    from ragspine_eval.golden.cases import fingerprint, load_golden_set
 
     data = json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))
     cases = {c.id: fingerprint(c) for c in load_golden_set(GOLDEN)}
@@ -346,7 +346,7 @@ def test_junit_and_summary_match_the_report_and_the_report_names_its_baseline(ca
 
     from builders import check_junit_shape
 
-    from ragspine_eval.outputs.provenance import entry_fingerprint
+    from ragspine_eval.provenance import entry_fingerprint
 
     baseline = tmp_path / "qa_baseline.json"
     shutil.copy(paths.QA_BASELINE, baseline)
@@ -420,7 +420,7 @@ def test_diff_of_tool_and_agent_on_the_committed_set_pairs_every_case(capsys, mo
 def test_diff_names_the_flipped_cases_between_a_tool_and_an_agent_report(capsys, mode_reports):
     code, out, _ = run(capsys, "diff", str(mode_reports["tool"]), str(mode_reports["agent_short_kb"]))
     assert code == 1
-    from ragspine_eval.qa.golden import load_golden_set
+    from ragspine_eval.golden.cases import load_golden_set
 
     removed = {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=5,table=1,row=2,col=3"}
     cite_row = sorted(c.id for c in load_golden_set(GOLDEN) if c.expected_source == removed)

@@ -9,7 +9,7 @@ import pytest
 from builders import frames_report
 
 from ragspine_eval.cli import main
-from ragspine_eval.qa.runner import RunInterrupted
+from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.runs import list_runs, store_report
 
 

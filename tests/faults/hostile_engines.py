@@ -9,8 +9,8 @@ import sys
 import time
 from typing import Any
 
-from ragspine_eval.qa.engines.base import CaseOutcome
-from ragspine_eval.qa.golden import GoldenCase
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.golden.cases import GoldenCase
 
 
 def _echo(case: GoldenCase) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from ragspine_eval.extraction.records import (
 )
 from ragspine_eval.files import reading
 from ragspine_eval.outputs.diff import diff_reports, diff_table
-from ragspine_eval.qa.engines.http import MalformedResponse, outcome_from_response
-from ragspine_eval.qa.golden import fingerprint, load_golden_set
+from ragspine_eval.engines.http import MalformedResponse, outcome_from_response
+from ragspine_eval.golden.cases import fingerprint, load_golden_set
 from ragspine_eval.ratchet import compare, load_baselines, validate_entry
 
 EXAMPLES = int(os.environ.get("RAGSPINE_EVAL_FUZZ_EXAMPLES", "40"))

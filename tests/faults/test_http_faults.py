@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ragspine_eval.qa.engines.http import HttpEngine
+from ragspine_eval.engines.http import HttpEngine
 
 MAX_REQUESTS = 20
 GOOD = {"answer": "x", "route": "structured", "answer_kind": "answer", "sources": [],

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine_eval.outputs.console import gate_table, progress_line
-from ragspine_eval.outputs.stats import format_interval, wilson_interval
+from ragspine_eval.stats import format_interval, wilson_interval
 
 
 def test_gate_table_shows_each_gates_wilson_interval():

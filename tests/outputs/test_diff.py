@@ -16,8 +16,8 @@ from ragspine_eval.outputs.diff import (
     diff_verdicts,
     load_report,
 )
-from ragspine_eval.outputs.stats import mcnemar_exact
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.stats import mcnemar_exact
+from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 CASES = [make_case(f"num-{i:03d}") for i in range(1, 8)] + [

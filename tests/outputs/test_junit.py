@@ -41,7 +41,7 @@ def test_a_failure_carries_expected_actual_and_why():
 
 
 def test_a_case_that_passed_at_baseline_time_fails_as_a_regression_not_a_known_failure():
-    from ragspine_eval.qa.report import compare_to_baseline, make_baseline_entry
+    from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
 
     report = sample_report()  # num-002 fails numeric_accuracy
     stored = make_baseline_entry(report)
@@ -71,7 +71,7 @@ def test_answers_with_markup_and_control_characters_stay_well_formed():
 
 
 def test_provenance_travels_as_properties_when_the_report_has_one(tmp_path):
-    from ragspine_eval.outputs.provenance import Clock, InputRef, collect
+    from ragspine_eval.provenance import Clock, InputRef, collect
 
     report = sample_report()
     report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
@@ -133,7 +133,7 @@ def test_an_extraction_cell_that_was_right_at_baseline_time_fails_as_a_regressio
 def test_an_engine_error_is_an_error_element_not_a_failure(tmp_path):
     from conftest import make_case
 
-    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.report import evaluate
 
     cases = [make_case("ref-1", "refusal", refuse=True), make_case("ref-2", "refusal", refuse=True)]

@@ -78,7 +78,7 @@ def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(t
 def test_fabrication_reads_the_same_in_the_cli_and_the_summary_on_a_real_run(tmp_path):
     """Issue 13 item 7: one figure and one interval for fabrication, in both outputs."""
     from ragspine_eval.outputs.console import gate_table
-    from ragspine_eval.outputs.stats import format_interval
+    from ragspine_eval.stats import format_interval
     from ragspine_eval.paths import QA_GOLDEN_SET
     from ragspine_eval.qa.run import run_qa_eval
 
@@ -97,7 +97,7 @@ def test_fabrication_reads_the_same_in_the_cli_and_the_summary_on_a_real_run(tmp
 
 
 def test_drift_has_its_own_section_above_the_regressions():
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
     from ragspine_eval.ratchet import compare
 
     report = sample_report()

@@ -6,7 +6,7 @@ import pytest
 from builders import HK_TEXT, narrative_outcome
 from conftest import HK_DOC, HK_SOURCE, make_case, right_numeric_outcome
 
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import (
     citation_validity,
     clarification_appropriateness,
@@ -227,7 +227,7 @@ def test_a_faithfulness_failure_names_the_claim_its_coverage_and_the_missing_wor
     from builders import real_case
 
     from ragspine_eval.qa.gates import groundedness_gates
-    from ragspine_eval.qa.groundedness import LexicalOverlapJudge
+    from ragspine_eval.judges.groundedness import LexicalOverlapJudge
 
     case, out, refs = real_case("nar-003")
     gate = groundedness_gates(refs, LexicalOverlapJudge())["faithfulness"]
@@ -248,7 +248,7 @@ def test_a_faithfulness_failure_names_the_claim_its_coverage_and_the_missing_wor
 
 def test_a_partly_supported_claim_reports_its_share():
     from ragspine_eval.qa.gates import groundedness_gates
-    from ragspine_eval.qa.groundedness import LexicalOverlapJudge
+    from ragspine_eval.judges.groundedness import LexicalOverlapJudge
 
     gate = groundedness_gates({HK_DOC: HK_TEXT}, LexicalOverlapJudge())["faithfulness"]
     out = narrative_outcome(narrative_answer="香港 REVENUE 走弱 quantum.",
@@ -264,7 +264,7 @@ def test_answer_accuracy_evidence_lists_the_expected_words_the_answer_lacks():
     from builders import real_case
 
     from ragspine_eval.qa.gates import groundedness_gates
-    from ragspine_eval.qa.groundedness import LexicalOverlapJudge, tokens
+    from ragspine_eval.judges.groundedness import LexicalOverlapJudge, tokens
 
     case, out, refs = real_case("nar-006")  # the engine answers from another document
     gate = groundedness_gates(refs, LexicalOverlapJudge())["answer_accuracy"]

@@ -11,9 +11,10 @@ from conftest import make_case, right_numeric_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.repeats import combine_repeats
-from ragspine_eval.qa.report import QAEvalReport, evaluate, make_baseline_entry
+from ragspine_eval.qa.baseline_entry import make_baseline_entry
+from ragspine_eval.qa.report import QAEvalReport, evaluate
 
 CASES = [make_case("num-001"), make_case("num-002"), make_case("num-003")]
 RIGHT, WRONG = right_numeric_outcome(), right_numeric_outcome(found_value=9.0)

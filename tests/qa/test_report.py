@@ -9,14 +9,14 @@ from conftest import HK_DOC, make_case
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragspine_eval.outputs.stats import wilson_interval
-from ragspine_eval.qa.engines.base import CaseOutcome
+from ragspine_eval.stats import wilson_interval
+from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import ALL_METRICS, Verdict
+from ragspine_eval.qa.baseline_entry import make_baseline_entry
 from ragspine_eval.qa.report import (
     GateMetric,
     QAEvalReport,
     evaluate,
-    make_baseline_entry,
 )
 
 # --- groundedness through evaluate -------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_pass_rate_is_always_in_unit_interval(verdicts):
 
 
 def test_intervals_inform_and_never_enter_the_baseline_entry():
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
 
     entry = make_baseline_entry(sample_report())
     assert "ci_lo" not in json.dumps(entry) and "ci_hi" not in json.dumps(entry)
@@ -224,8 +224,8 @@ def test_fabrication_is_one_sentence_with_its_rate_and_interval():
 
 
 def test_the_entry_records_the_kb_its_files_and_the_engine_from_the_provenance():
-    from ragspine_eval.outputs.provenance import InputRef, collect
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
 
     report = sample_report()
     assert not {"kb", "engine", "judge"} & set(make_baseline_entry(report))  # no provenance
@@ -242,8 +242,8 @@ def test_the_entry_records_the_kb_its_files_and_the_engine_from_the_provenance()
 
 
 def test_an_http_engine_is_recorded_with_an_unknown_version():
-    from ragspine_eval.outputs.provenance import InputRef, collect
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
 
     report = sample_report()
     report.provenance = collect(harness="qa", mode="agent", golden=InputRef("g", "f00d", 3),
@@ -257,8 +257,8 @@ def test_an_http_engine_is_recorded_with_an_unknown_version():
 def test_a_real_run_records_the_default_kb_and_the_installed_engine(tiny_golden):
     from importlib.metadata import version
 
-    from ragspine_eval.qa.kb import kb_file_fingerprints, kb_fingerprint
-    from ragspine_eval.qa.report import make_baseline_entry
+    from ragspine_eval.retrieval.kb import kb_file_fingerprints, kb_fingerprint
+    from ragspine_eval.qa.baseline_entry import make_baseline_entry
     from ragspine_eval.qa.run import run_qa_eval
 
     entry = make_baseline_entry(run_qa_eval(tiny_golden, "tool"))

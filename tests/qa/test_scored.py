@@ -19,8 +19,9 @@ import pytest
 from ragspine_eval import paths
 from ragspine_eval.outputs.junit import write_qa_junit
 from ragspine_eval.outputs.summary_md import write_qa_summary
-from ragspine_eval.qa import cache as cache_mod
-from ragspine_eval.qa import judges, report, scored
+from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.judges import registry as judges
+from ragspine_eval.qa import report, scored
 from ragspine_eval.qa.run import run_qa_eval
 from ragspine_eval.workbench.case_view import case_detail
 
@@ -80,19 +81,20 @@ def test_a_warm_run_scores_nothing_and_every_output_equals_a_run_that_scores_all
 def scoring_copy(tmp_path, monkeypatch):
     """The scoring modules copied to a folder the verdict cache hashes instead of the package's,
     so that a test can edit them."""
-    folder = tmp_path / "qa"
-    folder.mkdir()
+    folder = tmp_path / "ragspine_eval"
     for name in scored.SCORING_MODULES:
-        shutil.copy(scored.QA_DIR / name, folder / name)
-    if (scored.QA_DIR / "financial").is_dir():
-        shutil.copytree(scored.QA_DIR / "financial", folder / "financial")
-    monkeypatch.setattr(scored, "QA_DIR", folder)
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(scored.PACKAGE_DIR / name, folder / name)
+    for package in scored.SCORING_PACKAGES:
+        shutil.copytree(scored.PACKAGE_DIR / package, folder / package)
+    monkeypatch.setattr(scored, "PACKAGE_DIR", folder)
     return folder
 
 
-@pytest.mark.parametrize("edit", ["gates.py", "groundedness.py", "judges.py", "numbers.py",
-                                  "financial/new_judge.py", "financial/deeper/rule.py",
-                                  "financial/lexicon.tsv"])
+@pytest.mark.parametrize("edit", ["qa/gates.py", "judges/groundedness.py", "judges/registry.py",
+                                  "judges/numbers.py", "judges/financial/new_judge.py",
+                                  "judges/financial/deeper/rule.py",
+                                  "judges/financial/lexicon.tsv"])
 def test_editing_the_scoring_code_scores_every_case_again(tiny_golden, scored_ids,
                                                            scoring_copy, edit):
     first = run_qa_eval(tiny_golden, "tool")

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ragspine_eval.qa.gated_run import run_gated_qa
+from ragspine_eval.gated.qa import run_gated_qa
 from ragspine_eval.runs import list_runs, load_report, record
 
 

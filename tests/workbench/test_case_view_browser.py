@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from browser import key_lines, offline_page, case_view_ids, show_case_view
 
-from ragspine_eval.qa.gated_run import QAOutputs, run_gated_qa
+from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
 from ragspine_eval.workbench.notebooks import NOTEBOOKS_DIR, NotebookRun, run_all
 
 

@@ -8,7 +8,7 @@ import re
 import altair as alt
 from builders import frames_report as report
 
-from ragspine_eval.qa.report import make_baseline_entry
+from ragspine_eval.qa.baseline_entry import make_baseline_entry
 from ragspine_eval.workbench import charts, frames
 
 

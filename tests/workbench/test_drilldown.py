@@ -10,7 +10,7 @@ from html import unescape
 import nbformat
 from builders import frames_report as report
 
-from ragspine_eval.qa.report import compare_to_baseline, make_baseline_entry
+from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
 from ragspine_eval.workbench import case_view, drilldown
 from ragspine_eval.workbench.notebooks import PAPERMILL_ERROR_TAG, for_readers
 
@@ -127,7 +127,7 @@ def test_a_run_with_engine_errors_opens_with_them_not_with_pass():
     from builders import TAGS_CN
     from conftest import make_case, right_numeric_outcome
 
-    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.report import evaluate
     from ragspine_eval.workbench import frames
 

@@ -8,7 +8,8 @@ from conftest import make_case, right_numeric_outcome
 
 from ragspine_eval import paths
 from ragspine_eval.outputs.diff import diff_reports
-from ragspine_eval.qa.report import evaluate, make_baseline_entry
+from ragspine_eval.qa.baseline_entry import make_baseline_entry
+from ragspine_eval.qa.report import evaluate
 from ragspine_eval.workbench import frames
 
 HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"
@@ -89,7 +90,7 @@ def test_the_failure_table_tells_a_regression_from_an_old_failure_and_a_new_case
 def test_an_edited_case_is_no_regression_in_the_tables_as_in_the_gate():
     """The gate calls an edited golden case a golden change, not a case regression; so do the
     failure table and the heatmap, which read the baseline through the same BaselineVerdicts."""
-    from ragspine_eval.qa.report import compare_to_baseline
+    from ragspine_eval.qa.baseline_entry import compare_to_baseline
 
     stored = make_baseline_entry(report())
     edited = report(num2_right=False)

@@ -18,7 +18,7 @@ def test_a_mode_without_a_baseline_passes_unless_a_baseline_is_required():
 def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids():
     from conftest import make_case
 
-    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.report import evaluate
 
     report = evaluate([make_case("ref-1", "refusal", refuse=True)],
@@ -53,7 +53,7 @@ def test_the_gate_message_names_drift_on_a_pass_and_above_the_regressions_on_a_f
 def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run(tmp_path):
     from conftest import make_case, right_numeric_outcome
 
-    from ragspine_eval.qa.engines.base import CaseOutcome
+    from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.repeats import combine_repeats
     from ragspine_eval.qa.report import evaluate
     from ragspine_eval.workbench import QARun, cases_apart

@@ -1,0 +1,167 @@
+"""The seam between a golden case and an engine: `CaseOutcome` and the `Engine` protocol.
+
+An engine takes one `GoldenCase` and returns one `CaseOutcome`: what the engine did, observed
+from outside. The gates read nothing else, so any engine that fills a CaseOutcome (in-process,
+over HTTP, a user's callable) is scored by the same rules. Invariants:
+- `run_case` never raises for a fault of the engine; the fault goes into `error`, and the case
+  fails every gate that applies to it (see qa/report.py);
+- an engine's `label` is its baseline key ("tool", "agent", "agent@http", …) and its `name` is
+  what a report calls it; neither ever holds a credential;
+- `CaseOutcome.from_dict` takes exactly CaseOutcome's fields: a missing field takes its default,
+  an unknown field or a value of the wrong type is an error naming it.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Protocol
+
+from ragspine_eval.files.reading import JSONProblem, check_tree, clip
+from ragspine_eval.golden.cases import GoldenCase
+
+
+# The QA modes (the in-process engine's, re-exported by inprocess.py): here so that naming a mode
+# never imports the engine.
+EVAL_MODES = ("tool", "agent")
+
+
+class OutcomeError(ValueError):
+    """An engine's answer that cannot be read as a CaseOutcome; the message names the field."""
+
+
+@dataclass
+class CaseOutcome:
+    """What an engine did with one case."""
+
+    route: str = ""
+    clarification_mode: str = "none"
+    answer: str = ""
+    found_value: float | None = None
+    found_unit: str | None = None
+    found_source: dict[str, Any] | None = None
+    refused: bool = False
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    tool_statuses: list[str] = field(default_factory=list)
+    narrative_answer: str = ""
+    retrieved_context: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CaseOutcome:
+        """Build an outcome from a dict of its fields; raise OutcomeError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise OutcomeError(f"expected a CaseOutcome or a dict of its fields, got "
+                               f"{type(data).__name__}")
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise OutcomeError(f"unknown field(s) {', '.join(map(repr, unknown))}; "
+                               f"CaseOutcome's fields are {', '.join(known)}")
+        for name, value in data.items():
+            check = _FIELD_CHECKS[name]
+            if not check[0](value):
+                raise OutcomeError(f"field {name!r} must be {check[1]}, got {clip(value)}")
+            try:
+                check_tree(value, controls=True)  # no lone surrogate: the report could not be written
+            except JSONProblem as exc:
+                raise OutcomeError(f"field {name!r}: {exc.reason}") from None
+        values = {name: data[name] for name in known if name in data}
+        if values.get("found_value") is not None:
+            values["found_value"] = float(values["found_value"])
+        return cls(**values)
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_opt_str(v: Any) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool)
+                         and abs(v) <= sys.float_info.max)
+
+
+def outcome_problem(out: CaseOutcome) -> str | None:
+    """Why an outcome an engine built cannot be scored or written (a field of the wrong type, a
+    lone surrogate), else None: a CaseOutcome built by hand is checked as from_dict checks."""
+    try:
+        CaseOutcome.from_dict({f.name: getattr(out, f.name) for f in fields(CaseOutcome)})
+    except OutcomeError as exc:
+        return str(exc)
+    return None
+
+
+def _is_source(v: Any) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) for k in v)
+
+
+_FIELD_CHECKS: dict[str, tuple[Any, str]] = {
+    "route": (_is_str, "a string"),
+    "clarification_mode": (_is_str, "a string"),
+    "answer": (_is_str, "a string"),
+    "found_value": (_is_number, "a number or null"),
+    "found_unit": (_is_opt_str, "a string or null"),
+    "found_source": (lambda v: v is None or _is_source(v), "an object or null"),
+    "refused": (lambda v: isinstance(v, bool), "true or false"),
+    "sources": (lambda v: isinstance(v, list) and all(map(_is_source, v)), "a list of objects"),
+    "tool_statuses": (lambda v: isinstance(v, list) and all(map(_is_str, v)), "a list of strings"),
+    "narrative_answer": (_is_str, "a string"),
+    "retrieved_context": (lambda v: isinstance(v, list) and all(map(_is_str, v)),
+                          "a list of strings"),
+    "error": (_is_opt_str, "a string or null"),
+}
+
+
+class Engine(Protocol):
+    """Anything that answers golden cases.
+
+    `label` is the baseline key of this engine in its mode; `name` is what reports call it;
+    `mode` is the QA mode its answers are scored as ("tool" or "agent").
+    Optional: `parallel` ("threads", the default, or "processes": the engine is pickled into
+    worker processes, each opening its own handles) and `close()` (release the calling
+    thread's handles; the runner calls it from every thread that ran cases).
+    """
+
+    label: str
+    name: str
+    mode: str
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome: ...
+
+
+def error_outcome(exc: BaseException) -> CaseOutcome:
+    """The outcome of a case whose engine call raised (sys.exit and KeyboardInterrupt raised by
+    the engine included): no answer, the error named, cut to ERROR_CHARS and free of lone
+    surrogates so that the report can always be written."""
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
+    what = {SystemExit: " (the engine called sys.exit)",
+            KeyboardInterrupt: " (raised by the engine)"}.get(type(exc), "")
+    text = f"{type(exc).__name__}: {str(exc)[:ERROR_CHARS]}{what}{where}"
+    return CaseOutcome(error=text.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+ERROR_CHARS = 2000
+
+
+def timeout_outcome(seconds: float) -> CaseOutcome:
+    """The outcome of a case past its time limit. Every engine and the runner use this one text,
+    so a report does not depend on which of them noticed first."""
+    return CaseOutcome(error=f"TimeoutError: no answer within the case timeout of {seconds:g} s")
+
+
+NOT_RUN_INTERRUPTED = "not run: the run was interrupted (Ctrl-C) before this case finished"
+
+
+def interrupted_outcome() -> CaseOutcome:
+    """The outcome of a case that had not finished when Ctrl-C stopped the run. One text for
+    every executor, so a report can count its not-run cases (report.QAEvalReport.not_run)."""
+    return CaseOutcome(error=NOT_RUN_INTERRUPTED)

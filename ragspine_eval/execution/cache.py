@@ -1,0 +1,377 @@
+"""The outcome cache: an engine's answer to a case, reused only when nothing that could change it
+changed.
+
+A key is the SHA-256 of everything that reaches the engine or could change what it answers:
+- the harness's outcome format (`OUTCOME_FORMAT`, raised whenever CaseOutcome or an engine
+  adapter of this package changes what it records);
+- the engine: its name and version and, for the in-process engine, a fingerprint of the installed
+  rag-spine distribution's files (its RECORD, which lists a hash per file), so an upgrade or a
+  patched file re-runs everything; an HTTP or callable engine has no version we can see, so it is
+  cached only under a `--cache-key` naming what is deployed, which becomes part of the key;
+- the mode, the knowledge base's fingerprint, and the case: its id and its golden fingerprint
+  (question, case type, expected, reference date: editing one case re-runs exactly that case;
+  the id never reaches the engine, but keying by it keeps one entry per case, so two cases
+  that ask the same thing are still two cases).
+Left out on purpose: the tags (they never reach the engine), --jobs, --case-timeout
+and --retries (they decide whether an answer arrives, not what it is; an outcome with an error is
+never stored), and everything downstream: the verdicts are kept apart (the table `verdicts`
+of the same file, keyed by scored.py with the scoring code, the judge and this key, and tied to
+the checksum of the outcome they were scored from), so a change to a gate or judge applies at
+once. The file also holds the validated golden sets of golden_memo.py (table `golden`).
+
+Invariants:
+- an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
+  sharing a cache, or a run killed mid-write, never leave a torn entry; the same key always holds
+  the same outcome, so concurrent writers agree; a cache that cannot be opened is no cache (every
+  case runs), never a failed run;
+- an entry is trusted only when its checksum matches and it reads as a CaseOutcome: a corrupt
+  entry is a miss (the case re-runs), never a wrong answer;
+- each outcome is stored as soon as its case finishes, so a run killed at 90% resumes from the
+  cache on the next identical command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from functools import cache
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths
+from ragspine_eval.engines.base import CaseOutcome, OutcomeError
+from ragspine_eval.golden.cases import GoldenCase, fingerprint
+
+# what reads stored (verdicts, outcome) text pairs back: per pair a scored case, or None (a miss)
+Decode = Callable[[list[tuple[str, str] | None]], list[Any]]
+
+
+def verdict_key(scoring: str, outcome_key: str) -> str:
+    """The key of a case's verdicts: the scoring's key (qa/scored.py) with the outcome's."""
+    return hashlib.sha256(f"{scoring}\0{outcome_key}".encode()).hexdigest()
+
+
+def checksum(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+OUTCOME_FORMAT = 1
+DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
+ENV_DIR = "RAGSPINE_EVAL_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Where outcomes are kept: $RAGSPINE_EVAL_CACHE_DIR, else .cache/ragspine-eval/outcomes
+    in the project (gitignored)."""
+    return Path(os.environ[ENV_DIR]) if os.environ.get(ENV_DIR) else DEFAULT_DIR
+
+
+@cache
+def installed_engine_fingerprint() -> str:
+    """A hash of the installed rag-spine distribution's file list with each file's hash (its
+    RECORD); without a RECORD (an unusual install), of every file's bytes."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("rag-spine")
+    except PackageNotFoundError:
+        return "not-installed"
+    record = dist.read_text("RECORD")
+    digest = hashlib.sha256()
+    if record:
+        digest.update(record.encode("utf-8"))
+    else:
+        for f in sorted(dist.files or (), key=str):
+            path = Path(dist.locate_file(f))
+            if path.is_file():
+                digest.update(str(f).encode("utf-8") + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class EngineIdentity:
+    """What names the engine in a key: kind, name, version, and the user's --cache-key."""
+
+    kind: str
+    name: str
+    version: str | None
+    cache_key: str | None = None
+
+
+@dataclass
+class OutcomeCache:
+    """The cache of one run: which engine, mode and knowledge base its keys are for. Entries
+    live in one SQLite database in `folder` (WAL mode: many readers and writers at once, each
+    insert its own transaction, so an interrupted run keeps every answer it had)."""
+
+    folder: Path
+    engine: EngineIdentity
+    mode: str
+    kb_fingerprint: str
+    reused: int = 0
+    _run_prefix: Any = field(default=None, repr=False, compare=False)
+    known_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    outcome_sha: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def key(self, case: GoldenCase) -> str:
+        digest = self._prefix().copy()
+        # the text of json.dumps([id, fingerprint], ensure_ascii=False), without the encoder
+        digest.update(f'[{encode_basestring(case.id)}, "{fingerprint(case)}"]'.encode())
+        return digest.hexdigest()
+
+    def _prefix(self) -> Any:
+        """The hash state of everything but the case, made once per run."""
+        if self._run_prefix is None:
+            payload = {"format": OUTCOME_FORMAT, "engine": self.engine.__dict__,
+                       "mode": self.mode, "kb": self.kb_fingerprint}
+            text = json.dumps(payload, sort_keys=True, ensure_ascii=False,
+                              separators=(",", ":"))
+            self._run_prefix = hashlib.sha256(text.encode("utf-8"))
+        return self._run_prefix
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_run_prefix": None}  # a hash state does not pickle
+
+    def get_many(self, cases: list[GoldenCase]) -> list[CaseOutcome | None]:
+        """The stored outcome of each case, or None (absent, corrupt, or unreadable cache).
+        Remembers each case's key, so that storing its answer does not hash it again."""
+        return self.get_scored(cases, None)[0]
+
+    def get_scored(self, cases: list[GoldenCase], scoring: str | None,
+                   decode: Decode | None = None) -> tuple[list[CaseOutcome | None], list[Any]]:
+        """Per case its stored outcome and its stored scoring under `scoring` (qa/scored.py;
+        None: none is looked up), read by `decode` (qa's `ScoredCase.many`: the cache keeps
+        verdicts as text and never reads them itself). A case whose scoring is reused has no
+        outcome read (None, as the outcome is not needed); a case with neither must run. Both
+        lists in case order."""
+        keys = [self.key(case) for case in cases]
+        self.known_keys = dict(zip((case.id for case in cases), keys, strict=True))
+        vkeys = [verdict_key(scoring, k) for k in keys] if scoring else []
+        rows: dict[str, tuple[str, str]] = {}
+        vrows: dict[str, tuple[str, str, str]] = {}
+        db = _connect(self.folder)
+        if db is not None:
+            try:
+                rows = dict(_select(db, "SELECT key, sha256, outcome FROM outcomes", keys))
+                vrows = dict(_select(db, "SELECT key, outcome_sha256, sha256, scored FROM "
+                                         "verdicts", vkeys))
+            except sqlite3.DatabaseError:
+                rows, vrows = {}, {}
+            finally:
+                db.close()
+        outcomes: list[CaseOutcome | None] = []
+        pairs: list[tuple[str, str] | None] = []
+        for k, v in zip(keys, vkeys or [None] * len(keys), strict=True):
+            row, known = rows.get(k), vrows.get(v) if v else None
+            # an entry scored from another outcome than the one stored now is no entry, nor
+            # one whose outcome fails its checksum (it is a corrupt entry: the case re-runs)
+            fits = (row is not None and known is not None and known[0] == row[0]
+                    and checksum(known[2]) == known[1] and _checksum(row[1]) == row[0])
+            pairs.append((known[2], row[1]) if fits else None)  # type: ignore[index]
+        scored = decode(pairs) if decode is not None else [None] * len(pairs)
+        for k, entry in zip(keys, scored):
+            row = rows.get(k)
+            outcomes.append(None if entry is not None else _trusted(row))
+            if entry is None and outcomes[-1] is not None:
+                self.outcome_sha[k] = row[0]  # type: ignore[index]
+        self.reused = sum(o is not None or e is not None for o, e in zip(outcomes, scored))
+        return outcomes, scored
+
+    def put_scored(self, case: GoldenCase, outcome: CaseOutcome, entry: Any,
+                   scoring: str) -> None:
+        """Store a case's scoring under `scoring`, tied to the checksum of its outcome as the
+        outcome cache holds it (the main thread's writer; a failing disk costs the reuse)."""
+        key = self.known_keys.get(case.id) or self.key(case)
+        outcome_sha = self.outcome_sha.get(key) or _checksum(_outcome_text(outcome))
+        writer = self._writer(table="verdicts")
+        if writer is not None:
+            text = entry.to_text()
+            writer.add((verdict_key(scoring, key), outcome_sha, checksum(text), text))
+
+    def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
+        """Store an answered outcome (never one with an error); a failing disk costs the reuse,
+        never the run."""
+        if outcome.error:
+            return
+        data = _outcome_text(outcome)
+        writer = self._writer()
+        if writer is not None:
+            key = self.known_keys.get(case.id) or self.key(case)
+            sha = self.outcome_sha[key] = _checksum(data)  # put_scored's, in the same process
+            writer.add((key, sha, data))
+
+    def flush(self, table: str = "outcomes") -> None:
+        """Commit what this thread has stored (an engine's close() calls it)."""
+        writer = self._writer(open_new=False, table=table)
+        if writer is not None:
+            writer.commit()
+
+    def _writer(self, open_new: bool = True, table: str = "outcomes") -> _Writer | None:
+        """One connection per thread, process and table (a connection must not cross a thread
+        or a process)."""
+        local = _WRITERS.setdefault((os.getpid(), str(self.folder), table), threading.local())
+        if not hasattr(local, "writer") and open_new:
+            db = _connect(self.folder, create=True)
+            local.writer = None if db is None else _Writer(db, _INSERT[table])
+        return getattr(local, "writer", None)
+
+    def summary(self, total: int) -> dict[str, Any]:
+        from ragspine_eval.provenance import display_path
+
+        return {"reused": self.reused, "computed": total - self.reused,
+                "folder": display_path(self.folder)}
+
+
+class _Writer:
+    """Answers written in small batches, each its own short transaction: a commit per case
+    would cost more than a fast case, and a transaction held open between engine calls would
+    block every other process writing to the cache. An interrupted run loses at most the last
+    batch (COMMIT_EVERY cases, COMMIT_SECONDS)."""
+
+    def __init__(self, db: sqlite3.Connection, insert: str) -> None:
+        self.db, self.insert, self.rows, self.since = db, insert, [], time.monotonic()
+
+    def add(self, row: tuple[str, ...]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= COMMIT_EVERY or time.monotonic() - self.since > COMMIT_SECONDS:
+            self.commit()
+
+    def commit(self) -> None:
+        rows, self.rows, self.since = self.rows, [], time.monotonic()
+        if not rows:
+            return
+        try:
+            with self.db:
+                self.db.executemany(self.insert, rows)
+        except sqlite3.DatabaseError:
+            pass  # a cache that cannot take the answers costs their reuse, never the run
+
+
+COMMIT_EVERY = 64
+COMMIT_SECONDS = 0.5
+_OUTCOME_FIELDS = tuple(f.name for f in fields(CaseOutcome))
+_WRITERS: dict[tuple[int, str, str], threading.local] = {}
+_INSERT = {"outcomes": "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
+           "verdicts": "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)"}
+DB_NAME = "outcomes.sqlite3"
+
+
+def _connect(folder: Path, create: bool = False) -> sqlite3.Connection | None:
+    path = folder / DB_NAME
+    try:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        elif not path.exists():
+            return None
+        db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit is whole; no fsync per case
+        db.execute("CREATE TABLE IF NOT EXISTS outcomes "
+                   "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, outcome TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, outcome_sha256 "
+                   "TEXT NOT NULL, sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS golden "  # golden_memo.py
+                   "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, cases TEXT NOT NULL)")
+        return db
+    except (OSError, sqlite3.DatabaseError):
+        return None  # a broken cache is no cache: every case runs
+
+
+def _select(db: sqlite3.Connection, query: str, keys: list[str]) -> list[tuple[Any, ...]]:
+    """`query WHERE key IN keys`, the keys bound as one JSON array (one statement, however
+    many keys: no limit of bound parameters)."""
+    if not keys:
+        return []
+    rows = db.execute(f"{query} WHERE key IN (SELECT value FROM json_each(?))",
+                      (_COMPACT(keys),))
+    return [(row[0], row[1:]) for row in rows]
+
+
+def _outcome_text(outcome: CaseOutcome) -> str:
+    # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
+    return _COMPACT({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _trusted(row: tuple[str, str] | None) -> CaseOutcome | None:
+    if row is None:
+        return None
+    checksum, text = row
+    if _checksum(text) != checksum:
+        return None
+    try:
+        out = CaseOutcome.from_dict(json.loads(text))
+    except (ValueError, TypeError, OutcomeError):
+        return None
+    return None if out.error else out
+
+
+class StoringEngine:
+    """An engine whose every answer is stored in the cache as it comes (in a worker thread or
+    process alike: the cache is plain files). Reads nothing: lookups happen before the run."""
+
+    def __init__(self, engine: Any, store: OutcomeCache) -> None:
+        self.engine, self.store = engine, store
+        self.name = getattr(engine, "name", None) or getattr(engine, "label", "engine")
+        self.label = getattr(engine, "label", self.name)
+        self.mode = getattr(engine, "mode", None)
+        self.parallel = getattr(engine, "parallel", "threads")
+        # a user's callable keeps running in a worker process of its own (runner.py)
+        self.isolated = getattr(engine, "isolated", False)
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        out = self.engine.run_case(case)
+        if isinstance(out, CaseOutcome):
+            self.store.put(case, out)
+        return out
+
+    def close(self) -> None:
+        self.store.flush()
+        close = getattr(self.engine, "close", None)
+        if callable(close):
+            close()
+
+
+def _checksum(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    folder: Path
+    entries: int
+    bytes: int
+
+
+def stats(folder: Path | None = None) -> CacheStats:
+    folder = folder or cache_dir()
+    entries = size = 0
+    if folder.is_dir():
+        size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        db = _connect(folder)
+        if db is not None:
+            try:
+                entries = db.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]
+            except sqlite3.DatabaseError:
+                entries = 0
+            finally:
+                db.close()
+    return CacheStats(folder, entries, size)
+
+
+def clear(folder: Path | None = None) -> CacheStats:
+    """Empty the cache; returns what it held."""
+    folder = folder or cache_dir()
+    held = stats(folder)
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    return held

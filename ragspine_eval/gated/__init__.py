@@ -1,0 +1,26 @@
+"""Gated runs: one harness run from start to verdict, the way the CLI and the notebooks do it.
+
+qa (`run_gated_qa`: load the baselines, run, score, compare, record, write every output) and
+extraction (`run_gated_extraction`, the same for documents). They orchestrate everything
+below them (the harnesses, the ratchet, outputs, the run store), so they sit above all of it.
+
+The names below are imported on first use, so that importing one part does not import all.
+"""
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "QAGatedRun": "qa",
+    "run_gated_qa": "qa",
+    "ExtractionGatedRun": "extraction",
+    "run_gated_extraction": "extraction",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

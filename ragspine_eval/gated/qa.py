@@ -1,0 +1,220 @@
+"""The gated QA run: one call that the CLI and the notebooks share.
+
+`run_gated_qa` checks, runs, writes and gates, in this order, and returns a `QAGatedRun`:
+1. every output path, the gate options, the engine spec, the golden set and the stored baseline
+   entry are checked before the engine is called, so an error (a `RagspineEvalError`, exit 2)
+   never follows a write;
+2. the cases run and are scored (run.py); the provenance names the baseline entry compared;
+3. the JSON report is written;
+4. the ratchet: with `options` (the CLI) the gate compares and records where asked; without
+   them (a notebook) the run is only compared and nothing is recorded. A run with engine errors
+   never creates or changes a baseline;
+5. the JUnit and Markdown files are written; when one cannot be (exit 2), what the gate recorded
+   is undone, so exit 2 always leaves the baseline and its history as they were.
+Ctrl-C while the cases run (run.py raises runner.RunInterrupted with the report of what ran)
+goes through the same steps 2-5 with that report, marked interrupted: its unfinished cases are
+not run, the gate only compares (never creates or changes a baseline, even had every case
+finished), and the outputs are written whole (files/atomic.py); then the same RunInterrupted is
+raised again, so the program still ends as interrupted (the CLI: exit 130). A second Ctrl-C
+while writing ends it at once: each file is then written whole or not at all.
+No output may land on an input: the golden set, the knowledge base, the baseline, its history,
+the notebooks (exit 2 before the run).
+
+`echo` receives each line a person should read, at the moment it is true (the gate table before
+the report is written, the gate's lines after), so the CLI passes `print` and a notebook nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths, ratchet, runs
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import write_json_atomic
+from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.outputs import escape
+from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
+from ragspine_eval.qa.report import QAEvalReport
+from ragspine_eval.execution.runner import RunInterrupted
+from ragspine_eval.ratchet import store as baseline_store
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class QAOutputs:
+    """The files a gated run writes (None: not asked for)."""
+
+    report: Path | None = None
+    junit: Path | None = None
+    summary_md: Path | None = None
+
+
+@dataclass
+class QAGatedRun:
+    """A gated QA run. `comparison` is the run against the stored entry (None: no entry yet);
+    `gate` is the ratchet's verdict when the run was gated with options (None: only compared)."""
+
+    report: QAEvalReport
+    key: str
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: ratchet.BaselineComparison | None
+    gate: ratchet.GateResult | None = None
+    written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None  # the run as the run store keeps it (None: not kept)
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass, 1 a regression, a refused update or engine errors."""
+        if self.gate is not None:
+            return self.gate.exit_code
+        if self.report.errors:
+            return 1
+        return 0 if self.comparison is None or self.comparison.passed else 1
+
+    @property
+    def verdict(self) -> str:
+        if self.report.interrupted:
+            return (f"INTERRUPTED: qa {self.key} after {self.report.finished} of "
+                    f"{self.report.n_cases} cases: no verdict, the baseline untouched")
+        if self.report.errors:
+            return f"FAIL: qa {self.key}: {len(self.report.errors)} engine errors"
+        status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
+        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: qa {self.key} gate {status}"
+
+
+ENGINE_ERRORS = "engine errors"  # the gate's status for a run with engine errors
+INTERRUPTED = "interrupted"  # the gate's status for a run Ctrl-C stopped
+
+
+def interrupted_reason(report: QAEvalReport) -> str:
+    """The stated reason a run Ctrl-C stopped records nothing."""
+    return (f"INTERRUPTED (Ctrl-C) after {report.finished} of {report.n_cases} cases: the "
+            f"cases not run have no verdict, so nothing was recorded and the baseline is as it "
+            f"was; run the same command again for a verdict")
+
+
+def engine_errors_reason(report: QAEvalReport) -> str:
+    """The stated reason a run with engine errors fails, with the errored ids."""
+    from ragspine_eval.outputs.console import short_ids
+
+    n = len(report.errors)
+    return (f"FAIL because of {n} engine error{'s' if n != 1 else ''} "
+            f"({short_ids([c.id for c in report.errors])}): the engine raised, timed out or "
+            f"answered malformed, so these cases are neither passes nor failures; a run with "
+            f"engine errors never creates or changes a baseline. Fix the engine or its service "
+            f"and run again")
+
+
+def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None = None, *,
+                 engine: str = "ragspine", kb_dir: str | Path = paths.KB_DIR,
+                 baseline_path: str | Path = paths.QA_BASELINE,
+                 outputs: QAOutputs | None = None,
+                 options: ratchet.GateOptions | None = None,
+                 record_command: Callable[[Any], str] | None = None,
+                 echo: Echo | None = None, judge: Any = None, store: bool = True,
+                 **run_options: Any) -> QAGatedRun:
+    """Check, run, write the report, gate, write the CI files (see the module docstring).
+
+    `record_command(spec)` builds the command that records this run (shown when it improved);
+    `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress);
+    `judge` is the faithfulness judge: a registered name (qa.judges; None: lexical) or a judge.
+    `store=False` keeps the run out of the run store (runs/; the CLI's --no-store).
+    Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
+    EngineSpecError, ...) for input the run cannot use.
+    """
+    from ragspine_eval.outputs.console import gate_table
+    from ragspine_eval.engines import parse_engine
+    from ragspine_eval.execution.cache import cache_dir
+    from ragspine_eval.execution.golden_memo import load_golden_set_cached
+    from ragspine_eval.qa.run import run_qa_eval
+
+    say = escape.escaped_echo(echo)
+    outputs = outputs or QAOutputs()
+    golden_path, baseline_path = Path(golden_path), Path(baseline_path)
+    ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
+                           "summary": outputs.summary_md}, baseline=baseline_path,
+                          inputs={golden_path: f"golden set {golden_path}",
+                                  Path(kb_dir): f"knowledge base {kb_dir}",
+                                  paths.PROJECT_ROOT / "notebooks": "notebooks"})
+    spec = parse_engine(engine, mode)
+    if judge is None or isinstance(judge, str):  # an unknown name fails here, before any run
+        from ragspine_eval.judges import registry as judges
+
+        judge = judges.get(judge or judges.DEFAULT_JUDGE)
+    if options is not None:
+        if record_command is not None:
+            options = _with_record_command(options, record_command(spec))
+        options.check()
+    # fail on a bad line before any engine call (a set validated before is remembered)
+    load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
+    stored = ratchet.load_baselines(baseline_path).get(spec.key)
+    if stored is not None:
+        ratchet.validate_entry(baseline_path, spec.key, stored)
+
+    try:
+        report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
+                             **run_options)
+        stopped = None
+    except RunInterrupted as exc:  # Ctrl-C while the cases ran: write what the run has
+        if exc.report is None:
+            raise
+        report, stopped = exc.report, exc
+    report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
+    for line in (*gate_table(report, stored), *report.provenance.lines()):
+        say(line)
+    run = QAGatedRun(report, spec.key, baseline_path, stored,
+                     None if stored is None else compare_to_baseline(report, stored))
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+                    run.written, say)
+
+    before = baseline_store.snapshot(baseline_path)
+    if options is not None:
+        entry = make_baseline_entry(report)
+        if report.interrupted:
+            run.gate = ratchet.check_without_recording(
+                baseline_path, spec.key, run.comparison, interrupted_reason(report),
+                status=INTERRUPTED)
+        elif report.errors:
+            run.gate = ratchet.check_without_recording(
+                baseline_path, spec.key, run.comparison, engine_errors_reason(report),
+                status=ENGINE_ERRORS)
+        else:
+            run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
+        for line in run.gate.lines:
+            say(line)
+    try:
+        _write_ci_files(run, outputs, say)
+    except RagspineEvalError:
+        # exit 2 means the baseline did not move: put back what the gate recorded
+        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
+        raise
+    run.kept = runs.keep(report.to_dict, kind="qa", key=spec.key, store=store, echo=say,
+                         verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
+    if options is not None:
+        say(run.verdict)
+    if stopped is not None:
+        raise stopped  # still the Ctrl-C: the CLI exits 130, a notebook sees it as before
+    return run
+
+
+def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:
+    from dataclasses import replace
+
+    return replace(options, record_command=command)
+
+
+def _write_ci_files(run: QAGatedRun, outputs: QAOutputs, say: Echo) -> None:
+    from ragspine_eval.outputs.junit import write_qa_junit
+    from ragspine_eval.outputs.summary_md import write_qa_summary
+
+    comparison = run.gate.comparison if run.gate is not None else run.comparison
+    write_announced(outputs.junit, "junit",
+                    lambda p: write_qa_junit(p, run.report, comparison), run.written, say)
+    write_announced(outputs.summary_md, "summary",
+                    lambda p: write_qa_summary(p, run.report, run.stored, run.gate),
+                    run.written, say)

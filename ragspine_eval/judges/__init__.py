@@ -1,0 +1,29 @@
+"""The judges: whether an answer's claims are supported (faithfulness) and how numbers are read.
+
+groundedness (claims cut from an answer, the `EntailmentJudge` protocol and the lexical judge),
+numbers (the number reader every judge and gate shares), registry (judges by name: register,
+get, list, describe), groups (a judge chosen per tag group), financial/ (the zh/en financial
+judge: quantities, vocabulary, polarity, passages). A new judge is a class here and one line in
+the registry. Nothing here knows a golden case, an engine or a report.
+
+The names below are imported on first use, so that importing one part does not import all.
+"""
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "EntailmentJudge": "groundedness",
+    "LexicalOverlapJudge": "groundedness",
+    "GROUNDEDNESS_METRICS": "groundedness",
+    "get_judge": "registry",
+    "judge_names": "registry",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

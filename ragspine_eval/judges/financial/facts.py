@@ -1,0 +1,132 @@
+"""Figures across passages: the period a figure is stated for, trends and growth rates.
+
+A financial claim often states a figure the facts give in another form: `_nearest_period` binds
+a claim's figure to its period (USD 1,320 million in FY2025; 2025财年的13.2亿; a year earlier);
+`dated_figures` orders a clause's figures by period, so "grew from A to B" and "was up from B a
+year earlier" say which way; `points` reads the fact rows that state one figure of a metric
+for a period; `trend` compares such figures a year apart (FY2024 -> FY2025: up or down) and
+`derived` checks a percentage against the change between them or a share of one in the other.
+Invariants: pure functions of the units and passages; a figure is compared with
+quantities.matches, the same rounding and tolerance as everywhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ragspine_eval.judges.financial.passages import Passage
+from ragspine_eval.judges.financial.quantities import matches
+from ragspine_eval.judges.financial.vocabulary import Unit
+
+def compared(clause: Sequence[Unit], text: str) -> str | None:
+    """"up" or "down" when the clause compares its first figure with a second one ("16.2%,
+    higher than the group's 14.8%", "高于集团的14.8%"): the first against the second."""
+    figures = [u for u in clause if u.quantity is not None and u.quantity.unit is not None]
+    if len(figures) < 2 or figures[0].quantity is None or figures[-1].quantity is None:
+        return None
+    first, last = figures[0], figures[-1]
+    between = text[first.start + len(first.surface):last.start].lower()
+    if not re.search(r"(?<![a-z])than(?![a-z])|于|比", between):
+        return None
+    a, b = first.quantity.value, last.quantity.value
+    return None if a == b else ("up" if a > b else "down")
+
+
+def dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
+    """The values of the clause's sums and percentages, earliest period first (their order in
+    the text where a figure has no period)."""
+    dated = []
+    for at, u in enumerate(clause):
+        if u.quantity is None or u.quantity.unit is None:
+            continue
+        period = nearest_period(u, clause, text)
+        if period is not None and period.key == "prior":
+            period = resolve_prior(period, clause)
+        dated.append((period.key if period is not None else "", at, u.quantity.value))
+    if len({key for key, _, _ in dated}) < len(dated):  # periods shared: keep the text's order
+        return [value for _, _, value in dated]
+    return [value for _, _, value in sorted(dated)]
+
+
+def resolve_prior(prior: Unit, clause: Sequence[Unit]) -> Unit | None:
+    """"a year earlier" / 上年 as the period a year before the clause's own (FY2025 -> FY2024);
+    None when the clause states no other period."""
+    own = next((u for u in clause if u.kind == "period" and u.key != "prior"), None)
+    if own is None:
+        return None
+    return replace(prior, key=f"{int(own.key[:4]) - 1}{own.key[4:]}")
+
+
+_ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
+
+
+def nearest_period(unit: Unit, clause: Sequence[Unit], text: str) -> Unit | None:
+    """The period a quantity is stated for: the clause's period closest to it, one joined to
+    it by nothing but "in", "for" or 的 first (USD 1,320 million in FY2025; 2025财年的13.2亿)."""
+    def gap(period: Unit) -> tuple[int, int]:
+        end_q, end_p = unit.start + len(unit.surface), period.start + len(period.surface)
+        between = (text[end_p:unit.start] if end_p <= unit.start
+                   else text[end_q:period.start]).strip().lower()
+        return (0 if between in _ATTACHING else 1, len(between))
+    return min((u for u in clause if u.kind == "period"), key=gap, default=None)
+
+
+def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple[Passage, Unit]]:
+    """period -> (passage, its one figure) of the passages that state one figure of the
+    clause's metric (fact rows: ACME_HK FY2024 REVENUE 1538 USD_M)."""
+    metrics = {u.key for u in about if u.kind == "metric"}
+    out: dict[str, tuple[Passage, Unit]] = {}
+    if not metrics:
+        return out
+    for p in support:
+        figures = [u for u in p.analysis.units if u.quantity is not None]
+        if len(figures) == 1 and p.keys.get("period") and p.keys.get("metric", set()) <= metrics:
+            for key in p.keys["period"] - {"prior"}:
+                out.setdefault(key, (p, figures[0]))
+    return out
+
+
+def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bool:
+    """A percentage the claim states is the change between two of the facts' figures a year
+    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other."""
+    claim = unit.quantity
+    if claim is None or claim.unit != "PCT":
+        return False
+    found = points(about, support)
+    metrics = {u.key for u in about if u.kind == "metric"}
+    values = [u.quantity.value for p in support
+              if len(figures := [u for u in p.analysis.units if u.quantity is not None]) == 1
+              and p.keys.get("metric", set()) <= metrics for u in figures[:1]
+              if u.quantity is not None]  # every fact's figure: a share is of one in another
+    for key, (_, now) in found.items():
+        before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
+        if before is not None and before[1].quantity and now.quantity and before[1].quantity.value:
+            change = (now.quantity.value / before[1].quantity.value - 1) * 100
+            if matches(claim, replace(claim, value=abs(change), unit="PCT", hedge=None)):
+                return True
+    return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
+               for a in values for b in values if b and a < b)
+
+
+def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]
+           ) -> tuple[str, Unit] | None:
+    """The direction the facts give when passages state one figure each for the clause's
+    metric in two periods of the same kind (FY2024 and FY2025): ("up" or "down", the later
+    figure as a unit to quote), comparing the clause's period (or the latest) with the one a
+    year before; None when the passages do not give two such figures."""
+    found = points(about, support)
+    wanted = [p for k in periods for p in (k, f"{int(k[:4]) + 1}{k[4:]}")] or sorted(
+        found, reverse=True)[:1]  # the claim's periods, or the year after one (较2024财年)
+    for key in wanted:
+        before = f"{int(key[:4]) - 1}{key[4:]}"
+        if key in found and before in found:
+            now, then = found[key][1], found[before][1]
+            assert now.quantity is not None and then.quantity is not None
+            if now.quantity.value != then.quantity.value:
+                way = "up" if now.quantity.value > then.quantity.value else "down"
+                return way, Unit(way, way, now.start, f"{then.surface.strip()} in {before} to "
+                                 f"{now.surface.strip()} in {key}")
+    return None

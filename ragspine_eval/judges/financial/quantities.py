@@ -1,0 +1,179 @@
+"""Quantities: a number with its scale, its unit and how it is stated, compared as one thing.
+
+`read_quantities(text)` finds every number `qa.numbers` reads (digits, full-width digits,
+separators, 万 / 亿 / 百万, million / billion, Chinese numerals, percent words) and what stands
+around it:
+- a unit: percent (%, percent, 百分之, the KB's PCT), percentage points (个百分点, pp), a
+  currency (美元, USD, US$, $, 港元, HKD, 人民币, 元, CNY) and the KB's unit codes (USD_M: millions
+  of US dollars; any XXX_M, XXX_K, XXX_B the same way); bn / mn / m / k after digits;
+- a hedge: approximately (约, 大约, 左右, about, roughly, around), more than (超过, 逾, 以上,
+  more than, over), less than (不到, 低于, less than, under), nearly (近, 将近, nearly, almost).
+
+`matches(claim, passage)` says whether a claim's quantity is the passage's:
+- the units must not contradict (a percent is not a sum of money; US dollars are not yuan); a
+  quantity without a unit matches on value alone, or on the number a unit code scales (1702 in
+  1702 USD_M);
+- stated plainly, the values are equal, or the passage's value rounds to the claim's at the
+  precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
+- stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
+- more than / less than: the passage's value is beyond the claim's; nearly: at most the
+  claim's and within the tolerance.
+Invariants: values are Decimals in base units (USD 1,702 million is 1702000000); nothing here
+knows which passage or claim it reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ragspine_eval.judges.numbers import number_spans
+
+APPROX_TOLERANCE = Decimal("0.05")
+PLAIN_ROUNDING = Decimal("0.01")
+
+_CURRENCY = [("USD", ("美元", "美金", "usd", "us$", "us dollars", "us dollar", "dollars",
+                      "dollar", "$")),
+             ("HKD", ("港元", "港币", "hkd", "hk$")),
+             ("CNY", ("人民币", "元", "cny", "rmb", "yuan", "renminbi"))]
+_HEDGES = {"approx": ("约为", "大约", "约", "大概", "approximately", "approx.", "approx", "about",
+                      "roughly", "around", "circa", "an estimated", "estimated"),
+           "over": ("略高于", "稍高于", "slightly above", "slightly more than", "超过", "逾", "多于", "高于", "more than", "over", "above", "exceeding",
+                    "in excess of"),
+           "under": ("略低于", "稍低于", "slightly below", "slightly less than", "不到", "低于", "少于", "不足", "less than", "under", "below", "fewer than"),
+           "nearly": ("将近", "接近", "近", "几乎", "nearly", "almost", "close to", "just under")}
+_HEDGES_AFTER = {"approx": ("左右", "上下", "or so"), "over": ("以上", "多", "or more"),
+                 "under": ("以下", "or less")}
+_SCALE_AFTER = re.compile(r"\s*(bn|b|mn|m|k)(?![a-z])")
+_SCALES = {"bn": 10**9, "b": 10**9, "mn": 10**6, "m": 10**6, "k": 10**3}
+_UNIT_CODE = re.compile(r"[\s,]*([a-z]{3})_(m|k|b|bn|mn)(?![a-z])")
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z]))")
+_POINTS_AFTER = re.compile(r"\s*(?:个百分点|percentage points?|pp(?![a-z])|ppts?(?![a-z]))")
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number as stated: its value in base units, its unit ("PCT", "PP", "USD", ... or None),
+    its hedge (None, "approx", "over", "under", "nearly"), the precision it is written to, and
+    where it stands in the text read (hedge and unit included)."""
+
+    value: Decimal
+    unit: str | None
+    hedge: str | None
+    precision: Decimal
+    start: int
+    end: int
+    surface: str
+    written: Decimal | None = None  # the value as written before a unit code's scale (1702 USD_M)
+
+    @property
+    def key(self) -> str:
+        return f"{self.value.normalize():f} {self.unit or ''}".strip()
+
+    def describe(self) -> str:
+        hedge = {"approx": "about ", "over": "more than ", "under": "less than ",
+                 "nearly": "nearly "}.get(self.hedge or "", "")
+        return f"{hedge}{_plain(self.value)}{' ' + self.unit if self.unit else ''}"
+
+
+def _plain(value: Decimal) -> str:
+    if abs(value) >= 10**9:
+        return f"{value / 10**9:f}".rstrip("0").rstrip(".") + " billion"
+    if abs(value) >= 10**6:
+        return f"{value / 10**6:f}".rstrip("0").rstrip(".") + " million"
+    return f"{value.normalize():f}"
+
+
+def _precision(value: Decimal) -> Decimal:
+    """The place of the value's last significant digit: 1702000000 -> 1000000, 14.8 -> 0.1."""
+    exponent = value.normalize().as_tuple().exponent
+    return Decimal(1).scaleb(exponent if isinstance(exponent, int) else 0)
+
+
+def _prefix(before: str, words: tuple[str, ...]) -> str | None:
+    tail = before.rstrip()
+    for w in words:
+        if tail.endswith(w) and (not w[-1].isalpha() or not w.isascii()
+                                 or len(tail) == len(w) or not tail[-len(w) - 1].isalpha()):
+            return w
+    return None
+
+
+def read_quantities(text: str) -> list[Quantity]:
+    """Every quantity of a lower-cased text (see the module docstring), in order."""
+    found = []
+    for span in number_spans(text):
+        start, end = span.start, len(text[:span.end].rstrip())
+        if text[start:end].isalpha() and Decimal(span.value) <= 12:
+            continue  # "second", "two", "first": a rank or a count in words, not a figure
+        value, unit, hedge = Decimal(span.value), None, None
+        written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
+        precision = _precision(value)
+        after = text[end:end + 24]
+        written = value
+        if m := _UNIT_CODE.match(after):
+            unit, scale = m.group(1).upper(), _SCALES.get(m.group(2), 10**9)
+            value, precision, end = value * scale, precision * scale, end + m.end()
+            after = text[end:end + 24]
+        elif (m := _SCALE_AFTER.match(after)) and not written_scale:
+            value, precision = value * _SCALES[m.group(1)], precision * _SCALES[m.group(1)]
+            end, after = end + m.end(), text[end + m.end():end + m.end() + 24]
+        if m := _PERCENT_AFTER.match(after):
+            unit, end = "PCT", end + m.end()
+        elif m := _POINTS_AFTER.match(after):
+            unit, end = "PP", end + m.end()
+        elif text.startswith("百分之", start):
+            unit = "PCT"
+        if unit is None:
+            for code, words in _CURRENCY:
+                word = next((w for w in words if after.lstrip().startswith(w)), None)
+                if word is None:
+                    word = _prefix(text[max(0, start - 12):start], words)
+                    if word is not None:
+                        start = text.rindex(word, 0, start)
+                else:
+                    end += len(after) - len(after.lstrip()) + len(word)
+                if word is not None:
+                    unit = code
+                    break
+        before = text[max(0, start - 20):start]
+        hedged = [(len(w), k, w) for k, ws in _HEDGES.items() if (w := _prefix(before, ws))]
+        if hedged:  # the longest: "just under" is nearly, not under
+            _, hedge, word = max(hedged)
+            start = text.rindex(word, 0, start)
+        if hedge is None:
+            rest = text[end:end + 8].lstrip()
+            hedge = next((k for k, ws in _HEDGES_AFTER.items() if rest.startswith(ws)), None)
+        found.append(Quantity(value, unit, hedge, precision, start, end, text[start:end],
+                              written))
+    return found
+
+
+def _compatible(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return a in (None, "PCT", "PP") or b is None
+    return a == b
+
+
+def matches(claim: Quantity, passage: Quantity) -> bool:
+    """Whether the claim's quantity is the passage's (see the module docstring)."""
+    if not _compatible(claim.unit, passage.unit):
+        return False
+    c, p = claim.value, passage.value
+    if claim.unit is None and passage.written is not None and c == passage.written:
+        p = c  # "收入为1702" against "1702 USD_M": the number as the fact writes it
+    if c == p:
+        return claim.hedge in (None, "approx", "nearly")
+    gap = abs(c - p)
+    scale = abs(p) or Decimal(1)
+    rounds = gap * 2 <= claim.precision
+    if claim.hedge is None:
+        return rounds and gap / scale <= PLAIN_ROUNDING
+    if claim.hedge == "approx":
+        return gap / scale <= APPROX_TOLERANCE
+    if claim.hedge == "over":
+        return p > c
+    if claim.hedge == "under":
+        return p < c
+    return p <= c and gap / scale <= APPROX_TOLERANCE  # nearly

@@ -1,0 +1,192 @@
+"""The outcome cache is never stale: each part of the key, changed alone, re-runs exactly the
+cases it should; a corrupt entry is re-run, never trusted; a killed run resumes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import threading
+
+import pytest
+
+from ragspine_eval import paths
+from ragspine_eval.cli import main
+from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.engines.inprocess import RagspineEngine
+from ragspine_eval.qa.run import run_qa_eval
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The ids of the cases that reached the in-process engine, in order."""
+    seen: list[str] = []
+    real = RagspineEngine.run_case
+
+    def counting(self, case):
+        seen.append(case.id)
+        return real(self, case)
+
+    monkeypatch.setattr(RagspineEngine, "run_case", counting)
+    return seen
+
+
+def comparable(report) -> dict:
+    data = report.to_dict()
+    data["provenance"].pop("times")
+    data["provenance"].pop("cache")
+    for case in data["cases"]:
+        case.pop("reused")
+    return data
+
+
+def test_a_second_run_reuses_every_outcome_and_gives_the_same_report(tiny_golden, calls):
+    first = run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5 and first.provenance.cache["reused"] == 0
+    second = run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5  # the engine was not called again
+    assert second.provenance.cache == {**first.provenance.cache, "reused": 5, "computed": 0}
+    assert all(c.reused for c in second.cases) and not any(c.reused for c in first.cases)
+    assert comparable(second) == comparable(first)
+
+
+def test_editing_one_golden_case_reruns_exactly_that_case(tiny_golden, calls):
+    run_qa_eval(tiny_golden, "tool")
+    lines = tiny_golden.read_text(encoding="utf-8").splitlines()
+    case = json.loads(lines[2])
+    case["question"] += " "  # an edit the engine sees
+    lines[2] = json.dumps(case, ensure_ascii=False)
+    tiny_golden.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    calls.clear()
+    report = run_qa_eval(tiny_golden, "tool")
+    assert calls == [case["id"]]
+    assert [c.id for c in report.cases if not c.reused] == [case["id"]]
+
+
+def test_another_mode_a_changed_kb_or_another_engine_build_reruns_everything(
+        tiny_golden, calls, tmp_path, monkeypatch):
+    run_qa_eval(tiny_golden, "tool")
+    calls.clear()
+    run_qa_eval(tiny_golden, "agent")
+    assert len(calls) == 5
+
+    kb = tmp_path / "kb"
+    shutil.copytree(paths.KB_DIR, kb)
+    facts = kb / "facts.csv"
+    facts.write_text(facts.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    calls.clear()
+    run_qa_eval(tiny_golden, "tool", kb_dir=kb)
+    assert len(calls) == 5
+
+    calls.clear()
+    run_qa_eval(tiny_golden, "tool")
+    assert calls == []  # the original inputs are still cached
+    cache_mod.installed_engine_fingerprint.cache_clear()
+    monkeypatch.setattr(cache_mod, "installed_engine_fingerprint", lambda: "an-upgraded-engine")
+    run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5
+
+    calls.clear()
+    monkeypatch.setattr(cache_mod, "OUTCOME_FORMAT", cache_mod.OUTCOME_FORMAT + 1)
+    run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5
+
+
+def test_no_cache_calls_the_engine_for_every_case(tiny_golden, calls):
+    run_qa_eval(tiny_golden, "tool")
+    calls.clear()
+    report = run_qa_eval(tiny_golden, "tool", cache=False)
+    assert len(calls) == 5 and report.provenance.cache is None
+
+
+def test_the_cli_flag_no_cache_reaches_the_run(tiny_golden, calls, tmp_path, capsys):
+    args = ["qa", "--golden", str(tiny_golden), "--baseline", str(tmp_path / "b.json")]
+    assert main(args) == 0
+    calls.clear()
+    assert main([*args, "--no-cache"]) == 0
+    assert len(calls) == 5
+    calls.clear()
+    assert main(args) == 0
+    assert calls == [] and "5 reused, 0 computed" in capsys.readouterr().out
+
+
+def test_a_corrupt_or_tampered_entry_is_rerun_never_trusted(tiny_golden, calls):
+    first = run_qa_eval(tiny_golden, "tool")
+    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    keys = [k for (k,) in db.execute("SELECT key FROM outcomes ORDER BY key")]
+    assert len(keys) == 5
+    with db:
+        db.execute("UPDATE outcomes SET outcome = '{not json' WHERE key = ?", (keys[0],))
+        text = db.execute("SELECT outcome FROM outcomes WHERE key = ?", (keys[1],)).fetchone()[0]
+        tampered = json.loads(text)
+        tampered["answer"] = "a different answer"  # the checksum no longer matches
+        db.execute("UPDATE outcomes SET outcome = ? WHERE key = ?",
+                   (json.dumps(tampered), keys[1]))
+    db.close()
+    calls.clear()
+    second = run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 2
+    assert comparable(second) == comparable(first)
+
+
+def test_a_cache_file_that_is_no_database_is_no_cache_never_a_failed_run(tiny_golden, calls):
+    folder = cache_mod.cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / cache_mod.DB_NAME).write_bytes(b"this is not an SQLite database" * 100)
+    report = run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5 and not report.errors
+
+
+def test_an_outcome_with_an_error_is_never_stored(tiny_golden, monkeypatch):
+    monkeypatch.setattr(RagspineEngine, "run_case",
+                        lambda self, case: CaseOutcome(error="the engine fell over"))
+    run_qa_eval(tiny_golden, "tool")
+    assert cache_mod.stats().entries == 0
+
+
+def test_an_interrupted_run_resumes_from_what_it_had_answered(tiny_golden, calls):
+    def stop_after_three(done, total, errors):
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_qa_eval(tiny_golden, "tool", progress=stop_after_three)
+    answered = list(calls)
+    assert len(answered) >= 3
+    calls.clear()
+    report = run_qa_eval(tiny_golden, "tool")
+    assert len(calls) == 5 - len(answered)
+    assert sum(c.reused for c in report.cases) == len(answered)
+
+
+def test_two_runs_sharing_a_cache_both_give_correct_reports(tiny_golden):
+    expected = comparable(run_qa_eval(tiny_golden, "agent", cache=False))
+    results: list = []
+    runs = [threading.Thread(target=lambda: results.append(run_qa_eval(tiny_golden, "agent")))
+            for _ in range(2)]
+    for r in runs:
+        r.start()
+    for r in runs:
+        r.join(timeout=300)
+    assert len(results) == 2
+    assert all(comparable(r) == expected for r in results)
+
+
+def test_a_callable_engine_is_cached_only_under_a_cache_key(tiny_golden):
+    engine = "engine_doubles:right_value"
+    first = run_qa_eval(tiny_golden, engine=engine)
+    assert first.provenance.cache is None and cache_mod.stats().entries == 0
+    run_qa_eval(tiny_golden, engine=engine, cache_key="build-41")
+    again = run_qa_eval(tiny_golden, engine=engine, cache_key="build-41")
+    assert again.provenance.cache["reused"] == 5
+    other = run_qa_eval(tiny_golden, engine=engine, cache_key="build-42")
+    assert other.provenance.cache["reused"] == 0  # another deployment: nothing reused
+
+
+def test_worker_processes_store_their_answers_and_never_block_each_other(tiny_golden):
+    first = run_qa_eval(tiny_golden, "tool", jobs=2)  # two spawned workers, one cache
+    assert first.provenance.cache["computed"] == 5 and cache_mod.stats().entries == 5
+    again = run_qa_eval(tiny_golden, "tool", jobs=2)
+    assert again.provenance.cache["reused"] == 5
+    assert comparable(again) == comparable(first)

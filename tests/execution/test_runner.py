@@ -1,0 +1,164 @@
+"""The runner: case order whatever the parallelism, faults as case errors, time limits, fail-fast,
+Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from conftest import make_case, same_run
+from engine_doubles import ScriptedEngine, traced
+
+from ragspine_eval import paths
+from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED
+from ragspine_eval.engines.callable_engine import CallableEngine
+from ragspine_eval.qa.run import run_qa_eval
+from ragspine_eval.execution.runner import RunInterrupted, RunOptions, run_cases
+
+CASES = [make_case(f"c{i}") for i in range(1, 7)]
+
+
+def answers(outcomes) -> list[str | None]:
+    return [o.error or o.answer for o in outcomes]
+
+
+def test_outcomes_come_back_in_case_order_even_when_later_cases_finish_first():
+    def slower_for_earlier(case):
+        time.sleep(0.05 * (7 - int(case.id[1:])))  # c1 finishes last
+        return {"answer": f"answer to {case.id}"}
+
+    engine = CallableEngine(slower_for_earlier, "t:slower", "tool")
+    outcomes = run_cases(engine, CASES, RunOptions(jobs=6))
+    assert answers(outcomes) == [f"answer to c{i}" for i in range(1, 7)]
+
+
+def test_an_engine_exception_is_that_cases_error_and_the_run_goes_on():
+    outcomes = run_cases(ScriptedEngine(fail=("c2",)), CASES, RunOptions(jobs=2))
+    assert outcomes[1].error.startswith("RuntimeError: engine fault on c2")
+    assert [o.error for i, o in enumerate(outcomes) if i != 1] == [None] * 5
+
+
+@pytest.mark.parametrize("parallel", ["threads", "processes"])
+def test_a_case_past_its_time_limit_is_an_error_and_the_next_cases_run(tmp_path, parallel):
+    trace = tmp_path / "trace"
+    engine = ScriptedEngine(hang=("c2",), parallel=parallel, trace=str(trace))
+    outcomes = run_cases(engine, CASES, RunOptions(jobs=2, case_timeout=0.5))
+    assert outcomes[1].error == "TimeoutError: no answer within the case timeout of 0.5 s"
+    assert answers(outcomes[2:]) == [f"answer to c{i}" for i in range(3, 7)]
+    if parallel == "processes":
+        hung_pid = next(int(line.split()[1]) for line in traced(trace) if line.startswith("c2 "))
+        with pytest.raises(ProcessLookupError):  # the worker running c2 was killed and reaped
+            os.kill(hung_pid, 0)
+
+
+def test_a_worker_process_that_dies_is_that_cases_error_and_a_fresh_worker_goes_on():
+    engine = ScriptedEngine(die=("c3",), parallel="processes")
+    outcomes = run_cases(engine, CASES, RunOptions(jobs=2))
+    assert "worker process running this case died (exit code 3)" in outcomes[2].error
+    assert [o.error for i, o in enumerate(outcomes) if i != 2] == [None] * 5
+
+
+def test_fail_fast_stops_at_the_first_error_and_records_the_rest_as_not_run(tmp_path):
+    trace = tmp_path / "trace"
+    outcomes = run_cases(ScriptedEngine(fail=("c3",), trace=str(trace)), CASES,
+                         RunOptions(fail_fast=True))
+    assert answers(outcomes[:2]) == ["answer to c1", "answer to c2"]
+    assert "engine fault on c3" in outcomes[2].error
+    assert {o.error for o in outcomes[3:]} == {
+        "not run: the run stopped at the first engine error, case c3 (--fail-fast)"}
+    assert [line.split()[0] for line in traced(trace)] == ["c1", "c2", "c3"]
+
+
+def test_fail_fast_in_parallel_gives_the_serial_outcomes():
+    engine = ScriptedEngine(fail=("c2", "c5"), delay=0.02)
+    serial = run_cases(engine, CASES, RunOptions(fail_fast=True))
+    parallel = run_cases(engine, CASES, RunOptions(jobs=4, fail_fast=True))
+    assert [o.to_dict() for o in parallel] == [o.to_dict() for o in serial]
+    assert "c2" in serial[1].error and all("case c2 (--fail-fast)" in o.error for o in serial[2:])
+
+
+def test_progress_counts_every_case_and_every_error():
+    seen = []
+    run_cases(ScriptedEngine(fail=("c4",)), CASES, RunOptions(jobs=3),
+              progress=lambda *p: seen.append(p))
+    assert [done for done, _, _ in seen] == list(range(1, 7))
+    assert {total for _, total, _ in seen} == {6}
+    assert seen[-1][2] == 1
+
+
+@pytest.mark.parametrize("options", [{"jobs": 0}, {"case_timeout": 0}, {"case_timeout": -1.0}])
+def test_run_options_refuse_nonsense(options):
+    with pytest.raises(ValueError):
+        RunOptions(**options)
+
+
+@pytest.mark.parametrize("mode", ["tool", "agent"])
+def test_parallel_in_process_report_equals_the_serial_report(mode):
+    """--jobs 2 runs the in-process engine in two worker processes over the same SQLite stores."""
+    serial = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=1)
+    parallel = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=2)
+    assert not serial.errors
+    assert same_run(parallel.to_dict()) == same_run(serial.to_dict())
+
+
+def ctrl_c_at(n: int):
+    """A progress callback that presses Ctrl-C once n cases are done: it raises in the main
+    thread, where a real SIGINT lands."""
+    def progress(done: int, total: int, errors: int) -> None:
+        if done >= n:
+            raise KeyboardInterrupt
+    return progress
+
+
+def interrupted(call) -> RunInterrupted:
+    try:
+        call()
+    except KeyboardInterrupt as exc:  # the old runner let a bare one through
+        assert isinstance(exc, RunInterrupted), f"a bare {type(exc).__name__}"
+        return exc
+    raise AssertionError("the run was not interrupted")
+
+
+@pytest.mark.parametrize("parallel", ["threads", "processes"])
+def test_ctrl_c_stops_handing_out_cases_and_records_every_unfinished_one_as_not_run(
+        tmp_path, parallel):
+    trace = tmp_path / "trace"
+    cases = [make_case(f"c{i}") for i in range(1, 61)]  # 6 s of work on 2 workers
+    engine = ScriptedEngine(parallel=parallel, trace=str(trace), delay=0.2)
+    started = time.monotonic()
+    stopped = interrupted(lambda: run_cases(engine, cases, RunOptions(jobs=2), ctrl_c_at(3)))
+    assert time.monotonic() - started < 4  # stopped at once, not after the 60 cases
+    outcomes = stopped.outcomes
+    assert len(outcomes) == 60
+    finished = [o for o in outcomes if o.error != NOT_RUN_INTERRUPTED]
+    assert stopped.done == len(finished) >= 3
+    assert all(o.answer.startswith("answer to c") and o.error is None for o in finished)
+    assert NOT_RUN_INTERRUPTED == ("not run: the run was interrupted (Ctrl-C) before this case "
+                                   "finished")
+    began = len(traced(trace))
+    time.sleep(0.6)  # a worker left running would start three more cases meanwhile
+    # each worker: the case in hand, and one whose answer was on its way when it was ended
+    assert len(traced(trace)) == began <= stopped.done + 2 * 2
+    if parallel == "processes":
+        for pid in {int(line.split()[1]) for line in traced(trace)}:
+            with pytest.raises(ProcessLookupError):  # every worker was killed and reaped
+                os.kill(pid, 0)
+
+
+def test_an_interrupted_run_is_scored_with_what_it_has_and_says_so(tiny_golden):
+    """run_qa_eval raises the interrupt again with the report; with repeats, the interrupted
+    repeat is combined with the finished ones."""
+    engine = ScriptedEngine(delay=0.2)
+    stopped = interrupted(lambda: run_qa_eval(tiny_golden, "tool", engine=engine, repeat=2,
+                                              progress=ctrl_c_at(5 + 2)))
+    report = stopped.report
+    assert report.interrupted and report.repeats == 2 and report.n_cases == 5
+    ids = [c.id for c in report.cases]
+    not_run = [c.id for c in report.not_run]
+    assert 1 <= len(not_run) <= 3 and ids[-len(not_run):] == not_run
+    assert stopped.done == 5 - len(not_run)
+    assert report.to_dict()["interrupted"] is True
+    assert report.interrupted_sentence().startswith(
+        f"INTERRUPTED (Ctrl-C) after {5 - len(not_run)} of 5 cases")
+    assert "interrupted (Ctrl-C) before these cases finished" in report.errors_sentence()

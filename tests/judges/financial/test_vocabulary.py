@@ -1,0 +1,48 @@
+"""The vocabulary: one key for a concept in both languages and in the KB's codes; periods
+before numbers; clauses."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragspine_eval.judges.financial.vocabulary import analyse, lexicon
+
+
+def keys(text: str, kind: str) -> list[str]:
+    return [u.key for u in analyse(text).units if u.kind == kind]
+
+
+@pytest.mark.parametrize("text", ["香港", "Hong Kong", "HK", "ACME_HK", "ACME Hong Kong"])
+def test_an_entity_is_one_concept_in_every_language_and_code(text):
+    assert keys(text, "entity") == ["ACME_HK"]
+
+
+@pytest.mark.parametrize(("text", "metric"), [("收入", "REVENUE"), ("revenue", "REVENUE"),
+                                              ("REVENUE", "REVENUE"), ("新单", "NEWSALES"),
+                                              ("new sales", "NEWSALES"), ("NEWSALES", "NEWSALES"),
+                                              ("净资产收益率", "ROE"), ("return on equity", "ROE")])
+def test_a_metric_is_one_concept(text, metric):
+    assert keys(text, "metric") == [metric]
+
+
+@pytest.mark.parametrize(("text", "period"), [
+    ("FY2025", "2025FY"), ("2025财年", "2025FY"), ("2025年", "2025FY"), ("fiscal 2025", "2025FY"),
+    ("FY25", "2025FY"), ("2025H1", "2025H1"), ("H1 2025", "2025H1"), ("2025年上半年", "2025H1"),
+    ("first half of 2025", "2025H1"), ("2025Q4", "2025Q4"), ("fourth quarter of 2025", "2025Q4"),
+    ("2025年第四季度", "2025Q4"), ("FY,2025", "2025FY")])
+def test_periods_in_both_languages(text, period):
+    assert keys(text, "period") == [period]
+    assert keys(text, "quantity") == []  # a year is never a figure
+
+
+def test_the_kb_codes_come_from_facts_csv():
+    # AGENCY and BANCA are channels of data/kb/facts.csv; ASIA is the group's geography
+    assert lexicon().lookup("asia") == ("entity", "ACME_GROUP")
+    assert lexicon().lookup("banca") == ("channel", "BANCA")
+
+
+def test_lexicon_words_stay_one_word_in_chinese_and_clauses_split_at_commas():
+    analysis = analyse("香港收入同比走弱，主要原因是MCV客群萎缩。")
+    assert len(analysis.clauses) == 2
+    assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "down"]
+    assert ("term", "customer_segment") in {(u.kind, u.key) for u in analysis.clauses[1]}
