@@ -350,6 +350,10 @@ def table(results: dict[str, Any]) -> list[str]:
                 lines.append(f"{label:<26} {row['n_cells']:>10,} {row['run_eval_s']:>7.2f} s "
                              f"{row['cells_per_s']:>10,} {row['peak_rss_mib']:>9,.0f} "
                              f"{row['inputs_rss_mib']:>11,.0f}")
+            if "golden_s" in r:
+                lines.append(f"  ours: the fingerprints, hashed when the report's golden is "
+                             f"first read, {r['golden_s']:.2f} s more "
+                             f"({r['run_eval_and_golden_s']:.2f} s in all)")
             mem = r["memory_over_engine_mib"]
             lines.append(f"  ours / the engine's {ratios.spread_text(r['vs_engine'])}; peak "
                          f"memory over the engine's {mem['median']:+,.0f} MiB "

@@ -38,6 +38,8 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
+from itertools import compress, repeat
 from json.encoder import (
     encode_basestring,  # json's own (C) string escaping, as it writes
 )
@@ -49,22 +51,29 @@ from ragspine_eval.extraction.compare import (
     is_blank,
     value_comparer,
 )
+from ragspine_eval.extraction.columns import both, but_not, left_over
 from ragspine_eval.extraction.locators import Scope
+from ragspine_eval.extraction.passes import (
+    Alignment,
+    align_and_score,
+    fingerprints,
+    index_facts,
+    read_truth,
+)
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
-    ground_truth_index,
-    index_records,
+    ground_truth_records,
     locator,
 )
 from ragspine_eval.extraction.report import (
     CHANNELS,
     FILL,
     VALUE_NORMALIZATION,
-    CellScore,
     ChannelMetric,
     Coverage,
     EvalReport,
 )
+from ragspine_eval.extraction.scored_cells import Fingerprints, ScoredCells
 from ragspine_eval.extraction.structure import structure_score
 
 # --- comparing values --------------------------------------------------------------------------
@@ -254,16 +263,18 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     Raises ExtractionInputError for a record without sheet or cell_ref, a malformed field, or
     a locator given twice.
 
-    One pass over the ground truth scores each cell on its channels, counts each channel and
-    fingerprints the cell, from claims read once (a million cells take seconds, not a minute).
+    Three columnar passes (extraction/passes.py): each field read once for a chunk of cells,
+    each channel decided over two columns; the scored cells kept as columns and the golden
+    fingerprints hashed when first read (scored_cells.py), not an object per cell and channel.
     """
-    truth = ground_truth_index(ground_truth)
+    cells = ground_truth_records(ground_truth)
+    truth = read_truth(cells, lambda i: f"ground truth: cells[{i}]")
     scope = Scope(ground_truth.get("scope") if isinstance(ground_truth, dict) else None)
     facts = list(facts)
-    by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
+    by_sheet, by_locator = index_facts(facts, lambda i: f"facts[{i}]", truth.bang)
 
     names_scored = CHANNELS
-    if any(isinstance(c.get("fill"), str) for c in truth.values()):
+    if any(map(isinstance, truth.fills, repeat(str))):
         names_scored = (*CHANNELS, FILL)  # the fill channel, where the ground truth states one
     not_scored = dict(unsupported or {})
     if facts and FILL in names_scored and FILL not in not_scored and not any(
@@ -277,60 +288,56 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
                                        f"extractor does not provide this channel")
 
     options = compare_options(ground_truth)
-    same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
-    tallies = {ch: _Tally() for ch in names_scored}
-    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
-               if ch not in not_scored]
-    scores: list[CellScore] = []
-    missing: list[str] = []
-    golden: dict[str, str] = {}
+    same_value_of = value_comparer(options, same_cell_value)
     with _collector_paused():
-        for loc, cell in truth.items():
-            claims = _stated_claims(cell)
-            golden[loc] = _fingerprint(loc, claims)
-            fact = by_locator.get(loc)
-            if fact is None:
-                if is_blank(claims.get("cell_value", _ABSENT)):
-                    fact = _NO_FACT  # a blank asserted: no fact is what it expects
-                else:
-                    missing.append(loc)
-                    continue
-            for channel, claim, same, tally in scoring:
-                expected = claims.get(channel, _ABSENT)
-                if expected is _ABSENT or (fact is _NO_FACT and channel != "cell_value"):
-                    continue
-                actual = claim(fact)
-                if same(expected, actual):
-                    if channel != "cell_value":
-                        actual = expected  # equal dicts, the same JSON: one object serves both
-                    tally.total += 1
-                    tally.correct += 1
-                    correct = True
-                else:
-                    tally.total += 1
-                    tally.mismatches.append({"locator": loc, "expected": expected,
-                                             "actual": actual})
-                    correct = False
-                scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected,
-                                        actual, correct, cell.get("feature")))
-
-    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in names_scored}
-    coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
-                        [loc for loc, f in by_locator.items() if loc not in truth
-                         and scope.covers(f["sheet"], f["cell_ref"])])
+        done = align_and_score(truth, by_sheet, by_locator,
+                               [ch for ch in names_scored if ch not in not_scored],
+                               same_value_of, same_value_of is same_cell_value, is_blank,
+                               _NO_FACT, _NO_FACT_FOUND, _SAME[FILL], _fill_claim)
+        unexpected = [locator(f) for f in left_over(facts, by_sheet)
+                      if scope.covers(f["sheet"], f["cell_ref"])]
+    del by_sheet
+    channels = {ch: _metric(ch, cells, done, not_scored.get(ch)) for ch in names_scored}
+    missing = [locator(cells[i]) for i in done.missing]
+    coverage = Coverage(len(cells), len(facts), len(cells) - len(missing), missing, unexpected)
     if document is None and isinstance(ground_truth, dict):
         document = ground_truth.get("document")
     warnings = [] if facts else [NO_FACTS]
-    unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
-    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items() if COMPARE_OPTIONS[k][v])]
-    return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      normalization, dict(extraction or {}), unreviewed, warnings,
-                      structure_score(list(truth.values()), facts, scope))
+    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items()
+                                             if COMPARE_OPTIONS[k][v])]
+    scores = ScoredCells(cells, done.facts, list(done.scored), done.scored, done.correct,
+                         _CLAIMS)
+    golden = Fingerprints(cells, partial(fingerprints, cells, _fill_claim, _number_text,
+                                         _canonical_of))
+    return EvalReport(channels, len(facts), coverage, scores, golden,
+                      document, source, normalization, dict(extraction or {}), truth.unreviewed,
+                      warnings, structure_score(cells, facts, scope))
+
+
+def _metric(channel: str, cells: list[Any], done: Alignment, not_scored: str | None
+            ) -> ChannelMetric:
+    """A channel's counts and mismatches ({locator, expected, actual}, in ground-truth order)."""
+    if channel not in done.scored:
+        return ChannelMetric(channel, 0, 0, 1.0, [], not_scored)
+    scored = done.scored[channel]
+    right = both(scored, done.correct[channel])
+    total, n_right = scored.count(1), right.count(1)
+    wrong = but_not(scored, right)
+    claim = _CLAIMS[channel]
+    mismatches = [{"locator": locator(c), "expected": claim(c), "actual": claim(f)}
+                  for c, f in zip(compress(cells, wrong), compress(done.facts, wrong))]
+    return ChannelMetric(channel, total, n_right, n_right / total if total else 1.0,
+                         mismatches, not_scored)
+
+
+def _canonical_of(cell: Mapping[str, Any]) -> str:
+    return _canonical(locator(cell), _stated_claims(cell))
 
 
 NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "
             "tables?): nothing was scored, and every ground-truth cell but a blank is missing")
 _NO_FACT: Mapping[str, Any] = {"value": None}
+_NO_FACT_FOUND: Mapping[str, Any] = {}  # a cell missing: scored on no channel
 
 
 def same_cell_value(expected: Any, actual: Any) -> bool:
@@ -381,15 +388,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-class _Tally:
-    """A channel's counts while run_eval goes through the cells."""
-
-    def __init__(self) -> None:
-        self.total = self.correct = 0
-        self.mismatches: list[dict[str, Any]] = []
-
-    def metric(self, name: str, not_scored: str | None) -> ChannelMetric:
-        accuracy = self.correct / self.total if self.total else 1.0
-        return ChannelMetric(name, self.total, self.correct, accuracy, self.mismatches, not_scored)
