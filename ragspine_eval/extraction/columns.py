@@ -62,37 +62,41 @@ def given(values: list[Any]) -> bytes:
     return bytes(map(operator.is_not, values, repeat(ABSENT)))
 
 
-def plainly_valid(records: list[Any]) -> bool:
-    """True when every record is a plain dict that records.check_record accepts, decided a
-    column at a time for the usual JSON types; False means "let check_record look" (it raises
-    the first bad record's reason, or accepts a record of unusual types)."""
-    if not records:
+def all_dicts(records: list[Any]) -> bool:
+    return set(map(type, records)) <= {dict}
+
+
+_SEQUENCES = frozenset({list, tuple})
+
+
+def plainly_valid(sheets: list[Any], refs: list[Any], tags: list[Any], spans: list[Any],
+                  origins: list[Any]) -> bool:
+    """True when every record of a chunk of plain dicts, given by these columns of it (None or
+    ABSENT where a record does not give a field), is one records.check_record accepts, decided
+    by the types the columns hold; False means "let check_record look" (it raises the first
+    bad record's reason, or accepts a record of unusual types)."""
+    if not sheets:
         return True
-    if set(map(type, records)) != {dict}:
-        return False
-    for name in ("sheet", "cell_ref"):
-        values = column(records, name)
+    for values in (sheets, refs):
         if set(map(type, values)) != {str} or not all(map(str.strip, values)):
             return False
-    tags = column(records, "tags")
     kinds = set(map(type, tags))
-    if not kinds <= {dict, _NONE}:
+    if not kinds <= {dict, _NONE, _Absent}:
         return False
     if dict in kinds:
-        filled = list(filter(None, tags))
+        filled = list(compress(tags, map(operator.is_, map(type, tags), repeat(dict))))
         if not set(map(type, chain.from_iterable(filled))) <= {str} or not set(
                 map(type, chain.from_iterable(map(dict.values, filled)))) <= {str}:
             return False
-    spans = column(records, "merge_span")
     kinds = set(map(type, spans))
-    if not kinds <= {list, tuple, _NONE}:
+    if not kinds <= {list, tuple, _NONE, _Absent}:
         return False
-    if kinds - {_NONE}:
-        given = list(compress(spans, map(operator.is_not, spans, repeat(None))))
+    if kinds & _SEQUENCES:
+        given = list(compress(spans, map(_SEQUENCES.__contains__, map(type, spans))))
         numbers = list(chain.from_iterable(given))
         if set(map(len, given)) != {2} or set(map(type, numbers)) != {int} or min(numbers) < 1:
             return False
-    return set(map(type, column(records, "is_merged_origin"))) <= {bool, _NONE}
+    return set(map(type, origins)) <= {bool, _NONE, _Absent}
 
 
 # --- finding a record by its locator -----------------------------------------------------------

@@ -30,6 +30,7 @@ from ragspine_eval.extraction.columns import (
     ABSENT,
     CHUNK,
     Unique,
+    all_dicts,
     both,
     column,
     either,
@@ -74,10 +75,15 @@ def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
     unique, checked = Unique(), False
     for start in range(0, len(cells), CHUNK):
         part = cells[start:start + CHUNK]
-        if not checked and not plainly_valid(part):
-            _check(cells, where, "ground truth")
+        if not checked and not all_dicts(part):
+            _check(cells, where, "ground truth")  # raises, or accepts dicts of a subclass
             checked = True
         sheets, refs = column(part, "sheet"), column(part, "cell_ref")
+        tags, spans = column(part, "tags", ABSENT), column(part, "merge_span", ABSENT)
+        origins = column(part, "is_merged_origin", ABSENT)
+        if not checked and not plainly_valid(sheets, refs, tags, spans, origins):
+            _check(cells, where, "ground truth")
+            checked = True
         if not checked and not unique.add(sheets, refs):
             _check(cells, where, "ground truth")
             raise AssertionError("index_records accepted a locator given twice")
@@ -86,9 +92,9 @@ def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
         out.sheets += sheets
         out.refs += refs
         out.values += column(part, "value", ABSENT)
-        out.tags += column(part, "tags", ABSENT)
-        out.spans += column(part, "merge_span", ABSENT)
-        out.origins += column(part, "is_merged_origin", ABSENT)
+        out.tags += tags
+        out.spans += spans
+        out.origins += origins
         out.fills += column(part, "fill", ABSENT)
     del unique
     if out.bang and not checked and not Unique().add(*keyed(out.sheets, out.refs, True)):
@@ -120,10 +126,15 @@ def index_facts(facts: list[Any], where: Callable[[int], str], by_locator: bool
     checked = False
     for start in range(0, len(facts), CHUNK):
         part = facts[start:start + CHUNK]
-        if not checked and not plainly_valid(part):
-            _check(facts, where, "facts")
+        if not checked and not all_dicts(part):
+            _check(facts, where, "facts")  # raises, or accepts dicts of a subclass
             checked = True
         sheets, refs = column(part, "sheet"), column(part, "cell_ref")
+        if not checked and not plainly_valid(sheets, refs, column(part, "tags"),
+                                             column(part, "merge_span"),
+                                             column(part, "is_merged_origin")):
+            _check(facts, where, "facts")
+            checked = True
         if not by_locator and has_bang(refs):
             return index_facts(facts, where, True)
         index(part, *keyed(sheets, refs, by_locator), by_sheet)

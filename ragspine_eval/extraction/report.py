@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ragspine_eval import ratchet as baseline_mod
 from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.stats import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
 FILL = "fill"  # a channel only where a ground truth states a fill as "RRGGBB" text
@@ -207,6 +208,8 @@ class EvalReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per scored cell and channel: sheet, locator, expected, actual, correct."""
+        import pandas as pd  # here, not at import: scoring a run needs no frame
+
         rows = [{"sheet": s.sheet, "locator": s.locator, "cell_ref": s.cell_ref,
                  "channel": s.channel, "expected": s.expected, "actual": s.actual,
                  "correct": s.correct, "feature": s.feature} for s in self.cells]
