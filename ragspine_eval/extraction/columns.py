@@ -75,11 +75,17 @@ def plainly_valid(sheets: list[Any], refs: list[Any], tags: list[Any], spans: li
     ABSENT where a record does not give a field), is one records.check_record accepts, decided
     by the types the columns hold; False means "let check_record look" (it raises the first
     bad record's reason, or accepts a record of unusual types)."""
-    if not sheets:
-        return True
-    for values in (sheets, refs):
-        if set(map(type, values)) != {str} or not all(map(str.strip, values)):
-            return False
+    return plain_keys(sheets, refs) and plain_fields(tags, spans, origins)
+
+
+def plain_keys(sheets: list[Any], refs: list[Any]) -> bool:
+    """plainly_valid's part for `sheet` and `cell_ref`: non-empty strings."""
+    return all(set(map(type, values)) <= {str} and all(map(str.strip, values))
+               for values in (sheets, refs))
+
+
+def plain_fields(tags: list[Any], spans: list[Any], origins: list[Any]) -> bool:
+    """plainly_valid's part for `tags`, `merge_span` and `is_merged_origin`."""
     kinds = set(map(type, tags))
     if not kinds <= {dict, _NONE, _Absent}:
         return False

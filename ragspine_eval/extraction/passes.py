@@ -39,6 +39,8 @@ from ragspine_eval.extraction.columns import (
     has_bang,
     index,
     keyed,
+    plain_fields,
+    plain_keys,
     plainly_valid,
     same_headers,
     same_tags,
@@ -50,7 +52,8 @@ from ragspine_eval.extraction.records import index_records
 
 @dataclass
 class TruthColumns:
-    """The ground truth as columns (ABSENT where a cell does not give a field)."""
+    """The ground truth as columns (ABSENT where a cell does not give a field); read_and_score
+    keeps none of the columns."""
 
     cells: list[Any]
     sheets: list[str] = field(default_factory=list)
@@ -61,6 +64,7 @@ class TruthColumns:
     origins: list[Any] = field(default_factory=list)
     fills: list[Any] = field(default_factory=list)
     bang: bool = False  # a reference holds "!": records are keyed by locator
+    states_fill: bool = False  # some cell states a fill as text (the fill channel)
     unreviewed: int = 0
 
 
@@ -97,6 +101,7 @@ def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
         out.origins += origins
         out.fills += column(part, "fill", ABSENT)
     del unique
+    out.states_fill = any(map(isinstance, out.fills, repeat(str)))
     if out.bang and not checked and not Unique().add(*keyed(out.sheets, out.refs, True)):
         _check(cells, where, "ground truth")
     return out
@@ -156,53 +161,141 @@ class Alignment:
     correct: dict[str, bytes]
 
 
+class Scorer:
+    """The channels decided a chunk at a time (`add`), gathered into an Alignment."""
+
+    def __init__(self, channels: list[str], same_value: Callable[[Any, Any], bool],
+                 exact_first: bool, is_blank: Callable[[Any], bool], no_fact: Any,
+                 missing_fact: Any, fill_same: Callable[[Any, Any], bool],
+                 fill_claim: Callable[[Any], Any]) -> None:
+        self.channels = channels
+        self.same_value, self.exact_first, self.is_blank = same_value, exact_first, is_blank
+        self.no_fact, self.missing_fact = no_fact, missing_fact
+        self.fill_same, self.fill_claim = fill_same, fill_claim
+        self.aligned: list[Any] = []
+        self.missing: list[int] = []
+        self.scored = {ch: bytearray() for ch in channels}
+        self.correct = {ch: bytearray() for ch in channels}
+        self.check_facts = False  # set by read_and_score: the facts' fields not yet checked
+        self.suspect = False  # a fact whose fields the columns cannot vouch for
+
+    def add(self, cells: list[Any], facts: list[Any], values: list[Any], tags: list[Any],
+            spans: list[Any], origins: list[Any], fills: list[Any]) -> None:
+        """One chunk: its cells, the fact found for each (None: none) and its columns."""
+        start = len(self.aligned)
+        has_fact = bytes(map(operator.is_not, facts, repeat(None)))
+        if 0 in has_fact:
+            for k in compress(range(len(facts)), map(operator.not_, has_fact)):
+                if self.is_blank(values[k]):
+                    facts[k] = self.no_fact  # a blank asserted: no fact is what it expects
+                else:
+                    facts[k] = self.missing_fact
+                    self.missing.append(start + k)
+        fact_tags, fact_spans = column(facts, "tags"), column(facts, "merge_span")
+        fact_origins = column(facts, "is_merged_origin")
+        if self.check_facts and not plain_fields(fact_tags, fact_spans, fact_origins):
+            self.suspect = True  # a fact check_record must look at: the three passes decide
+        scored, correct = self.scored, self.correct
+        for ch in self.channels:
+            if ch == "cell_value":
+                present = (has_fact if 0 not in has_fact else
+                           bytes(map(operator.is_not, facts, repeat(self.missing_fact))))
+                scored[ch] += both(given(values), present)
+                correct[ch] += same_values(values, column(facts, "value"), self.same_value,
+                                           self.exact_first)
+            elif ch == "color_mapping":
+                scored[ch] += both(given(tags), has_fact)
+                correct[ch] += same_tags(tags, fact_tags)
+            elif ch == "header_attribution":
+                scored[ch] += both(either(given(spans), given(origins)), has_fact)
+                correct[ch] += same_headers(spans, origins, fact_spans, fact_origins)
+            elif not any(map(isinstance, fills, repeat(str))):
+                scored[ch] += bytes(len(cells))  # the fill channel: no cell here states one
+                correct[ch] += bytes(len(cells))
+            else:  # the fill channel: rare, decided a cell at a time
+                mark = both(bytes(map(isinstance, fills, repeat(str))), has_fact)
+                scored[ch] += mark
+                claim, same = self.fill_claim, self.fill_same
+                correct[ch] += bytes(same(claim(c), claim(f)) if m else False
+                                     for c, f, m in zip(cells, facts, mark, strict=True))
+        self.aligned += facts
+
+    def alignment(self, channels: list[str]) -> Alignment:
+        return Alignment(self.aligned, self.missing,
+                         {ch: bytes(self.scored[ch]) for ch in channels},
+                         {ch: bytes(self.correct[ch]) for ch in channels})
+
+
 def align_and_score(truth: TruthColumns, by_sheet: dict[str, dict[str, Any]], by_locator: bool,
-                    channels: list[str], same_value: Callable[[Any, Any], bool],
-                    exact_first: bool, is_blank: Callable[[Any], bool], no_fact: Any,
-                    missing_fact: Any, fill_same: Callable[[Any, Any], bool],
-                    fill_claim: Callable[[Any], Any]) -> Alignment:
-    """Pass 3 (module docstring), for the channels scored."""
-    aligned: list[Any] = []
-    missing: list[int] = []
-    scored = {ch: bytearray() for ch in channels}
-    correct = {ch: bytearray() for ch in channels}
+                    scorer: Scorer) -> Alignment:
+    """Pass 3 (module docstring), for the scorer's channels."""
     n = len(truth.cells)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         facts = take(*keyed(truth.sheets[start:stop], truth.refs[start:stop], by_locator),
                      by_sheet)
-        values = truth.values[start:stop]
-        has_fact = bytes(map(operator.is_not, facts, repeat(None)))
-        if 0 in has_fact:
-            for k in compress(range(len(facts)), map(operator.not_, has_fact)):
-                if is_blank(values[k]):
-                    facts[k] = no_fact  # a blank asserted: no fact is what it expects
-                else:
-                    facts[k] = missing_fact
-                    missing.append(start + k)
-        for ch in channels:
-            if ch == "cell_value":
-                present = (has_fact if 0 not in has_fact else
-                           bytes(map(operator.is_not, facts, repeat(missing_fact))))
-                scored[ch] += both(given(values), present)
-                correct[ch] += same_values(values, column(facts, "value"), same_value,
-                                           exact_first)
-            elif ch == "color_mapping":
-                tags = truth.tags[start:stop]
-                scored[ch] += both(given(tags), has_fact)
-                correct[ch] += same_tags(tags, column(facts, "tags"))
-            elif ch == "header_attribution":
-                spans, origins = truth.spans[start:stop], truth.origins[start:stop]
-                scored[ch] += both(either(given(spans), given(origins)), has_fact)
-                correct[ch] += same_headers(spans, origins, column(facts, "merge_span"),
-                                            column(facts, "is_merged_origin"))
-            else:  # the fill channel: rare, decided a cell at a time
-                cells = truth.cells[start:stop]
-                mark = both(bytes(map(isinstance, truth.fills[start:stop], repeat(str))),
-                            has_fact)
-                scored[ch] += mark
-                correct[ch] += bytes(fill_same(fill_claim(c), fill_claim(f)) if m else False
-                                     for c, f, m in zip(cells, facts, mark, strict=True))
-        aligned += facts
-    return Alignment(aligned, missing, {ch: bytes(b) for ch, b in scored.items()},
-                     {ch: bytes(b) for ch, b in correct.items()})
+        scorer.add(truth.cells[start:stop], facts, truth.values[start:stop],
+                   truth.tags[start:stop], truth.spans[start:stop], truth.origins[start:stop],
+                   truth.fills[start:stop])
+    return scorer.alignment(scorer.channels)
+
+
+# --- the usual case in two passes -----------------------------------------------------------------
+
+
+def plain_facts_index(facts: list[Any]) -> dict[str, dict[str, Any]] | None:
+    """index_facts for facts the columns vouch for, keyed by sheet and reference, raising
+    nothing: None when a fact needs check_record's eye, a locator comes twice or a reference
+    holds "!" (then the three passes decide, and raise what they raise, in their order)."""
+    by_sheet: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(facts), CHUNK):
+        part = facts[start:start + CHUNK]
+        if not all_dicts(part):
+            return None
+        sheets, refs = column(part, "sheet"), column(part, "cell_ref")
+        if not plain_keys(sheets, refs) or has_bang(refs):
+            return None  # (the other fields are checked where they are read: Scorer.add)
+        index(part, sheets, refs, by_sheet)
+    return by_sheet if sum(map(len, by_sheet.values())) == len(facts) else None
+
+
+def read_and_score(cells: list[Any], where: Callable[[int], str],
+                   by_sheet: dict[str, dict[str, Any]], scorer: Scorer
+                   ) -> TruthColumns | None:
+    """Passes 1 and 3 in one, for facts plain_facts_index took: each ground-truth chunk
+    validated (raising read_truth's errors), aligned and scored while in cache. Returns the
+    ground truth's summary (no columns kept), or None when a reference holds "!" or a fact's
+    fields are not what the columns vouch for (the three passes decide)."""
+    out = TruthColumns(cells)
+    unique, checked = Unique(), False
+    any_fill = False
+    scorer.check_facts = True
+    for start in range(0, len(cells), CHUNK):
+        part = cells[start:start + CHUNK]
+        if not checked and not all_dicts(part):
+            _check(cells, where, "ground truth")  # raises, or accepts dicts of a subclass
+            checked = True
+        sheets, refs = column(part, "sheet"), column(part, "cell_ref")
+        tags, spans = column(part, "tags", ABSENT), column(part, "merge_span", ABSENT)
+        origins = column(part, "is_merged_origin", ABSENT)
+        if not checked and not plainly_valid(sheets, refs, tags, spans, origins):
+            _check(cells, where, "ground truth")
+            checked = True
+        if not checked and not unique.add(sheets, refs):
+            _check(cells, where, "ground truth")
+            raise AssertionError("index_records accepted a locator given twice")
+        if has_bang(refs):
+            return None
+        out.unreviewed += sum(map(operator.is_, column(part, "reviewed"), repeat(False)))
+        fills = column(part, "fill", ABSENT)
+        any_fill = any_fill or any(map(isinstance, fills, repeat(str)))
+        scorer.add(part, take(sheets, refs, by_sheet), column(part, "value", ABSENT), tags,
+                   spans, origins, fills)
+        if scorer.suspect:
+            return None
+    left = [f for found in by_sheet.values() for f in found.values()]
+    if not plain_fields(column(left, "tags"), column(left, "merge_span"),
+                        column(left, "is_merged_origin")):
+        return None
+    out.states_fill = any_fill
+    return out

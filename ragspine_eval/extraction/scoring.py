@@ -55,13 +55,17 @@ from ragspine_eval.extraction.columns import both, but_not, left_over
 from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.passes import (
     Alignment,
+    Scorer,
     align_and_score,
     fingerprints,
     index_facts,
+    plain_facts_index,
+    read_and_score,
     read_truth,
 )
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
+    ExtractionInputError,
     ground_truth_records,
     locator,
 )
@@ -268,32 +272,32 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     fingerprints hashed when first read (scored_cells.py), not an object per cell and channel.
     """
     cells = ground_truth_records(ground_truth)
-    truth = read_truth(cells, lambda i: f"ground truth: cells[{i}]")
-    scope = Scope(ground_truth.get("scope") if isinstance(ground_truth, dict) else None)
     facts = list(facts)
-    by_sheet, by_locator = index_facts(facts, lambda i: f"facts[{i}]", truth.bang)
-
-    names_scored = CHANNELS
-    if any(map(isinstance, truth.fills, repeat(str))):
-        names_scored = (*CHANNELS, FILL)  # the fill channel, where the ground truth states one
-    not_scored = dict(unsupported or {})
-    if facts and FILL in names_scored and FILL not in not_scored and not any(
-            "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
-        not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does not "
-                            "provide this channel")
-    if facts:
-        for channel, names in CHANNEL_FIELDS.items():
-            if channel not in not_scored and not any(states(channel, f) for f in facts):
-                not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
-                                       f"extractor does not provide this channel")
-
-    options = compare_options(ground_truth)
-    same_value_of = value_comparer(options, same_cell_value)
+    where = lambda i: f"ground truth: cells[{i}]"  # noqa: E731
+    scope_spec = ground_truth.get("scope") if isinstance(ground_truth, dict) else None
+    by_sheet = plain_facts_index(facts)  # the usual case: facts the columns vouch for
+    truth = options = None
     with _collector_paused():
-        done = align_and_score(truth, by_sheet, by_locator,
-                               [ch for ch in names_scored if ch not in not_scored],
-                               same_value_of, same_value_of is same_cell_value, is_blank,
-                               _NO_FACT, _NO_FACT_FOUND, _SAME[FILL], _fill_claim)
+        if by_sheet is not None and (options := _plain_options(ground_truth)) is not None:
+            not_scored = _not_scored_by_facts(facts, unsupported)
+            scorer = _scorer([ch for ch in (*CHANNELS, FILL) if ch not in not_scored], options)
+            truth = read_and_score(cells, where, by_sheet, scorer)  # None: a "!" reference
+            by_locator = False
+        if truth is None:  # the three passes, raising what is wrong in its order
+            truth = read_truth(cells, where)
+            Scope(scope_spec)
+            by_sheet, by_locator = index_facts(facts, lambda i: f"facts[{i}]", truth.bang)
+            options = compare_options(ground_truth)
+            not_scored = _not_scored_by_facts(facts, unsupported)
+            scorer = _scorer([ch for ch in (*CHANNELS, FILL) if ch not in not_scored], options)
+            align_and_score(truth, by_sheet, by_locator, scorer)
+        scope = Scope(scope_spec)
+        names_scored = (*CHANNELS, FILL) if truth.states_fill else CHANNELS
+        if facts and truth.states_fill and FILL not in not_scored and not any(
+                "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
+            not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does "
+                                "not provide this channel")
+        done = scorer.alignment([ch for ch in names_scored if ch not in not_scored])
         unexpected = [locator(f) for f in left_over(facts, by_sheet)
                       if scope.covers(f["sheet"], f["cell_ref"])]
     del by_sheet
@@ -312,6 +316,34 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     return EvalReport(channels, len(facts), coverage, scores, golden,
                       document, source, normalization, dict(extraction or {}), truth.unreviewed,
                       warnings, structure_score(cells, facts, scope))
+
+
+def _plain_options(ground_truth: Any) -> dict[str, str] | None:
+    """The ground truth's compare options, or None when it states bad ones (the three passes
+    raise that, after the errors that come before it)."""
+    try:
+        return compare_options(ground_truth)
+    except ExtractionInputError:
+        return None
+
+
+def _not_scored_by_facts(facts: list[Any], unsupported: Mapping[str, str] | None
+                         ) -> dict[str, str]:
+    """The channels the caller says the extractor cannot do, and the cell channels no fact
+    carries (validated facts)."""
+    not_scored = dict(unsupported or {})
+    if facts:
+        for channel, names in CHANNEL_FIELDS.items():
+            if channel not in not_scored and not any(states(channel, f) for f in facts):
+                not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
+                                       f"extractor does not provide this channel")
+    return not_scored
+
+
+def _scorer(channels: list[str], options: Mapping[str, str]) -> Scorer:
+    same_value_of = value_comparer(options, same_cell_value)
+    return Scorer(channels, same_value_of, same_value_of is same_cell_value, is_blank, _NO_FACT,
+                  _NO_FACT_FOUND, _SAME[FILL], _fill_claim)
 
 
 def _metric(channel: str, cells: list[Any], done: Alignment, not_scored: str | None

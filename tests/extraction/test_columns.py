@@ -84,8 +84,9 @@ def _unique(records: list) -> list:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_record(), max_size=25), st.lists(_record(), max_size=25), st.booleans(),
-       st.booleans(), st.sampled_from([None, {"sheets": ["S1"]}, {"ranges": ["S2!A1:B2"]}]),
-       st.sampled_from([None, {"whitespace": "collapse"}, {"dates": "date"}]))
+       st.booleans(), st.sampled_from([None, {"sheets": ["S1"]}, {"ranges": ["S2!A1:B2"]}, {"sheets": "S1"}]),
+       st.sampled_from([None, {"whitespace": "collapse"}, {"dates": "date"},
+                        {"whitespace": "bogus"}]))
 def test_the_columnar_pass_gives_the_cell_by_cell_report(cells, facts, dedupe_truth,
                                                           dedupe_facts, scope, compare):
     cells = _unique(cells) if dedupe_truth else cells
