@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, compress, groupby, repeat
 from json.encoder import encode_basestring
 from typing import Any
@@ -53,6 +53,14 @@ def either(a: bytes, b: bytes) -> bytes:
 def but_not(a: bytes, b: bytes) -> bytes:
     """1 where a is 1 and b is 0."""
     return (int.from_bytes(a) & ~int.from_bytes(b)).to_bytes(len(a))
+
+
+def ones(flags: bytes) -> Iterator[int]:
+    """The positions of the 1s in a column of 0 and 1, found by bytes.find (few, usually)."""
+    i = flags.find(1)
+    while i >= 0:
+        yield i
+        i = flags.find(1, i + 1)
 
 
 def given(values: list[Any]) -> bytes:

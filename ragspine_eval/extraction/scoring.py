@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from itertools import compress, repeat
+from itertools import repeat
 from json.encoder import (
     encode_basestring,  # json's own (C) string escaping, as it writes
 )
@@ -51,7 +51,7 @@ from ragspine_eval.extraction.compare import (
     is_blank,
     value_comparer,
 )
-from ragspine_eval.extraction.columns import both, but_not, left_over
+from ragspine_eval.extraction.columns import both, but_not, left_over, ones
 from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.passes import (
     Alignment,
@@ -356,8 +356,8 @@ def _metric(channel: str, cells: list[Any], done: Alignment, not_scored: str | N
     total, n_right = scored.count(1), right.count(1)
     wrong = but_not(scored, right)
     claim = _CLAIMS[channel]
-    mismatches = [{"locator": locator(c), "expected": claim(c), "actual": claim(f)}
-                  for c, f in zip(compress(cells, wrong), compress(done.facts, wrong))]
+    mismatches = [{"locator": locator(cells[i]), "expected": claim(cells[i]),
+                   "actual": claim(done.facts[i])} for i in ones(wrong)]
     return ChannelMetric(channel, total, n_right, n_right / total if total else 1.0,
                          mismatches, not_scored)
 
