@@ -269,7 +269,9 @@ def target_values(qa: dict[str, Any], par: dict[str, Any] | None,
     if ext:
         largest = ext[-1]
         cells = f"{largest['n_cells']:,} cells"
-        put("extraction_time", largest["run_eval_s"], cells)
+        # issue 23's target is the work run_eval did in one call then: the fingerprints too
+        put("extraction_time", largest.get("run_eval_and_golden_s", largest["run_eval_s"]),
+            cells)
         put("extraction_memory", largest["peak_rss_mib"], cells)
         put("extraction_memory_23", largest["peak_rss_mib"], cells)
         vs = largest["vs_engine"]

@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 
 AUTO = "auto"
-# Measured (benchmarks/RESULTS.md, "--jobs auto"): below this many cases to run, two workers
-# cost the 2-core machine more than they give in tool mode, the cheaper of the two modes.
+# Derived, not measured as a crossover (benchmarks/RESULTS.md, "Issue 33"): two workers start
+# in about 0.6 s and give 1.3x on 10,000 tool-mode cases (about 1.2 ms a case serial), so they
+# win back their start from about 2,300 cases to run; 3,000 leaves a margin for the cheaper
+# mode. The same report whatever it picks (tests/execution/test_jobs.py).
 AUTO_SERIAL_BELOW = 3_000
 
 
