@@ -55,6 +55,11 @@ def but_not(a: bytes, b: bytes) -> bytes:
     return (int.from_bytes(a) & ~int.from_bytes(b)).to_bytes(len(a))
 
 
+def _has_absent(values: list[Any]) -> bool:
+    """Whether a column holds ABSENT (by identity: a value's own == is never asked)."""
+    return any(map(operator.is_, values, repeat(ABSENT)))
+
+
 def ones(flags: bytes) -> Iterator[int]:
     """The positions of the 1s in a column of 0 and 1, found by bytes.find (few, usually)."""
     i = flags.find(1)
@@ -65,7 +70,7 @@ def ones(flags: bytes) -> Iterator[int]:
 
 def given(values: list[Any]) -> bytes:
     """1 where a column holds a value, 0 where ABSENT."""
-    if ABSENT not in values:
+    if not _has_absent(values):
         return b"\x01" * len(values)
     return bytes(map(operator.is_not, values, repeat(ABSENT)))
 
@@ -288,6 +293,11 @@ def fingerprint_digests(cells: list[Any], sheets: list[str], refs: list[str],
     `by_cell(cell)` is the canonical text written the general way, for a cell whose claims
     are not of the usual types; `fill_claim(cell)` the fill claim of a cell stating a fill."""
     enc, frepr, absent, general = encode_basestring, float.__repr__, ABSENT, _value_text
+    if (not _has_absent(values) and not _has_absent(tags) and not _has_absent(spans)
+            and not any(map(isinstance, fills, repeat(str)))
+            and not (_ESCAPED.search("".join(sheets)) or _ESCAPED.search("".join(refs)))):
+        return _uniform_digests(cells, sheets, refs, values, tags, spans, origins,
+                                number_text, by_cell)
     v_text = [('"cell_value":' + enc(v) + ",") if (t := type(v)) is str
               else ('"cell_value":' + frepr(v) + ",") if t is float and v - v == 0.0
               else "" if v is absent else general(v, number_text) for v in values]
@@ -310,6 +320,37 @@ def fingerprint_digests(cells: list[Any], sheets: list[str], refs: list[str],
                                              map(operator.is_, t_text, repeat(None)),
                                              map(operator.is_, h_text, repeat(None)))):
         texts[k] = by_cell(cells[k])
+    return b"".join(map(_first8, map(_digest, map(hashlib.sha256, map(str.encode, texts)))))
+
+
+_UNIFORM_TEXT = '{{"cell_value":{},"color_mapping":{},"header_attribution":{},"locator":"{}!{}"}}'
+_NOT_MERGED_RAW = _NOT_MERGED_TEXT[len('"header_attribution":'):-1]
+
+
+def _inner(text: str | None, key: str) -> str | None:
+    """A channel's text without its '"key":' and its ','."""
+    return None if text is None else text[len(key) + 3:-1]
+
+
+def _uniform_digests(cells: list[Any], sheets: list[str], refs: list[str], values: list[Any],
+                     tags: list[Any], spans: list[Any], origins: list[Any],
+                     number_text: NumberText, by_cell: Callable[[Any], str]) -> bytes:
+    """fingerprint_digests for a chunk whose every cell states a value, tags and a merge
+    span, no fill, and whose locators need no escaping: one text format for all, the channel
+    names written by it rather than joined to each claim."""
+    enc, frepr, absent = encode_basestring, float.__repr__, ABSENT
+    v_text = [enc(v) if (t := type(v)) is str else frepr(v) if t is float and v - v == 0.0
+              else _inner(_value_text(v, number_text), "cell_value") for v in values]
+    t_text = ["{}" if not t else _inner(_tags_text(t), "color_mapping") for t in tags]
+    h_text = [_NOT_MERGED_RAW if s is None and (o is None or o is False or o is absent)
+              else _inner(_header_text(s, o, number_text), "header_attribution")
+              for s, o in zip(spans, origins, strict=True)]
+    texts = list(map(_UNIFORM_TEXT.format, v_text, t_text, h_text, sheets, refs))
+    if None in v_text or None in t_text or None in h_text:
+        for k in compress(range(len(cells)), map(max, map(operator.is_, v_text, repeat(None)),
+                                                 map(operator.is_, t_text, repeat(None)),
+                                                 map(operator.is_, h_text, repeat(None)))):
+            texts[k] = by_cell(cells[k])
     return b"".join(map(_first8, map(_digest, map(hashlib.sha256, map(str.encode, texts)))))
 
 

@@ -82,7 +82,7 @@ def _unique(records: list) -> list:
     return out
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_record(), max_size=25), st.lists(_record(), max_size=25), st.booleans(),
        st.booleans(), st.sampled_from([None, {"sheets": ["S1"]}, {"ranges": ["S2!A1:B2"]}, {"sheets": "S1"}]),
        st.sampled_from([None, {"whitespace": "collapse"}, {"dates": "date"},
