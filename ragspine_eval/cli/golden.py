@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     check = check_golden_set(golden)
     if not check.cases and not check.errors:
         raise GoldenSetError(golden, None, None, "the golden set holds no case; write one "
-                                                 "JSON object a line (see README, Writing cases)")
+                                                 "JSON object a line (see docs/qa.md, Writing cases)")
     problems = check_against_kb(golden, args.kb, check.cases)
     invalid = [str(err) for err in check.errors]
     summary = summarize(case for _, case in check.cases)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
+from ragspine_eval.execution.jobs import AUTO, AUTO_SERIAL_BELOW, parse_jobs
 from ragspine_eval.cli.common import (
     EXIT_INTERRUPTED,
     add_gate_arguments,
@@ -47,9 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write JUnit XML here: one testcase per case and gate")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here (for a CI step summary)")
-    parser.add_argument("--jobs", type=positive_int, default=1,
+    parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
                         help="cases run at once: threads, or worker processes for the in-process "
-                             "engine; the report is the same whatever N is (default: 1)")
+                             "engine; the report is the same whatever N is (default: auto, the "
+                             f"usable cores for the in-process engine when {AUTO_SERIAL_BELOW:,} "
+                             "or more cases are to reach it, else 1)")
     parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
                         metavar="SECONDS",
                         help=f"time limit of one case, retries included; a case past it is "
@@ -179,3 +182,11 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
     if args.judge != defaults.judge:  # the baseline records the judge it was measured with
         parts.insert(2, f"--judge {shlex.quote(args.judge)}")
     return " ".join(parts + ["--update-baseline"])
+
+
+def jobs_value(text: str) -> int | str:
+    """--jobs: a positive number or auto."""
+    try:
+        return parse_jobs(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, or auto; got {text!r}") from None

@@ -26,6 +26,7 @@ the report is written, the gate's lines after), so the CLI passes `print` and a 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,7 +170,8 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         say(line)
     run = QAGatedRun(report, spec.key, baseline_path, stored,
                      None if stored is None else compare_to_baseline(report, stored))
-    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+    as_dict = functools.cache(report.to_dict)  # built once for the report file and the store
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, as_dict()),
                     run.written, say)
 
     before = baseline_store.snapshot(baseline_path)
@@ -193,7 +195,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         # exit 2 means the baseline did not move: put back what the gate recorded
         baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
-    run.kept = runs.keep(report.to_dict, kind="qa", key=spec.key, store=store, echo=say,
+    run.kept = runs.keep(as_dict, kind="qa", key=spec.key, store=store, echo=say,
                          verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
     if options is not None:
         say(run.verdict)

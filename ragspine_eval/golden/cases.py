@@ -337,7 +337,7 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
 
 
 def _check_contradictions(fail: Any, expected: dict[str, Any]) -> None:
-    """Expectations no answer can meet together (README, "Writing cases"): the case would fail
+    """Expectations no answer can meet together (docs/qa.md, "Writing cases"): the case would fail
     whatever the engine does, or pass by ignoring half of what it asserts."""
     what = {"value": "a value and source", "narrative_doc": "a narrative_doc"}
     answers = [name for name in what if name in expected]

@@ -9,7 +9,7 @@ Registered here:
   every number the claim states is a number the context states (`qa.numbers.number_values`: digits, full-width digits, thousands separators,
   万 / 亿 and English scales, Chinese numerals, percent signs and words, ordinals, number words).
   In a financial answer a number that is not in the context is the hallucination that matters.
-  Its default threshold was fitted on half of WiCE's dev split only (see the README, "Judges").
+  Its default threshold was fitted on half of WiCE's dev split only (see docs/judges.md, "Measured on WiCE").
 
 `register(name, factory)` adds a judge (a factory takes `threshold=` and returns an object with
 `entails(claim, context)` and a `threshold` attribute); `get(name, threshold=None)` builds one;
@@ -48,7 +48,7 @@ from ragspine_eval.judges.groups import GroupScore, group_lines, group_scores
 from ragspine_eval.judges.numbers import number_values, without_numbers
 
 DEFAULT_JUDGE = "lexical"
-# Fitted on the WiCE dev claims whose sha256(claim) starts with an even hex digit (see README):
+# Fitted on the WiCE dev claims whose sha256(claim) starts with an even hex digit (see docs/judges.md):
 # the lexical threshold that, with the number rule, gave the best balanced accuracy there.
 NUMERIC_THRESHOLD = 0.6
 

@@ -40,7 +40,7 @@ def run_qa_eval(
     *,
     kb_dir: str | Path = KB_DIR,
     engine: str | Engine = "ragspine",
-    jobs: int = 1,
+    jobs: int | str = 1,
     case_timeout: float | None = None,
     retries: int | None = None,
     fail_fast: bool = False,
@@ -66,6 +66,8 @@ def run_qa_eval(
     it. Reused outcomes are marked in the case records (`reused`) and counted in the
     provenance (`cache`); the report is otherwise the same as a run that called the engine.
 
+    `jobs`: cases run at once, or "auto" (jobs.py: the usable cores for the in-process engine
+    when enough cases are to reach it, else 1); the report is the same whatever it is.
     `executor`: "local" (runner.py: threads, or worker processes with `jobs`) or "dask"
     (dask_executor.py: a LocalCluster of `jobs` workers, or the cluster at `scheduler`).
 
@@ -76,6 +78,7 @@ def run_qa_eval(
     from ragspine_eval.judges import registry as judges
     from ragspine_eval.execution.cache import cache_dir
     from ragspine_eval.engines.factory import build_engine, parse_engine
+    from ragspine_eval.execution.jobs import resolve_jobs
     from ragspine_eval.retrieval.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
     from ragspine_eval.qa.scored import ScoredCase, scoring_fingerprint
@@ -85,7 +88,8 @@ def run_qa_eval(
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     clock = Clock()
-    options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
+    # the options checked before anything is read; the number of jobs is chosen below
+    RunOptions(resolve_jobs(jobs, 0, False), case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
     cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
@@ -95,6 +99,12 @@ def run_qa_eval(
     scoring = scoring_fingerprint(judge) if store is not None else None
     known, scored = (store.get_scored(cases, scoring, ScoredCase.many) if store is not None
                      else (None, None))
+    to_run = len(cases) if known is None else sum(
+        o is None and s is None for o, s in zip(known, scored, strict=True))
+    in_process = (spec.kind == "ragspine" if spec is not None
+                  else getattr(engine, "parallel", "threads") == "processes")
+    options = RunOptions(resolve_jobs(jobs, to_run, in_process or executor == "dask"),
+                         case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     runs = []
     interrupted = False
     kb = None
@@ -139,7 +149,6 @@ def run_qa_eval(
                         else record
                         for record, was_reused in zip(report.cases, reused, strict=True)]
     # the in-process engine is the installed rag-spine; any other is named by what it is
-    in_process = spec is not None and spec.kind == "ragspine"
     report.provenance = qa_provenance(
         report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
         judge=judges.describe(judge), kb_files=dict(kb_files),

@@ -213,7 +213,7 @@ def test_a_bad_labelled_line_names_file_and_line(tmp_path):
 
 
 def _held_out(claim: str) -> bool:
-    """The split of the README: sha256(claim) starting with an odd hex digit is held out."""
+    """The split of docs/judges.md: sha256(claim) starting with an odd hex digit is held out."""
     return int(hashlib.sha256(claim.encode("utf-8")).hexdigest()[0], 16) % 2 == 1
 
 
