@@ -29,6 +29,7 @@ import hashlib
 import inspect
 import json
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,9 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
 SCORING_MODULES = ("qa/gates.py", "judges/groundedness.py", "judges/registry.py",
                    "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py")
 SCORING_PACKAGES = ("judges/financial",)  # every module and lexicon under these, by glob
+# The text libraries the judges read claims with: a new stemmer or segmenter can change a
+# verdict without a byte of ours changing, so their installed versions are part of the hash.
+SCORING_LIBRARIES = ("snowballstemmer", "rjieba")
 _PACKAGE_FILES = (".py", ".tsv")
 RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
                  "tool_statuses", "retrieved_context", "narrative_answer")
@@ -62,6 +66,8 @@ def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | No
     from ragspine_eval.judges.registry import describe
 
     digest = hashlib.sha256(_DUMPS(describe(judge)).encode("utf-8"))
+    for library in SCORING_LIBRARIES:
+        digest.update(f"\0{library}\0{_installed_version(library)}".encode())
     try:
         judge_file = inspect.getsourcefile(type(judge))
     except TypeError:
@@ -78,6 +84,13 @@ def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | No
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+def _installed_version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 @dataclass(slots=True)

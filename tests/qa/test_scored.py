@@ -112,6 +112,17 @@ def test_editing_the_scoring_code_scores_every_case_again(tiny_golden, scored_id
     assert json.dumps(plain(again).to_dict()) == json.dumps(plain(first).to_dict())
 
 
+def test_another_version_of_a_text_library_the_judges_use_scores_every_case_again(
+        tiny_golden, scored_ids, monkeypatch):
+    run_qa_eval(tiny_golden, "tool")
+    scored_ids.clear()
+    real = scored._installed_version
+    monkeypatch.setattr(scored, "_installed_version",
+                        lambda name: "9.9.9" if name == "snowballstemmer" else real(name))
+    run_qa_eval(tiny_golden, "tool")
+    assert len(scored_ids) == 5
+
+
 @pytest.mark.parametrize("judge", [judges.get("numeric"), judges.get("lexical", 0.5)],
                          ids=["another judge", "another threshold"])
 def test_another_judge_or_threshold_scores_every_case_again(tiny_golden, scored_ids, judge):
