@@ -48,7 +48,7 @@ STAGE_TEXT = {
     "routing": "routing or clarification",
     "refusal_guard": "refusal guard",
     "retrieval": "retrieval (no relevant passage in the top k)",
-    "answer": "answer (a relevant passage was retrieved)",
+    "answer": "answer (what it needed was retrieved or looked up)",
     "unobserved": "retrieval not observed (retrieval or answer)",
 }
 # verdicts whose failure may come from the passages retrieved (and the retrieval gate, retrieval@k)
