@@ -314,7 +314,8 @@ class QAEvalReport:
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per case and gate (fabrication included), with the case's tags."""
+        """One row per case and gate (fabrication included), with the case's tags and, for a
+        failing verdict, its stage."""
         import pandas as pd
 
         info = {c.id: c for c in self.cases}
@@ -327,8 +328,10 @@ class QAEvalReport:
                     "expected": r.expected, "actual": r.actual,
                     "case_type": case.case_type if case else None,
                     **({k: case.tags.get(k) for k in ("topic", "scope", "qtype")} if case else {}),
+                    "stage": None if r.passed else r.stage,
                 })
-        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope", "qtype"]
+        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope",
+                   "qtype", "stage"]
         return pd.DataFrame(rows, columns=columns)
 
 
