@@ -159,7 +159,8 @@ class RetrievalRunReport:
         metrics = self.metrics()
         return {
             "provenance": self.provenance.to_dict() if self.provenance else None,
-            "format": FORMAT, "harness": "retrieval", "workspace": self.workspace,
+            "format": FORMAT, "harness": "retrieval", "mode": f"retrieval@k{self.top_k}",
+            "workspace": self.workspace,
             "golden": self.golden, "top_k": self.top_k, "ks": list(self.ks),
             "n_cases": len(self.cases), "n_judged": metrics["n_judged"],
             "unjudged": [c.id for c in self.unjudged],
