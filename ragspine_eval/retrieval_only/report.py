@@ -3,7 +3,7 @@ and per run, by tag and by document recall@k, page_recall@k, MRR and page MRR; i
 entry and its comparison with a stored one.
 
 The figures are the ones the engine's `ragspine batch --retrieval-only` writes in its summary
-(question_rules.py decides relevance): over the judged questions (basis page or content),
+(relevance.question_file_rules and metrics.question_file_ranks decide relevance): over the judged questions (basis page or content),
 recall@k = the share with rank <= k, page_recall@k the same for page rank, MRR = the mean of
 1/rank (0 without a rank), page MRR likewise; k runs over 1, 3, 5, 10 up to the run's top_k, and
 top_k itself. Rates carry their 95% Wilson interval (stats.py).

@@ -7,7 +7,8 @@ Invariants:
   configuration's settings can take effect here (engines/engine_config.py: exit 2 otherwise);
 - the questions are asked one after another in file order, each unfiltered for its top `top_k`
   (what `ragspine batch --retrieval-only --top-k K` asks); relevance is decided on each passage's
-  full text, the report keeps the first `KEEP` passages clipped to `CLIP` characters;
+  full text (relevance.question_file_rules, metrics.question_file_ranks), the report keeps the
+  first passages.KEEP_PASSAGES, clipped to passages.TEXT_CLIP characters;
 - what the run's answers show had no effect (a vector channel that scored nothing, a `top_k`
   above what the engine returns) is a warning in the report and its provenance, never silent;
 - the wall time per question, and the LLM calls the engine's trace reported, go under
@@ -28,7 +29,9 @@ from ragspine_eval.engines.engine_config import (
 from ragspine_eval.execution import latency
 from ragspine_eval.golden.question_files import load_question_file
 from ragspine_eval.provenance import Clock, InputRef, collect, display_path, golden_fingerprint
-from ragspine_eval.retrieval.question_rules import Hit, judge_question
+from ragspine_eval.retrieval.metrics import question_file_ranks
+from ragspine_eval.retrieval.passages import kept, passages_from
+from ragspine_eval.retrieval.relevance import question_file_rules
 from ragspine_eval.retrieval.workspace import (
     WorkspaceError,
     chunking_of,
@@ -37,24 +40,22 @@ from ragspine_eval.retrieval.workspace import (
 )
 from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunReport
 
-KEEP = 10  # passages a report keeps per question
-CLIP = 240  # characters of each kept passage's text
+def _judged(question, hits: list[dict]) -> tuple[str, int | None, int | None, list[bool]]:
+    """The question's basis, rank, page rank and relevant flags under the question file's rules
+    (retrieval/relevance.py, metrics.py), judged on each passage's full text and the text the
+    engine puts in the prompt for it, as the engine's batch judges them."""
+    basis, rules = question_file_rules(question)
+    judging = passages_from({**h, "text": f"{h.get('text') or ''}\n{h.get('prompt_text') or ''}"}
+                            for h in hits)
+    rank, page_rank, flags = question_file_ranks(basis, rules, judging)
+    return basis, rank, page_rank, flags
 
 
-def _kept(hits: list[dict], flags: tuple[bool, ...]) -> list[dict]:
-    out = []
-    for i, (hit, flag) in enumerate(zip(hits, flags), start=1):
-        if i > KEEP:
-            break
-        h = Hit.from_engine(hit)
-        text = " ".join(h.text.split())
-        scores = hit.get("scores") if isinstance(hit.get("scores"), dict) else None
-        out.append({"rank": i, "doc": h.doc, "locator": h.locator, "page": h.page,
-                    "chunk_id": hit.get("chunk_id"), "relevant": flag,
-                    **({"scores": {k: round(float(v), 6) for k, v in scores.items()
-                                   if isinstance(v, int | float)}} if scores else {}),
-                    "text": text if len(text) <= CLIP else text[:CLIP - 1] + "…"})
-    return out
+def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
+    """The passages a report keeps (passages.kept: the first KEEP_PASSAGES, text clipped), each
+    marked relevant or not."""
+    top = kept(passages_from(hits))
+    return [{**p.to_dict(), "relevant": flag} for p, flag in zip(top, flags)]
 
 
 def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
@@ -83,13 +84,13 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
     with WorkspaceRetriever(workspace, config) as engine:
         for n, question in enumerate(questions, start=1):
             got = engine.retrieve(question.question, top_k)
-            judged = judge_question(question, [Hit.from_engine(h) for h in got.hits])
+            basis, rank, page_rank, flags = _judged(question, got.hits)
             for hit in got.hits:
                 scores = hit.get("scores")
                 vector_scores.append(scores.get("vector") if isinstance(scores, dict) else None)
             cases.append(RetrievalCase(
-                question.id, question.question, judged.basis, judged.rank, judged.page_rank,
-                list(question.docs), dict(question.tags), _kept(got.hits, judged.relevant),
+                question.id, question.question, basis, rank, page_rank,
+                list(question.docs), dict(question.tags), _kept(got.hits, flags),
                 len(got.hits), got.error, question.fingerprint(), question.line))
             timings.append((question.id, question.tags, got.seconds, got.error is not None))
             if progress:
