@@ -184,8 +184,8 @@ def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
                 continue
             try:
                 yield line, reading.parse_json(raw)
-            except reading.JSONProblem as exc:
-                raise QuestionFileError(path, line, None, exc.reason) from None
+            except reading.JSONProblem as exc:  # this line's problem: the next lines still read
+                yield line, QuestionFileError(path, line, None, exc.reason)
         return
     text = reading.decode(reading.read_bytes(path, "golden", error), error)
     if suffix == ".txt":
@@ -249,6 +249,8 @@ def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[Que
     try:
         for line, index, record in items:
             try:
+                if isinstance(record, QuestionFileError):
+                    raise record
                 if isinstance(record, QuestionCase):
                     cases.append(record)
                 elif not isinstance(record, Mapping):
