@@ -157,6 +157,13 @@ class Provenance:
         when = (f" · started {self.times.started_at} · {self.times.duration_s:.1f} s"
                 if self.times else "")
         out.append(f"commit {commit}{dirty}{when}")
+        run = ((self.times.latency or {}).get("run") or {}) if self.times else {}
+        if run.get("n"):
+            def ms(key: str) -> str:
+                return f"{run[key] * 1000:.1f} ms"
+
+            out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
+                       f"({run['n']} cases timed)")
         return out
 
 

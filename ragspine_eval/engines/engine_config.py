@@ -148,6 +148,27 @@ def load_engine_config(path: str | Path | None) -> EngineConfig:
     return EngineConfig(**{k: getattr(config, k) for k in KEYS}, path=str(path))
 
 
+# qa's in-process engine builds the engine's narrative retriever itself (engines/inprocess.py);
+# these settings reach it, the others (the facade's profile, graph, reranker, top_k) cannot
+QA_SETTINGS = ("contextual_index", "page_parent", "query_translation")
+
+
+def check_for_qa(config: EngineConfig) -> None:
+    """Raise EngineConfigError for a setting qa's in-process engine cannot apply."""
+    other = [k for k in config.settings() if k not in QA_SETTINGS]
+    if other:
+        raise EngineConfigError(
+            f"{config.path or 'engine config'}: {', '.join(other)} cannot take effect in qa's "
+            f"in-process engine (it builds the engine's narrative retriever itself and takes "
+            f"only {', '.join(QA_SETTINGS)}); use these settings with `ragspine-eval "
+            f"retrieval`, or leave them out")
+
+
+def retriever_options(config: EngineConfig) -> dict[str, str]:
+    """The keyword arguments of the engine's build_narrative_retriever a qa config sets."""
+    return {k: v for k, v in config.settings().items() if k in QA_SETTINGS}
+
+
 def missing_packages(config: EngineConfig) -> list[str]:
     """One line per setting whose package is not installed (see NEEDS)."""
     out = []

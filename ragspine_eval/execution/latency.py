@@ -17,12 +17,33 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 TRACE_LOGGER = "ragspine.trace"  # the engine's trace logger (its observability module's name)
+SECONDS_ATTR = "seconds_taken"  # a timed outcome's wall time: an attribute, never a field
+
+
+def timed(answer: Any, *args: Any) -> Any:
+    """`answer(*args)` (an engine call returning a CaseOutcome), its wall time set on the
+    outcome as the attribute `seconds_taken`: not a dataclass field, so it is in no equality,
+    no report field and no cache entry, yet it crosses a process boundary (pickle keeps it)."""
+    started = time.perf_counter()
+    out = answer(*args)
+    try:
+        object.__setattr__(out, SECONDS_ATTR, time.perf_counter() - started)
+    except (AttributeError, TypeError):  # an outcome without a __dict__: not timed
+        pass
+    return out
+
+
+def seconds_of(outcome: Any) -> float | None:
+    """The wall time `timed` set on an outcome (None: not timed, e.g. reused from the cache)."""
+    value = getattr(outcome, SECONDS_ATTR, None)
+    return value if isinstance(value, float) else None
 
 
 def percentile(values: Iterable[float], q: float) -> float | None:
@@ -93,12 +114,16 @@ def summarize(cases: Iterable[tuple[str, Mapping[str, str], float | None, bool]]
     return out
 
 
-def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5) -> list[str]:
-    """Console lines: the run's p50/p95/max, the slowest tag buckets, the LLM stages."""
+def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
+          run_line: bool = True) -> list[str]:
+    """Console lines: the run's p50/p95/max (unless `run_line` is False: the provenance's lines
+    show it), the slowest tag buckets by p95, the LLM stages."""
     if not latency:
         return []
     run = latency.get("run") or {}
-    out = [f"latency per case: {LatencySummary(**run).text()}"] if run else []
+    out = [f"latency per case: {LatencySummary(**run).text()}"] if run and run_line else []
+    if not run_line and tags_shown:
+        out.append("slowest tags by p95:")
     buckets = sorted(((k, v) for k, v in (latency.get("by_tag") or {}).items() if v.get("n")),
                      key=lambda kv: (-(kv[1].get("p95") or 0), kv[0]))
     for key, value in buckets[:tags_shown]:

@@ -56,8 +56,8 @@ def retrieval_table(report: RetrievalRunReport, stored: dict[str, Any] | None = 
         out.append(f"ENGINE ERRORS ({len(report.errors)}): "
                    + "; ".join(f"{c.id}: {c.error}" for c in report.errors[:10]))
     prov = report.provenance
-    if prov is not None and prov.times is not None:
-        out += latency.lines(prov.times.latency)
+    if prov is not None and prov.times is not None:  # the run's p50/p95 is a provenance line
+        out += latency.lines(prov.times.latency, run_line=False)
     return out
 
 
@@ -114,8 +114,6 @@ def retrieval_summary_markdown(report: RetrievalRunReport, stored: dict[str, Any
     verdict = ("FAIL" if (result is not None and result.exit_code) or report.errors else "PASS")
     prov = report.provenance
     lines = list(prov.lines()) if prov else []
-    if prov is not None and prov.times is not None:
-        lines += latency.lines(prov.times.latency, tags_shown=0)
     return summary_markdown(
         f"ragspine-eval retrieval {key}", verdict, lines, gates, regressions, tags,
         notes=[f"MRR {metrics['mrr']:.4f} (baseline {_base(stored, 'mrr')}), page MRR "
