@@ -62,7 +62,7 @@ def verdict_key(scoring: str, outcome_key: str) -> str:
 def checksum(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-OUTCOME_FORMAT = 1
+OUTCOME_FORMAT = 2  # 2: the outcome records the ranked passages (CaseOutcome.passages)
 DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
 ENV_DIR = "RAGSPINE_EVAL_CACHE_DIR"
 

@@ -36,7 +36,7 @@ from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.outputs import escape
-from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
+from ragspine_eval.qa.baseline_entry import compare_to_baseline, entry_for_gate
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.ratchet import store as baseline_store
@@ -157,7 +157,9 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     stored = ratchet.load_baselines(baseline_path).get(key)
     if stored is not None:
         ratchet.validate_entry(baseline_path, key, stored)
+    from ragspine_eval.qa.retrieval_gate import stored_k
 
+    run_options.setdefault("retrieval_k", stored_k(stored))  # the k the baseline records
     try:
         report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
                              **run_options)
@@ -176,7 +178,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
 
     before = baseline_store.snapshot(baseline_path)
     if options is not None:
-        entry = make_baseline_entry(report)
+        entry = entry_for_gate(report, stored, options)
         if report.interrupted:
             run.gate = ratchet.check_without_recording(
                 baseline_path, key, run.comparison, interrupted_reason(report),

@@ -11,8 +11,10 @@ from typing import Any
 
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import GoldenCase, fingerprint
+from ragspine_eval.retrieval.metrics import case_retrieval
 
-_OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer")
+_OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer",
+                       "retrieval")
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,15 @@ class CaseRecord:
     """What a report keeps of each case: the question, when it is asked (reference_date, ISO)
     and what it expects, what the engine did (its answer, route, tool statuses, sources, the
     passages it retrieved and its narrative answer), and the case's fingerprint. The fields
-    after `error` came with the case view; a report written before them reads with empty ones."""
+    after `error` came with the case view; a report written before them reads with empty ones.
+
+    `retrieval` (README, "Retrieval") is the case's retrieval as retrieval.metrics'
+    `CaseRetrieval.to_dict` writes it: {"observed", "retrieved", "rank" (of the first relevant
+    passage, null for none), "covering_rank", "page_rank", "hit": {"1", "3", "5", "10": bool},
+    "mrr", "ndcg@10", "precision", "recall" (per k), "rules" (what is relevant, in words),
+    "passages": the top passages kept, each with "rank", "doc", "locator", page or slide,
+    "chunk_id", "scores", clipped "text" and "relevant"}; {"observed": false, "rules"} when the
+    engine did not report its passages; absent (None) for a case without relevance."""
 
     id: str
     question: str
@@ -39,6 +49,7 @@ class CaseRecord:
     retrieved_context: list[str] = field(default_factory=list)
     narrative_answer: str = ""
     reused: bool = False  # the outcome came from the outcome cache (qa/cache.py)
+    retrieval: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Every field; the engine's sources, tool statuses, passages and narrative answer only
@@ -55,7 +66,8 @@ class CaseRecord:
         return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
                    out.answer, out.route, out.clarification_mode, out.refused, out.error,
                    case.reference_date.isoformat(), case.expected, out.sources,
-                   out.tool_statuses, out.retrieved_context, out.narrative_answer)
+                   out.tool_statuses, out.retrieved_context, out.narrative_answer, False,
+                   _retrieval(case, None if out.error else out.passages))
 
     @classmethod
     def of_stored(cls, case: GoldenCase, out: dict[str, Any]) -> CaseRecord:
@@ -66,4 +78,9 @@ class CaseRecord:
                    out["answer"], out["route"], out["clarification_mode"], out["refused"], None,
                    case.reference_date.isoformat(), case.expected, out["sources"],
                    out["tool_statuses"], out["retrieved_context"], out["narrative_answer"],
-                   True)
+                   True, _retrieval(case, out["passages"]))
+
+
+def _retrieval(case: GoldenCase, passages: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    measured = case_retrieval(case.expected, passages)
+    return None if measured is None else measured.to_dict()

@@ -52,6 +52,7 @@ def run_qa_eval(
     judge: str | EntailmentJudge | None = None,
     repeat: int = 1,
     engine_config: Any = None,
+    retrieval_k: int | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
@@ -60,7 +61,8 @@ def run_qa_eval(
     is called with (cases done, cases in total, errors so far). The report carries its
     provenance (no baseline yet: the caller that gates adds it). `judge` is the faithfulness
     judge: a registered name (qa.judges; None: the default, lexical) or an object with
-    `entails(claim, context)`; the provenance names it.
+    `entails(claim, context)`; the provenance names it. `retrieval_k` is the retrieval gate's k
+    (None: retrieval.metrics.GATE_K; a gated run passes its stored baseline's).
 
     The outcome cache (cache.py): `cache=None` uses it for the in-process engine, and for an HTTP
     or callable engine only when `cache_key` names what is deployed; `cache=False` never uses
@@ -146,8 +148,10 @@ def run_qa_eval(
     name = spec.name if spec is not None else getattr(eng, "name", eng.label)
     texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
+    k = {} if retrieval_k is None else {"retrieval_k": retrieval_k}
     reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name,
-                        scored=scored if n == 0 else None, on_scored=save if n == 0 else None)
+                        scored=scored if n == 0 else None, on_scored=save if n == 0 else None,
+                        **k)
                for n, (outcomes, _) in enumerate(runs)]
     if store is not None and scoring:
         store.flush("verdicts")

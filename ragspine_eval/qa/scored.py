@@ -6,7 +6,10 @@ file) under a key that is the SHA-256 of:
 - the scoring code: the bytes of every module whose code decides a verdict or what a report
   keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's
   and the case record's code, this module, and every module and lexicon (.py, .tsv) under
-  judges/financial/, found by glob so that a judge or a word added there counts at once) and of the module that defines the judge's class;
+  judges/financial/, found by glob so that a judge or a word added there counts at once), the
+  retrieval modules that decide a case's retrieval, the retrieval gate and the stages
+  (retrieval/passages, relevance, metrics, stages and qa/retrieval_gate.py), and the module
+  that defines the judge's class;
 - the judge: its name and threshold (`judges.describe`);
 - the outcome's key (the engine, the mode, the knowledge base, the case's id and golden
   fingerprint: see cache.py).
@@ -36,11 +39,13 @@ from ragspine_eval.qa.gates import ALL_METRICS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
 SCORING_MODULES = ("qa/gates.py", "judges/groundedness.py", "judges/registry.py",
-                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py")
+                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py",
+                   "qa/retrieval_gate.py", "retrieval/passages.py", "retrieval/relevance.py",
+                   "retrieval/metrics.py", "retrieval/stages.py")
 SCORING_PACKAGES = ("judges/financial",)  # every module and lexicon under these, by glob
 _PACKAGE_FILES = (".py", ".tsv")
 RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
-                 "tool_statuses", "retrieved_context", "narrative_answer")
+                 "tool_statuses", "retrieved_context", "narrative_answer", "passages")
 GATES = len(ALL_METRICS) + 1  # and fabrication
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

@@ -39,8 +39,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragspine_eval.retrieval.passages import KEEP_PASSAGES, RankedPassage, kept
-from ragspine_eval.retrieval.relevance import RelevanceRule, rule_hits
+from ragspine_eval.retrieval.passages import KEEP_PASSAGES, RankedPassage, kept, passages_from
+from ragspine_eval.retrieval.relevance import (
+    RelevanceRule,
+    needs_passages,
+    rule_hits,
+    rules_from_expected,
+)
 from ragspine_eval.stats import wilson_interval
 
 KS = (1, 3, 5, 10)
@@ -170,31 +175,42 @@ class CaseRetrieval:
         return 0.0 if self.rank is None else 1.0 / self.rank
 
     def to_dict(self) -> dict[str, Any]:
+        """The report's form, kept small (a 10,000-case report grows by at most 20%): what the
+        rank, the kept passages' flags and the rules give back is left out (MRR is 1/rank,
+        precision@k the flags of the top k; recall@k is written for several rules only, as it
+        is hit@k for one; covering_rank when it differs from rank, page_rank when known)."""
         if not self.observed:
             return {"observed": False, "rules": list(self.rules)}
-        return {
-            "observed": True, "retrieved": self.retrieved, "rank": self.rank,
-            "covering_rank": self.covering_rank, "page_rank": self.page_rank,
-            "hit": {str(k): self.hit(k) for k in KS},
-            "mrr": round(self.reciprocal_rank, 6), "ndcg@10": round(self.ndcg, 6),
-            "precision": {str(k): round(v, 6) for k, v in self.precision.items()},
-            "recall": {str(k): round(v, 6) for k, v in self.recall.items()},
-            "rules": list(self.rules),
-            "passages": [{**p.to_dict(), "relevant": r}
-                         for p, r in zip(self.passages, self.relevant, strict=True)],
-        }
+        data: dict[str, Any] = {"observed": True, "retrieved": self.retrieved,
+                                "rank": self.rank, "hit": {str(k): self.hit(k) for k in KS},
+                                "ndcg@10": round(self.ndcg, 4)}
+        if self.covering_rank != self.rank:
+            data["covering_rank"] = self.covering_rank
+        if self.page_rank is not None:
+            data["page_rank"] = self.page_rank
+        if len(self.rules) > 1:
+            data["recall"] = {str(k): round(v, 4) for k, v in self.recall.items()}
+        data["rules"] = list(self.rules)
+        data["passages"] = [{**p.to_dict(), "relevant": r}
+                            for p, r in zip(self.passages, self.relevant, strict=True)]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseRetrieval:
+        """What `to_dict` wrote, the figures it leaves out computed again (exact: the kept
+        passages are the top KEEP_PASSAGES >= every k)."""
+        rules = tuple(data.get("rules", ()))
         if not data.get("observed"):
-            return cls(False, rules=tuple(data.get("rules", ())))
+            return cls(False, rules=rules)
         passages = tuple(RankedPassage.from_dict(p) for p in data.get("passages", ()))
-        return cls(True, data.get("retrieved", len(passages)), data.get("rank"),
-                   data.get("covering_rank"), data.get("page_rank"), data.get("ndcg@10", 0.0),
-                   {int(k): v for k, v in data.get("precision", {}).items()},
-                   {int(k): v for k, v in data.get("recall", {}).items()},
-                   tuple(data.get("rules", ())), passages,
-                   tuple(bool(p.get("relevant")) for p in data.get("passages", ())))
+        flags = tuple(bool(p.get("relevant")) for p in data.get("passages", ()))
+        rank = data.get("rank")
+        recall = ({int(k): v for k, v in data["recall"].items()} if "recall" in data else
+                  {k: float(rank is not None and rank <= k) for k in KS})
+        return cls(True, data.get("retrieved", len(passages)), rank,
+                   data.get("covering_rank", rank), data.get("page_rank"),
+                   data.get("ndcg@10", 0.0), {k: precision_at(flags, k) for k in KS}, recall,
+                   rules, passages, flags)
 
 
 def not_observed(rules: Sequence[RelevanceRule]) -> CaseRetrieval:
@@ -215,6 +231,19 @@ def measure_case(rules: Sequence[RelevanceRule], passages: Sequence[RankedPassag
         ndcg_at(flags), {k: precision_at(flags, k) for k in KS},
         {k: recall_at(hits, k) for k in KS}, tuple(r.describe() for r in rules), top,
         tuple(flags[:len(top)]))
+
+
+def case_retrieval(expected: Mapping[str, Any], raw: Sequence[Mapping[str, Any]] | None
+                   ) -> CaseRetrieval | None:
+    """A golden case's retrieval from its `expected` and the engine's passages as an outcome
+    holds them (None: not observed). None when the case has no rule, or needs no passage
+    (a fact's source only) and the engine retrieved none or did not say."""
+    rules = rules_from_expected(expected)
+    if not rules:
+        return None
+    if not needs_passages(expected) and not raw:
+        return None
+    return measure_case(rules, None if raw is None else passages_from(raw))
 
 
 # --- per run and by tag ------------------------------------------------------------------------

@@ -16,8 +16,9 @@ Invariants:
 - a report keeps at most `KEEP_PASSAGES` passages per case, each text cut to `TEXT_CLIP`
   characters (an ellipsis marks a cut): a 10,000-case report stays bounded however many
   passages an engine returns (measured in benchmarks/RESULTS.md, "Retrieval kept");
-- `to_dict` leaves out what a passage does not have (no page, no scores), and `from_dict` reads
-  what `to_dict` wrote, and older or partial dicts with the missing fields as None.
+- `to_dict` leaves out what a passage does not have (no page, no scores) and writes scores to
+  six significant digits; `from_dict` reads what `to_dict` wrote, and older or partial dicts
+  with the missing fields as None.
 Pure data and functions: nothing here knows an engine, a gate or a report.
 """
 
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 KEEP_PASSAGES = 10  # passages a report keeps per case (rank 1..10; every metric's k is <= 10)
-TEXT_CLIP = 200  # characters of each kept passage's text
+TEXT_CLIP = 160  # characters of each kept passage's text
 SCORE_KEYS = ("bm25", "vector", "fused")
 
 # a locator component "page=N" / "slide=N" at the start, after "@", "," or ";", ended by "#",
@@ -85,7 +86,7 @@ class RankedPassage:
         if self.chunk_id is not None:
             data["chunk_id"] = self.chunk_id
         if self.scores:
-            data["scores"] = dict(self.scores)
+            data["scores"] = {k: float(f"{v:.6g}") for k, v in self.scores.items()}
         data["text"] = self.text
         return data
 

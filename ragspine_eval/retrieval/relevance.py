@@ -221,6 +221,13 @@ def rule_from_entry(entry: Mapping[str, Any], origin: str = "") -> RelevanceRule
                          locator=entry.get("locator"), text=entry.get("text"), origin=origin)
 
 
+def needs_passages(expected: Mapping[str, Any]) -> bool:
+    """Whether the case needs retrieved passages (`relevant` or `narrative_doc`): its retrieval
+    is measured even when the engine retrieved nothing. A case with only a `source` (a fact) is
+    measured only where the engine retrieved passages for it."""
+    return bool(expected.get("relevant") or expected.get("narrative_doc"))
+
+
 def rules_of(case: Any) -> list[RelevanceRule]:
     """The rules of a golden case (anything with an `expected` mapping)."""
     return rules_from_expected(case.expected)

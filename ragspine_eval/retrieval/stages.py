@@ -9,7 +9,8 @@
 - `refusal_guard`: the refusal gate or fabrication failed, or the engine refused a case that
   expects an answer (whatever else then fails follows from the refusal);
 - `retrieval`: a verdict that needs a passage (faithfulness, answer_accuracy, citation_validity,
-  the retrieval gate) failed and no relevant passage is in the top k (k: the retrieval gate's);
+  the retrieval gate) failed on a case with relevance, and no relevant passage is in the top k
+  (k: the retrieval gate's);
 - `answer`: a relevant passage was in the top k, and the answer is still wrong or unsupported
   (and every numeric failure the stages above do not explain: the fact was looked up);
 - `unobserved`: a verdict that needs a passage failed and the engine did not report what it
@@ -47,10 +48,10 @@ STAGE_TEXT = {
     "routing": "routing or clarification",
     "refusal_guard": "refusal guard",
     "retrieval": "retrieval (no relevant passage in the top k)",
-    "answer": "answer (a relevant passage was retrieved)",
+    "answer": "answer (what it needed was retrieved or looked up)",
     "unobserved": "retrieval not observed (retrieval or answer)",
 }
-# verdicts whose failure may come from the passages retrieved
+# verdicts whose failure may come from the passages retrieved (and the retrieval gate, retrieval@k)
 NEEDS_PASSAGE = frozenset({"faithfulness", "answer_accuracy", "citation_validity", "retrieval"})
 REFUSAL_GATES = frozenset({"refusal_appropriateness", "fabrication"})
 CLARIFICATION_GATE = "clarification_appropriateness"
@@ -75,6 +76,7 @@ class CaseFacts:
     error: bool = False
     retrieval_observed: bool = False
     rank: int | None = None
+    has_relevance: bool = True  # the case has relevance rules (a case without needs no passage)
 
 
 def stage_of(gate: str, facts: CaseFacts, k: int) -> Stage:
@@ -88,7 +90,7 @@ def stage_of(gate: str, facts: CaseFacts, k: int) -> Stage:
     routes = ROUTES_FOR.get(facts.case_type)
     if routes is not None and facts.route not in routes:
         return "routing"
-    if gate in NEEDS_PASSAGE:
+    if facts.has_relevance and (gate in NEEDS_PASSAGE or gate.startswith("retrieval@")):
         if not facts.retrieval_observed:
             return "unobserved"
         if facts.rank is None or facts.rank > k:
