@@ -54,6 +54,7 @@ class RetrievalCase:
     error: str | None = None
     fingerprint: str = ""
     line: int | None = None
+    rules: list[str] = field(default_factory=list)  # what counts as relevant, in words
 
     @property
     def judged(self) -> bool:
@@ -76,7 +77,8 @@ class RetrievalCase:
         return {"id": self.id, "question": self.question, "basis": self.basis, "rank": self.rank,
                 "page_rank": self.page_rank, "docs": list(self.docs), "tags": dict(self.tags),
                 "n_returned": self.n_returned, "passages": list(self.passages),
-                "error": self.error, "fingerprint": self.fingerprint, "line": self.line}
+                "error": self.error, "fingerprint": self.fingerprint, "line": self.line,
+                "rules": list(self.rules)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalCase:
@@ -85,7 +87,15 @@ class RetrievalCase:
             docs=list(data.get("docs") or ()), tags=dict(data.get("tags") or {}),
             passages=list(data.get("passages") or ()), n_returned=int(data.get("n_returned") or 0),
             error=data.get("error"), fingerprint=str(data.get("fingerprint") or ""),
-            line=data.get("line"))
+            line=data.get("line"), rules=list(data.get("rules") or ()))
+
+    def retrieval(self, ks: Iterable[int]) -> dict[str, Any]:
+        """The case as the case view's ranked passages read it (metrics.CaseRetrieval.to_dict's
+        keys: observed, retrieved, rank, page_rank, hit, rules, passages)."""
+        return {"observed": self.error is None, "retrieved": self.n_returned, "rank": self.rank,
+                "page_rank": self.page_rank, "hit": {str(k): self.hit(k) for k in ks},
+                "rules": list(self.rules) or [f"basis {self.basis}"],
+                "passages": list(self.passages)}
 
 
 def _rate(cases: list[RetrievalCase], k: int, page: bool) -> dict[str, Any]:
@@ -218,3 +228,57 @@ def compare_retrieval(report: RetrievalRunReport, stored: dict[str, Any]
         comparison.drift.insert(0, {"kind": "engine_config", "then": then, "now": now,
                                     "files": [], "text": text})
     return comparison
+
+
+def is_retrieval_report(data: Any) -> bool:
+    return isinstance(data, Mapping) and data.get("harness") == "retrieval"
+
+
+def as_qa_report(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A retrieval report in the QA report's shape, so that what compares two QA runs (the diff,
+    the compare notebook) compares two retrieval runs: each recall gate a gate (a question
+    passes it when its first relevant hit is within k), each question a case whose answer is its
+    ranked list in words (so a changed rank shows as changed words) and whose `retrieval` is
+    what the case view draws."""
+    report = RetrievalRunReport.from_dict(data)
+    metrics = report.metrics()
+    tag_keys = report.tag_keys()
+    gates = {}
+    for name, m in metrics.items():
+        if not isinstance(m, dict):
+            continue
+        page, k = name.startswith("page_"), int(name.split("@")[1])
+        by_tag: dict[str, dict[str, dict[str, int]]] = {}
+        for case in report.cases:
+            if not case.judged:
+                continue
+            for key in tag_keys:
+                if key in case.tags:
+                    bucket = by_tag.setdefault(key, {}).setdefault(case.tags[key],
+                                                                   {"total": 0, "passed": 0})
+                    bucket["total"] += 1
+                    bucket["passed"] += case.hit(k, page=page)
+        gates[name] = {"name": name, "pass_rate": m["pass_rate"], "passed_ids": m["passed_ids"],
+                       "failures": [{"id": f["id"], "expected": f"a relevant passage within "
+                                                                f"the first {k}",
+                                     "actual": "none retrieved" if f["rank"] is None
+                                     else f"{'page ' if page else ''}rank {f['rank']}"}
+                                    for f in m["failures"]],
+                       "by_tag": by_tag,
+                       "engine_errors": [{"id": c.id, "error": c.error} for c in report.errors]}
+    cases = []
+    for c in report.cases:
+        hits = " · ".join(f"{p['rank']}. {'✔ ' if p.get('relevant') else ''}{p['locator']}"
+                          for p in c.passages)
+        cases.append({"id": c.id, "question": c.question, "case_type": f"retrieval:{c.basis}",
+                      "tags": dict(c.tags), "fingerprint": c.fingerprint,
+                      "answer": f"rank {c.rank}, page rank {c.page_rank}: {hits}",
+                      "route": "retrieval", "clarification_mode": "none", "refused": False,
+                      "error": c.error, "expected": {"basis": c.basis, "docs": list(c.docs),
+                                                     "relevant": list(c.rules)},
+                      "retrieval": c.retrieval(report.ks)})
+    return {"provenance": data.get("provenance"), "mode": data.get("mode"),
+            "n_cases": len(report.cases), "engine": (data.get("provenance") or {}).get("engine"),
+            "metrics": gates, "fabrication": {"name": "fabrication", "passed_ids": [],
+                                              "failures": []},
+            "cases": cases}

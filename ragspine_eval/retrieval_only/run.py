@@ -40,7 +40,8 @@ from ragspine_eval.retrieval.workspace import (
 )
 from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunReport
 
-def _judged(question, hits: list[dict]) -> tuple[str, int | None, int | None, list[bool]]:
+def _judged(question, hits: list[dict]
+            ) -> tuple[str, int | None, int | None, list[bool], list[str]]:
     """The question's basis, rank, page rank and relevant flags under the question file's rules
     (retrieval/relevance.py, metrics.py), judged on each passage's full text and the text the
     engine puts in the prompt for it, as the engine's batch judges them."""
@@ -48,7 +49,7 @@ def _judged(question, hits: list[dict]) -> tuple[str, int | None, int | None, li
     judging = passages_from({**h, "text": f"{h.get('text') or ''}\n{h.get('prompt_text') or ''}"}
                             for h in hits)
     rank, page_rank, flags = question_file_ranks(basis, rules, judging)
-    return basis, rank, page_rank, flags
+    return basis, rank, page_rank, flags, [r.describe() for r in rules]
 
 
 def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
@@ -84,14 +85,14 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
     with WorkspaceRetriever(workspace, config) as engine:
         for n, question in enumerate(questions, start=1):
             got = engine.retrieve(question.question, top_k)
-            basis, rank, page_rank, flags = _judged(question, got.hits)
+            basis, rank, page_rank, flags, rules = _judged(question, got.hits)
             for hit in got.hits:
                 scores = hit.get("scores")
                 vector_scores.append(scores.get("vector") if isinstance(scores, dict) else None)
             cases.append(RetrievalCase(
                 question.id, question.question, basis, rank, page_rank,
                 list(question.docs), dict(question.tags), _kept(got.hits, flags),
-                len(got.hits), got.error, question.fingerprint(), question.line))
+                len(got.hits), got.error, question.fingerprint(), question.line, rules))
             timings.append((question.id, question.tags, got.seconds, got.error is not None))
             if progress:
                 progress(n, len(questions), sum(1 for c in cases if c.error))
