@@ -129,8 +129,11 @@ def _check(docs: Path, out: Path) -> None:
     if real_docs.is_dir() and (real_out == real_docs or real_docs in real_out.parents):
         raise WorkspaceError(f"{out}: lies inside the documents folder {docs}; the engine would "
                              f"read the workspace as documents")
-    if not real_out.parent.is_dir():
-        raise WorkspaceError(f"{out}: its folder {out.parent} does not exist")
+    try:
+        real_out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceError(f"{out}: its folder {out.parent} cannot be made ({exc.strerror})"
+                             ) from None
 
 
 def _structured(paths: list[Path], folder: Path, docs: dict[str, DocumentIngest]) -> None:

@@ -55,6 +55,7 @@ class RetrievalCase:
     fingerprint: str = ""
     line: int | None = None
     rules: list[str] = field(default_factory=list)  # what counts as relevant, in words
+    doc_label: str | None = None  # the workspace's doc id of the document it names, if any
 
     @property
     def judged(self) -> bool:
@@ -66,8 +67,11 @@ class RetrievalCase:
 
     @property
     def document(self) -> str:
-        """The document a by-document table puts the question under: the one it names, else
-        the document of its first relevant passage, else "(none retrieved)"."""
+        """The document a by-document table puts the question under: the one it names (as the
+        workspace names it: `agstat` and `agstat.pdf` are one document), else the document of
+        its first relevant passage, else "(none retrieved)"."""
+        if self.doc_label:
+            return self.doc_label
         if self.docs:
             return self.docs[0]
         first = next((p for p in self.passages if p.get("relevant")), None)
@@ -78,7 +82,7 @@ class RetrievalCase:
                 "page_rank": self.page_rank, "docs": list(self.docs), "tags": dict(self.tags),
                 "n_returned": self.n_returned, "passages": list(self.passages),
                 "error": self.error, "fingerprint": self.fingerprint, "line": self.line,
-                "rules": list(self.rules)}
+                "rules": list(self.rules), "doc_label": self.doc_label}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalCase:
@@ -87,7 +91,8 @@ class RetrievalCase:
             docs=list(data.get("docs") or ()), tags=dict(data.get("tags") or {}),
             passages=list(data.get("passages") or ()), n_returned=int(data.get("n_returned") or 0),
             error=data.get("error"), fingerprint=str(data.get("fingerprint") or ""),
-            line=data.get("line"), rules=list(data.get("rules") or ()))
+            line=data.get("line"), rules=list(data.get("rules") or ()),
+            doc_label=data.get("doc_label"))
 
     def retrieval(self, ks: Iterable[int]) -> dict[str, Any]:
         """The case as the case view's ranked passages read it (metrics.CaseRetrieval.to_dict's

@@ -92,7 +92,8 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
             cases.append(RetrievalCase(
                 question.id, question.question, basis, rank, page_rank,
                 list(question.docs), dict(question.tags), _kept(got.hits, flags),
-                len(got.hits), got.error, question.fingerprint(), question.line, rules))
+                len(got.hits), got.error, question.fingerprint(), question.line, rules,
+                next((d.doc_id for name in question.docs if (d := ws.doc(name))), None)))
             timings.append((question.id, question.tags, got.seconds, got.error is not None))
             if progress:
                 progress(n, len(questions), sum(1 for c in cases if c.error))
