@@ -26,7 +26,7 @@ from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.judges.groundedness import split_claims
 from ragspine_eval.qa.gates import Verdict
 from ragspine_eval.retrieval.metrics import GATE_K, CaseRetrieval, summarize
-from ragspine_eval.retrieval.relevance import needs_passages
+from ragspine_eval.retrieval.relevance import needs_passages, rules_from_expected
 from ragspine_eval.retrieval.stages import CaseFacts, claim_split, stage_counts, stage_of
 
 if TYPE_CHECKING:
@@ -57,13 +57,16 @@ def stored_k(entry: Mapping[str, Any] | None) -> int:
     return GATE_K
 
 
-def retrieval_verdict(retrieval: Mapping[str, Any], k: int) -> Verdict | None:
-    """The gate's verdict on a case's retrieval (the record's dict); None when not observed."""
+def retrieval_verdict(retrieval: Mapping[str, Any], k: int,
+                      rules: Sequence[str] | None = None) -> Verdict | None:
+    """The gate's verdict on a case's retrieval (the record's dict; `rules`: what is relevant,
+    in words, by default the dict's); None when not observed."""
     if not retrieval.get("observed"):
         return None
-    rank, rules = retrieval.get("rank"), "; ".join(retrieval.get("rules", ()))
+    described = list(retrieval.get("rules", ())) if rules is None else list(rules)
+    rank, rules = retrieval.get("rank"), "; ".join(described)
     retrieved = retrieval.get("retrieved", 0)
-    evidence = {"k": k, "rank": rank, "retrieved": retrieved, "rules": retrieval.get("rules", [])}
+    evidence = {"k": k, "rank": rank, "retrieved": retrieved, "rules": described}
     if rank is not None and rank <= k:
         return Verdict(True, f"a relevant passage in the top {k}", f"rank {rank}",
                        f"The first relevant passage ({rules}) is at rank {rank} of {retrieved}.",
@@ -89,7 +92,8 @@ def retrieval_verdicts(cases: Sequence[GoldenCase], records: Sequence[CaseRecord
             continue
         if record.retrieval is None:
             continue
-        verdict = retrieval_verdict(record.retrieval, k)
+        verdict = retrieval_verdict(record.retrieval, k,
+                                    [r.describe() for r in rules_from_expected(case.expected)])
         if verdict is not None:
             yield case, verdict, None
 

@@ -40,6 +40,11 @@ _PAGE = re.compile(r"(?:^|[@,;])page=(\d+)(?=$|[#,;])")
 _SLIDE = re.compile(r"(?:^|[@,;])slide=(\d+)(?=$|[#,;])")
 
 
+def clip_text(text: str, chars: int = TEXT_CLIP) -> str:
+    """`text` cut to `chars` characters, an ellipsis marking a cut (as a kept passage's)."""
+    return text if len(text) <= chars else text[:chars - 1] + "…"
+
+
 def page_of(locator: str) -> int | None:
     """The page a locator names (`doc@page=12#para3` -> 12), else None."""
     match = _PAGE.search(locator)
@@ -75,7 +80,7 @@ class RankedPassage:
         if len(self.text) <= chars:
             return self
         return RankedPassage(self.rank, self.doc, self.locator, self.page, self.slide,
-                             self.chunk_id, self.scores, self.text[:chars - 1] + "…")
+                             self.chunk_id, self.scores, clip_text(self.text, chars))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"rank": self.rank, "doc": self.doc, "locator": self.locator}

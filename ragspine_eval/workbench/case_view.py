@@ -129,6 +129,16 @@ def _json_safe(value: Any) -> Any:
     return str(value)
 
 
+def _retrieval(case: CaseRecord) -> dict[str, Any] | None:
+    """The record's retrieval with what is relevant in words (`rules`, from its expected)."""
+    if not case.retrieval:
+        return None
+    from ragspine_eval.retrieval.relevance import rules_from_expected
+
+    rules = [r.describe() for r in rules_from_expected(case.expected)]
+    return _json_safe({**case.retrieval, "rules": case.retrieval.get("rules") or rules})
+
+
 def support_marks(passage: str, claim_tokens: set[str]) -> list[list[int]]:
     """[start, end] spans of the passage's words that occur in the claims, touching spans
     merged (a run of CJK characters is one mark)."""
@@ -162,7 +172,7 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
         "tool_statuses": list(case.tool_statuses), "sources": _json_safe(case.sources),
         "retrieved_context": [{"text": p, "marks": support_marks(p, claimed)}
                               for p in case.retrieved_context],
-        "retrieval": _json_safe(case.retrieval) if case.retrieval else None,
+        "retrieval": _retrieval(case),
         "error": case.error, "mode": report.mode,
         "verdicts": _verdicts(report, case, baseline), "other": None,
         "label": labels[0] if labels else f"{report.mode} mode",

@@ -186,7 +186,9 @@ def tag_changes(pair: Pair) -> pd.DataFrame:
 
 def flip_table(pair: Pair) -> pd.DataFrame:
     """One row per flipped case and gate, pass → fail first: id, gate, direction, the case's
-    tag values ("buckets"), question, and both answers."""
+    tag values ("buckets"), question, both answers, and the rank of the case's first relevant
+    passage in each run ("rank before", "rank after": "2", "none", "not observed", "" for a
+    case without relevance): whether retrieval changed under the flip."""
     flips = pair.diff.flips_frame()
     before = {c.id: c for c in pair.before.cases}
     after = {c.id: c for c in pair.after.cases}
@@ -195,9 +197,59 @@ def flip_table(pair: Pair) -> pd.DataFrame:
     flips["question"] = [after[i].question if i in after else "" for i in flips["id"]]
     flips["before answer"] = [before[i].answer if i in before else "" for i in flips["id"]]
     flips["after answer"] = [after[i].answer if i in after else "" for i in flips["id"]]
+    flips["rank before"] = [_rank_text(before.get(i)) for i in flips["id"]]
+    flips["rank after"] = [_rank_text(after.get(i)) for i in flips["id"]]
     order = (flips["direction"] != PASS_TO_FAIL).astype(int)
     return (flips.assign(_order=order).sort_values(["_order", "gate", "id"], kind="stable",
                                                    ignore_index=True).drop(columns="_order"))
+
+
+def retrieval_change(pair: Pair) -> pd.DataFrame:
+    """hit@k before and after, paired: per k (1, 3, 5, 10), over the cases both runs observed
+    with the same golden fingerprint, the cases that hit before and after, the cases that lost
+    the hit (hit → miss) and that gained it (miss → hit), and McNemar's exact p on those
+    discordant pairs (stats.mcnemar_exact: small p, more than noise); then MRR before and
+    after over the same cases. Empty when no case was observed in both runs."""
+    from ragspine_eval.retrieval.metrics import KS
+    from ragspine_eval.stats import mcnemar_exact
+
+    before = {c.id: c for c in pair.before.cases}
+    paired = []
+    for case in pair.after.cases:
+        old = before.get(case.id)
+        if (old is not None and old.fingerprint == case.fingerprint and old.retrieval
+                and case.retrieval and old.retrieval.get("observed")
+                and case.retrieval.get("observed")):
+            paired.append((old.retrieval.get("rank"), case.retrieval.get("rank")))
+    columns = ["k", "cases", "hit before", "hit after", "hit → miss", "miss → hit",
+               "McNemar p", "MRR before", "MRR after"]
+    if not paired:
+        return pd.DataFrame(columns=columns)
+
+    def hit(rank: int | None, k: int) -> bool:
+        return rank is not None and rank <= k
+
+    def mrr(ranks: list[int | None]) -> float:
+        return sum(1 / r for r in ranks if r) / len(ranks)
+
+    mrr_before, mrr_after = mrr([b for b, _ in paired]), mrr([a for _, a in paired])
+    rows = []
+    for k in KS:
+        lost = sum(1 for b, a in paired if hit(b, k) and not hit(a, k))
+        gained = sum(1 for b, a in paired if hit(a, k) and not hit(b, k))
+        rows.append({"k": k, "cases": len(paired),
+                     "hit before": sum(hit(b, k) for b, _ in paired) / len(paired),
+                     "hit after": sum(hit(a, k) for _, a in paired) / len(paired),
+                     "hit → miss": lost, "miss → hit": gained,
+                     "McNemar p": mcnemar_exact(lost, gained),
+                     "MRR before": mrr_before, "MRR after": mrr_after})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _rank_text(case: Any) -> str:
+    from ragspine_eval.workbench.frames import _rank_text as text
+
+    return text(case)
 
 
 def apart(pair: Pair) -> pd.DataFrame:

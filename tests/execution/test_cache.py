@@ -190,3 +190,31 @@ def test_worker_processes_store_their_answers_and_never_block_each_other(tiny_go
     again = run_qa_eval(tiny_golden, "tool", jobs=2)
     assert again.provenance.cache["reused"] == 5
     assert comparable(again) == comparable(first)
+
+
+def test_a_warm_run_keeps_retrieval_and_stages_as_the_cold_run_had_them(tiny_golden, calls):
+    first = run_qa_eval(tiny_golden, "agent")
+    second = run_qa_eval(tiny_golden, "agent")  # verdicts and outcomes reused: nothing scored
+    assert len(calls) == 5 and all(c.reused for c in second.cases)
+    measured = {c.id: c.retrieval for c in first.cases if c.retrieval}
+    assert {"nar-001", "comp-001"} <= set(measured)
+    assert all(r["observed"] and r["passages"] for r in measured.values())
+    assert {c.id: c.retrieval for c in second.cases if c.retrieval} == measured
+    assert second.retrieval == first.retrieval
+    stages = [(g, r.id, r.stage) for g, m in first.gates().items() for r in m.failures]
+    assert [(g, r.id, r.stage) for g, m in second.gates().items() for r in m.failures] == stages
+
+
+def test_an_entry_stored_before_outcomes_kept_their_passages_is_a_miss():
+    """An outcome of the first format (no `passages`) is keyed under another format, and a
+    verdict entry whose outcome lacks the field does not read: the case is scored again."""
+    import json
+
+    from ragspine_eval.execution.cache import OUTCOME_FORMAT
+    from ragspine_eval.qa.scored import GATES, RECORD_FIELDS, ScoredCase
+
+    assert OUTCOME_FORMAT >= 2 and "passages" in RECORD_FIELDS
+    old = {f: None for f in RECORD_FIELDS if f != "passages"}
+    assert ScoredCase.from_texts(json.dumps([None] * GATES), json.dumps(old)) is None
+    assert ScoredCase.from_texts(json.dumps([None] * GATES),
+                                 json.dumps({**old, "passages": []})) is not None

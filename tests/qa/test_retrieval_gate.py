@@ -86,8 +86,12 @@ def test_stages_tell_a_retrieval_miss_from_a_wrong_answer_and_a_wrong_route():
     data = report.to_dict()
     back = QAEvalReport.from_dict(json.loads(json.dumps(data)))
     assert {r.id: r.stage for r in back.metrics["answer_accuracy"].failures} == stages
-    assert back.retrieval == data["retrieval"] and back.cases[0].retrieval == data["cases"][0][
-        "retrieval"]
+    assert back.retrieval == data["retrieval"]
+    # a passage's text is written once: left out where retrieved_context holds it, read back
+    assert "text" not in data["cases"][0]["retrieval"]["passages"][0]
+    assert back.cases[0].retrieval == report.cases[0].retrieval
+    assert back.cases[0].retrieval["passages"][0]["text"] == OTHER["text"]
+    assert back.cases[0].to_dict() == data["cases"][0]
 
 
 def test_the_six_gates_verdicts_do_not_depend_on_the_passages():
@@ -135,3 +139,34 @@ def test_a_baseline_gains_the_retrieval_gate_only_through_a_reviewed_update(tmp_
     assert gate.status == "updated" and entry["metrics"]["retrieval@5"] == 1.0
     assert {k: v for k, v in entry["metrics"].items() if k != "retrieval@5"} == \
         stored["metrics"]
+
+
+def test_on_the_committed_golden_set_nar_006_sits_at_retrieval_in_both_modes():
+    import pytest
+
+    from builders import real_run
+
+    for mode in ("tool", "agent"):
+        cases, outcomes, refs = real_run(mode)
+        report = evaluate(cases, outcomes, mode, reference_texts=refs)
+        data = report.to_dict()
+        with_relevance = [c for c in data["cases"] if c["case_type"] in ("narrative",
+                                                                       "composite")]
+        assert len(with_relevance) == 17
+        assert all("rank" in c["retrieval"] and set(c["retrieval"]["hit"]) == {"1", "3", "5",
+                                                                              "10"}
+                   for c in with_relevance)
+        stages = {(g, r.id): r.stage for g, m in report.gates().items() for r in m.failures}
+        nar_006 = {g: s for (g, i), s in stages.items() if i == "nar-006"}
+        assert nar_006 == {"citation_validity": "retrieval", "answer_accuracy": "retrieval",
+                           "retrieval@5": "retrieval"}, mode
+        assert {s for (g, i), s in stages.items() if i == "comp-003"} == {"routing"}
+        record = next(c for c in report.cases if c.id == "nar-006")
+        assert record.retrieval["rank"] is None
+        assert [p["doc"] for p in record.retrieval["passages"]] == ["CN_QBR_2025.pptx"]
+        # the rank is the first relevant passage's among every passage the engine returned
+        out = outcomes[[c.id for c in cases].index("nar-001")]
+        docs = [p["doc"] for p in out.passages]
+        hit = next(c for c in report.cases if c.id == "nar-001").retrieval
+        assert hit["rank"] == docs.index("HK_QBR_2025Q4.pptx") + 1
+        assert report.metrics["retrieval@5"].pass_rate == pytest.approx(15 / 17)
