@@ -280,7 +280,7 @@ def as_qa_report(data: Mapping[str, Any]) -> dict[str, Any]:
                       "answer": f"rank {c.rank}, page rank {c.page_rank}: {hits}",
                       "route": "retrieval", "clarification_mode": "none", "refused": False,
                       "error": c.error, "expected": {"basis": c.basis, "docs": list(c.docs),
-                                                     "relevant": list(c.rules)},
+                                                     "rules": list(c.rules)},
                       "retrieval": c.retrieval(report.ks)})
     return {"provenance": data.get("provenance"), "mode": data.get("mode"),
             "n_cases": len(report.cases), "engine": (data.get("provenance") or {}).get("engine"),
