@@ -164,6 +164,12 @@ class Provenance:
 
             out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
                        f"({run['n']} cases timed)")
+        llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
+        if llm:  # what the engine's trace reported: calls and time per LLM stage, tokens
+            out.append("LLM calls per stage (the engine's trace): " + ", ".join(
+                f"{stage} {v.get('calls', 0)} ({v.get('ms', 0)} ms"
+                + (f", {v['input_tokens']} in / {v.get('output_tokens', 0)} out tokens"
+                   if "input_tokens" in v else "") + ")" for stage, v in llm.items()))
         return out
 
 

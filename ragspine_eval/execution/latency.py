@@ -27,14 +27,22 @@ TRACE_LOGGER = "ragspine.trace"  # the engine's trace logger (its observability 
 SECONDS_ATTR = "seconds_taken"  # a timed outcome's wall time: an attribute, never a field
 
 
+LLM_ATTR = "llm_calls_seen"  # the LLM calls the engine's trace reported during the call
+
+
 def timed(answer: Any, *args: Any) -> Any:
     """`answer(*args)` (an engine call returning a CaseOutcome), its wall time set on the
-    outcome as the attribute `seconds_taken`: not a dataclass field, so it is in no equality,
-    no report field and no cache entry, yet it crosses a process boundary (pickle keeps it)."""
-    started = time.perf_counter()
-    out = answer(*args)
+    outcome as the attribute `seconds_taken` and the LLM calls the engine's trace reported in
+    this thread meanwhile as `llm_calls_seen`: attributes, not dataclass fields, so they are in
+    no equality, no report field and no cache entry, yet they cross a process boundary (pickle
+    keeps them)."""
+    with _process_trace() as trace, trace.case() as calls:
+        started = time.perf_counter()
+        out = answer(*args)
+        seconds = time.perf_counter() - started
     try:
-        object.__setattr__(out, SECONDS_ATTR, time.perf_counter() - started)
+        object.__setattr__(out, SECONDS_ATTR, seconds)
+        object.__setattr__(out, LLM_ATTR, list(calls))
     except (AttributeError, TypeError):  # an outcome without a __dict__: not timed
         pass
     return out
@@ -44,6 +52,49 @@ def seconds_of(outcome: Any) -> float | None:
     """The wall time `timed` set on an outcome (None: not timed, e.g. reused from the cache)."""
     value = getattr(outcome, SECONDS_ATTR, None)
     return value if isinstance(value, float) else None
+
+
+def llm_totals(outcomes: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """Per stage {"calls", "ms", tokens} over the LLM calls `timed` saw on these outcomes."""
+    totals: dict[str, dict[str, Any]] = {}
+    for outcome in outcomes:
+        for call in getattr(outcome, LLM_ATTR, None) or ():
+            stage = totals.setdefault(call["stage"], {"calls": 0, "ms": 0})
+            stage["calls"] += call["stage"] != "(request)"
+            stage["ms"] += call.get("ms", 0)
+            for key in ("input_tokens", "output_tokens"):
+                if key in call:
+                    stage[key] = stage.get(key, 0) + call[key]
+    return totals
+
+
+_SHARED: dict[str, Any] = {"trace": None, "users": 0, "level": None}
+_SHARED_LOCK = threading.Lock()
+
+
+@contextmanager
+def _process_trace() -> Iterator[LLMTrace]:
+    """One LLMTrace on the engine's trace logger for this process while any timed call runs
+    (threads share it; each reads only its own calls); the logger as it was once none runs."""
+    with _SHARED_LOCK:
+        if _SHARED["users"] == 0:
+            logger = logging.getLogger(TRACE_LOGGER)
+            _SHARED["trace"], _SHARED["level"] = LLMTrace(), logger.level
+            logger.addHandler(_SHARED["trace"])
+            if not logger.isEnabledFor(logging.INFO):
+                logger.setLevel(logging.INFO)
+        _SHARED["users"] += 1
+        trace = _SHARED["trace"]
+    try:
+        yield trace
+    finally:
+        with _SHARED_LOCK:
+            _SHARED["users"] -= 1
+            if _SHARED["users"] == 0:
+                logger = logging.getLogger(TRACE_LOGGER)
+                logger.removeHandler(_SHARED["trace"])
+                logger.setLevel(_SHARED["level"])
+                _SHARED["trace"] = None
 
 
 def percentile(values: Iterable[float], q: float) -> float | None:

@@ -187,8 +187,9 @@ def _with_latency(provenance: Any, cases: list, outcomes: list, reused: list) ->
     timings = [(c.id, dict(c.tags), None if was_reused else latency.seconds_of(o),
                 bool(getattr(o, "error", None))) for c, o, was_reused in
                zip(cases, outcomes, reused)]
-    return replace(provenance, times=replace(provenance.times,
-                                             latency=latency.summarize(timings)))
+    computed = [o for o, was_reused in zip(outcomes, reused) if not was_reused]
+    return replace(provenance, times=replace(provenance.times, latency=latency.summarize(
+        timings, latency.llm_totals(computed))))
 
 
 def _workspace_of(kb_dir: str | Path) -> dict[str, Any]:

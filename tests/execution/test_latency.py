@@ -51,3 +51,22 @@ def test_the_trace_counts_this_threads_llm_calls_per_stage():
                               "(request)": {"calls": 0, "ms": 0, "input_tokens": 100,
                                             "output_tokens": 7}}
     assert trace not in logger.handlers
+
+
+def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():
+    from ragspine_eval.engines.base import CaseOutcome
+    from ragspine_eval.execution.latency import llm_totals, seconds_of, timed
+
+    logger = logging.getLogger("ragspine.trace")
+    level = logger.level
+
+    def answer(stage):
+        logger.info("trace", extra={"llm_calls": [{"stage": stage, "ms": 4}]})
+        return CaseOutcome(answer="x")
+
+    one, two = timed(answer, "synthesis"), timed(answer, "tool_round")
+    assert seconds_of(one) > 0 and seconds_of(CaseOutcome()) is None
+    assert one == CaseOutcome(answer="x")  # not a field: equality and the report unchanged
+    assert llm_totals([one, two]) == {"synthesis": {"calls": 1, "ms": 4},
+                                      "tool_round": {"calls": 1, "ms": 4}}
+    assert logger.level == level and not any(isinstance(h, LLMTrace) for h in logger.handlers)
