@@ -156,8 +156,7 @@ def _flags_of_all(measured: CaseRetrieval, full: Sequence[Mapping[str, Any]],
 
 def run_retrieval(report: QAEvalReport, k: int) -> dict[str, Any]:
     """The run's retrieval figures as the report keeps them (`report.retrieval`)."""
-    summary = summarize((c.tags, CaseRetrieval.from_dict(c.retrieval))
-                        for c in report.cases if c.retrieval is not None)
+    summary = summarize((c.tags, c.retrieval) for c in report.cases if c.retrieval is not None)
     return {"k": k, "gate": gate_name(k), **summary.to_dict(),
             "stages": stage_counts(_failures(report))}
 

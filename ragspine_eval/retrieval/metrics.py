@@ -224,13 +224,19 @@ def measure_case(rules: Sequence[RelevanceRule], passages: Sequence[RankedPassag
     if passages is None:
         return not_observed(rules)
     hits = rule_hits(rules, passages)
-    flags = [any(col) for col in zip(*hits)] if hits else [False] * len(passages)
+    if len(hits) == 1:
+        flags = hits[0]
+    else:
+        flags = [any(col) for col in zip(*hits)] if hits else [False] * len(passages)
+    firsts = [first_rank(per_rule) for per_rule in hits]
+    covering = None if not firsts or None in firsts else max(firsts)  # type: ignore[type-var]
     top = tuple(kept(passages, keep))
     return CaseRetrieval(
-        True, len(passages), first_rank(flags), covering_rank(hits), unit_rank(passages, flags),
+        True, len(passages), first_rank(flags), covering, unit_rank(passages, flags),
         ndcg_at(flags), {k: precision_at(flags, k) for k in KS},
-        {k: recall_at(hits, k) for k in KS}, tuple(r.describe() for r in rules), top,
-        tuple(flags[:len(top)]))
+        {k: (sum(1 for f in firsts if f is not None and f <= k) / len(firsts) if firsts
+             else 1.0) for k in KS},
+        tuple(r.describe() for r in rules), top, tuple(flags[:len(top)]))
 
 
 def case_retrieval(expected: Mapping[str, Any], raw: Sequence[Mapping[str, Any]] | None
@@ -263,6 +269,33 @@ class RetrievalSummary:
     paged: int = 0
     page_hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
     page_rr_sum: float = 0.0
+
+    def add_dict(self, data: Mapping[str, Any]) -> None:
+        """`add` of a case's retrieval as a report keeps it (CaseRetrieval.to_dict), read
+        without building its passages again."""
+        if not data.get("observed"):
+            self.not_observed += 1
+            return
+        self.measured += 1
+        rank = data.get("rank")
+        flags = [bool(p.get("relevant")) for p in data.get("passages", ())]
+        recall = data.get("recall")
+        for k in KS:
+            hit = rank is not None and rank <= k
+            self.hits[k] += hit
+            self.precision_sum[k] += precision_at(flags, k)
+            self.recall_sum[k] += recall[str(k)] if recall else float(hit)
+        if rank is not None:
+            self.rr_sum += 1.0 / rank
+        self.ndcg_sum += data.get("ndcg@10", 0.0)
+        page_rank = data.get("page_rank")
+        if page_rank is not None or any(p.get("page") is not None or p.get("slide") is not None
+                                        for p in data.get("passages", ())):
+            self.paged += 1
+            if page_rank is not None:
+                self.page_rr_sum += 1.0 / page_rank
+                for k in KS:
+                    self.page_hits[k] += page_rank <= k
 
     def add(self, case: CaseRetrieval) -> None:
         if not case.observed:
@@ -326,14 +359,20 @@ class RunRetrieval:
                            for key, values in sorted(self.by_tag.items())}}
 
 
-def summarize(cases: Iterable[tuple[Mapping[str, str], CaseRetrieval | None]]) -> RunRetrieval:
-    """The run's figures from (tags, case retrieval) pairs; a None retrieval (a case without a
-    rule) is left out."""
+def summarize(cases: Iterable[tuple[Mapping[str, str], CaseRetrieval | Mapping[str, Any] | None]]
+              ) -> RunRetrieval:
+    """The run's figures from (tags, case retrieval) pairs, a case's retrieval as a
+    CaseRetrieval or as its dict (`to_dict`'s); a None retrieval (a case without a rule) is
+    left out."""
     run = RunRetrieval()
     for tags, case in cases:
         if case is None:
             continue
-        run.overall.add(case)
-        for key, value in tags.items():
-            run.by_tag.setdefault(key, {}).setdefault(value, RetrievalSummary()).add(case)
+        targets = [run.overall, *(run.by_tag.setdefault(key, {}).setdefault(
+            value, RetrievalSummary()) for key, value in tags.items())]
+        for summary in targets:
+            if isinstance(case, CaseRetrieval):
+                summary.add(case)
+            else:
+                summary.add_dict(case)
     return run

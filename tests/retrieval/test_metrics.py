@@ -141,3 +141,22 @@ def test_ours_agree_with_ir_measures():
         for k in KS:
             assert theirs[(f"P@{k}", qid)] == pytest.approx(precision_at(flags, k))
             assert theirs[(f"Success@{k}", qid)] == float(rank is not None and rank <= k)
+
+
+def test_a_run_summarized_from_the_reports_dicts_equals_the_one_from_the_cases():
+    rules = [RelevanceRule(doc="A", pages=frozenset({2})), RelevanceRule(doc="B")]
+    cases = [({"scope": "HK"}, measure_case(rules[:1], ranked("A", "A", pages=[1, 2]))),
+             ({"scope": "HK"}, measure_case(rules, ranked("B", "C", "A", pages=[1, 1, 2]))),
+             ({"scope": "CN"}, measure_case(rules[1:], ranked("C", "C"))),
+             ({"scope": "CN"}, measure_case(rules[1:], None))]
+    from_cases = summarize(cases).to_dict()
+    from_dicts = summarize((t, c.to_dict()) for t, c in cases).to_dict()
+
+    def ndcg_apart(data):  # a report keeps each case's nDCG to 4 decimals
+        found = []
+        for d in (data, *(v for vs in data["by_tag"].values() for v in vs.values())):
+            found.append(d.pop("ndcg@10"))
+        return found
+
+    assert ndcg_apart(from_dicts) == pytest.approx(ndcg_apart(from_cases), abs=1e-4)
+    assert from_dicts == from_cases and from_cases["page"]["measured"] == 2
