@@ -24,6 +24,9 @@ FLOORS = {
     "ragspine_eval.engines": 3,
     "ragspine_eval.execution": 4,
     "ragspine_eval.qa": 5, "ragspine_eval.extraction": 5,
+    # the retrieval-only harness calls the engine (retrieval_only/engine.py), like qa and
+    # extraction, and uses engines/ (the configuration) and execution/ (latency): floor 5
+    "ragspine_eval.retrieval_only": 5,
     "ragspine_eval.outputs": 6,
     "ragspine_eval.runs": 7,
     "ragspine_eval.gated": 8,

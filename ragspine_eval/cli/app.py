@@ -27,14 +27,16 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "truth", "golden", "diff", "judge", "notebooks", "serve",
-               "fixtures", "cache", "runs")
+SUBCOMMANDS = ("qa", "extraction", "retrieval", "kb", "truth", "golden", "diff", "judge",
+               "notebooks", "serve", "fixtures", "cache", "runs")
 
 DESCRIPTION = """\
 Score the RAGSpine engine against version-controlled golden sets and fail on any regression.
 
   ragspine-eval qa --mode agent             QA: answers, citations, refusals, groundedness
   ragspine-eval extraction --docs all       extraction: values, colours, merged headers
+  ragspine-eval retrieval --kb W --golden Q retrieval only: rank of the first relevant hit
+  ragspine-eval kb build DOCS --out W       a workspace of your own documents, by the engine
   ragspine-eval golden FILE                 check a golden set before you commit it
   ragspine-eval diff OLD.json NEW.json      what changed between two runs
   ragspine-eval runs                        the stored runs; diff @tool~1 @tool compares two

@@ -62,18 +62,21 @@ class RagspineEngine:
     # CPU-bound Python: parallel cases run in worker processes, not threads.
     parallel = "processes"
 
-    def __init__(self, kb: EvalKB, mode: str = "tool"):
+    def __init__(self, kb: EvalKB, mode: str = "tool",
+                 retriever_options: dict[str, str] | None = None):
         if mode not in EVAL_MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(EVAL_MODES)}")
         self.kb, self.mode = kb, mode
         self.label = mode  # the committed baseline's keys: "tool" and "agent"
+        # an engine configuration's retriever settings (engine_config.retriever_options)
+        self.retriever_options = dict(retriever_options or {})
         self._local = threading.local()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"kb": self.kb, "mode": self.mode}
+        return {"kb": self.kb, "mode": self.mode, "options": self.retriever_options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["kb"], state["mode"])  # type: ignore[misc]
+        self.__init__(state["kb"], state["mode"], state.get("options"))  # type: ignore[misc]
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         try:
@@ -89,7 +92,8 @@ class RagspineEngine:
         local = self._local
         if not hasattr(local, "facts"):
             local.facts = SqliteFactStore(self.kb.fact_db)
-            local.retriever, local.chunks = build_narrative_retriever(self.kb.chunk_db)
+            local.retriever, local.chunks = build_narrative_retriever(
+                self.kb.chunk_db, **self.retriever_options)
         return local.facts, local.retriever
 
     def close(self) -> None:

@@ -153,9 +153,11 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         options.check()
     # fail on a bad line before any engine call (a set validated before is remembered)
     load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
-    stored = ratchet.load_baselines(baseline_path).get(spec.key)
+    config = run_options.get("engine_config")
+    key = qa_key(spec.key, config)
+    stored = ratchet.load_baselines(baseline_path).get(key)
     if stored is not None:
-        ratchet.validate_entry(baseline_path, spec.key, stored)
+        ratchet.validate_entry(baseline_path, key, stored)
     from ragspine_eval.qa.retrieval_gate import stored_k
 
     run_options.setdefault("retrieval_k", stored_k(stored))  # the k the baseline records
@@ -167,10 +169,10 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         if exc.report is None:
             raise
         report, stopped = exc.report, exc
-    report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
+    report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
     for line in (*gate_table(report, stored), *report.provenance.lines()):
         say(line)
-    run = QAGatedRun(report, spec.key, baseline_path, stored,
+    run = QAGatedRun(report, key, baseline_path, stored,
                      None if stored is None else compare_to_baseline(report, stored))
     as_dict = functools.cache(report.to_dict)  # built once for the report file and the store
     write_announced(outputs.report, "report", lambda p: write_json_atomic(p, as_dict()),
@@ -181,14 +183,14 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         entry = entry_for_gate(report, stored, options)
         if report.interrupted:
             run.gate = ratchet.check_without_recording(
-                baseline_path, spec.key, run.comparison, interrupted_reason(report),
+                baseline_path, key, run.comparison, interrupted_reason(report),
                 status=INTERRUPTED)
         elif report.errors:
             run.gate = ratchet.check_without_recording(
-                baseline_path, spec.key, run.comparison, engine_errors_reason(report),
+                baseline_path, key, run.comparison, engine_errors_reason(report),
                 status=ENGINE_ERRORS)
         else:
-            run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
+            run.gate = ratchet.run_gate(baseline_path, key, entry, options)
         for line in run.gate.lines:
             say(line)
     try:
@@ -197,13 +199,19 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         # exit 2 means the baseline did not move: put back what the gate recorded
         baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
-    run.kept = runs.keep(as_dict, kind="qa", key=spec.key, store=store, echo=say,
+    run.kept = runs.keep(as_dict, kind="qa", key=key, store=store, echo=say,
                          verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
     if options is not None:
         say(run.verdict)
     if stopped is not None:
         raise stopped  # still the Ctrl-C: the CLI exits 130, a notebook sees it as before
     return run
+
+
+def qa_key(key: str, config: Any) -> str:
+    """The baseline key of a QA run: the engine's (`tool`, `agent@http`, ...), then `+` the
+    engine configuration's label when one with settings is given (gated against its own entry)."""
+    return key if config is None or not config.settings() else f"{key}+{config.label}"
 
 
 def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:

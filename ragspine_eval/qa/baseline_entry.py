@@ -45,6 +45,8 @@ def make_baseline_entry(report: QAEvalReport, retrieval: bool = True) -> dict[st
         entry["kb"] = {"fingerprint": prov.kb.fingerprint,
                        **({"files": dict(prov.kb_files)} if prov.kb_files is not None else {})}
     entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
+    if prov.engine_config is not None:  # the configuration the entry was measured under
+        entry["engine_config"] = {k: prov.engine_config[k] for k in ("fingerprint", "settings")}
     return entry
 
 

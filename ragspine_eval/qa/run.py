@@ -51,6 +51,7 @@ def run_qa_eval(
     scheduler: str | None = None,
     judge: str | EntailmentJudge | None = None,
     repeat: int = 1,
+    engine_config: Any = None,
     retrieval_k: int | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
@@ -76,6 +77,10 @@ def run_qa_eval(
     `repeat`: run every case that many times and combine the verdicts (repeats.py: a verdict
     that differs between repeats is flaky). Repeats never use the outcome cache: a stored
     answer would make every repeat the same.
+
+    `engine_config` (engines/engine_config.py; None: the engine's defaults) sets the in-process
+    engine's retriever; a setting it cannot apply is exit 2 before anything runs. Its
+    fingerprint is part of the outcome cache's key and its settings of the provenance.
     """
     from ragspine_eval.judges import registry as judges
     from ragspine_eval.execution.cache import cache_dir
@@ -93,11 +98,21 @@ def run_qa_eval(
     # the options checked before anything is read; the number of jobs is chosen below
     RunOptions(resolve_jobs(jobs, 0, False), case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
+    configured = engine_config is not None and bool(engine_config.settings())
+    if configured:
+        from ragspine_eval.engines.engine_config import EngineConfigError, check_for_qa
+
+        check_for_qa(engine_config)
+        if spec is None or spec.kind != "ragspine":
+            raise EngineConfigError("--engine-config sets the in-process engine's retriever; "
+                                    "this engine is not in process, so it cannot take effect")
     cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
     if spec is not None:
         mode = spec.mode
-    store = _outcome_cache(spec, mode, kb_fp, cache if repeat == 1 else False, cache_key)
+    # another configuration, other answers: the cache keys them apart
+    cache_kb = f"{kb_fp}+{engine_config.fingerprint}" if configured else kb_fp
+    store = _outcome_cache(spec, mode, cache_kb, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
     known, scored = (store.get_scored(cases, scoring, ScoredCase.many) if store is not None
                      else (None, None))
@@ -116,7 +131,11 @@ def run_qa_eval(
         with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
             kb = build_eval_kb(kb_dir, scratch)
             if spec is not None:
-                eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries)
+                from ragspine_eval.engines.engine_config import retriever_options
+
+                eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries,
+                                   retriever_options=retriever_options(engine_config)
+                                   if configured else None)
             else:
                 mode = mode or eng.mode
             try:
@@ -155,14 +174,39 @@ def run_qa_eval(
     # the in-process engine is the installed rag-spine; any other is named by what it is
     report.provenance = qa_provenance(
         report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
-        judge=judges.describe(judge), kb_files=dict(kb_files),
+        judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
+        **({"engine_config": engine_config.to_dict()} if configured else {}),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+    report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
     if interrupted:
         report.interrupted = True
         raise RunInterrupted(runs[-1][0], report.finished, report)
     return report
+
+
+def _with_latency(provenance: Any, cases: list, outcomes: list, reused: list) -> Any:
+    """The provenance with each case's wall time (the first repeat's; a reused or unrun case
+    has none) and its p50/p95/max per run and by tag under `times.latency`."""
+    from ragspine_eval.execution import latency
+
+    if provenance.times is None:
+        return provenance
+    timings = [(c.id, dict(c.tags), None if was_reused else latency.seconds_of(o),
+                bool(getattr(o, "error", None))) for c, o, was_reused in
+               zip(cases, outcomes, reused)]
+    computed = [o for o, was_reused in zip(outcomes, reused) if not was_reused]
+    return replace(provenance, times=replace(provenance.times, latency=latency.summarize(
+        timings, latency.llm_totals(computed))))
+
+
+def _workspace_of(kb_dir: str | Path) -> dict[str, Any]:
+    """{"workspace": {"chunking": ...}} for an engine workspace as the KB, else nothing."""
+    from ragspine_eval.retrieval.workspace import chunking_of, is_workspace, read_workspace
+
+    return ({"workspace": {"chunking": chunking_of(read_workspace(kb_dir))}}
+            if is_workspace(kb_dir) else {})
 
 
 def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
@@ -170,9 +214,11 @@ def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
     to be scored: a run whose every case is reused with its verdicts calls no gate."""
     if scored is not None and all(entry is not None for entry in scored):
         return {}
-    from ragspine_eval.retrieval.kb import load_narrative_docs
+    from ragspine_eval.retrieval.kb import load_narrative_docs, workspace_docs
+    from ragspine_eval.retrieval.workspace import is_workspace
 
-    return {doc.doc_id: doc.text for doc in load_narrative_docs(kb_dir)}
+    docs = workspace_docs(kb_dir) if is_workspace(kb_dir) else load_narrative_docs(kb_dir)
+    return {doc.doc_id: doc.text for doc in docs}
 
 
 def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:

@@ -85,6 +85,50 @@ def unit_rank(passages: Sequence[RankedPassage], flags: Sequence[bool]) -> int |
     return None
 
 
+def question_file_ranks(basis: str, rules: Sequence[RelevanceRule],
+                        passages: Sequence[RankedPassage]
+                        ) -> tuple[int | None, int | None, list[bool]]:
+    """(rank, page rank, relevant flags) of a question of an engine question file, counted as the
+    engine's `ragspine batch --retrieval-only` counts them (its summary's notes):
+    - basis "page" (a rule per page group): rank is the covering rank over the passages that
+      carry a page only (one without a page takes no place); page rank the same over distinct
+      pages, the first passage of a page standing for it, a page being (doc, page) when the
+      question names documents and the page number alone otherwise;
+    - basis "content" (the expected text's rule): rank is the first relevant passage's place
+      among all; page rank the distinct pages seen up to it (the same key; a passage without a
+      page a unit of its own);
+    - basis "none": (None, None, all False)."""
+    from ragspine_eval.retrieval.relevance import engine_page
+
+    hits = rule_hits(rules, passages)
+    flags = [any(col) for col in zip(*hits)] if hits else [False] * len(passages)
+    if basis == "none" or not rules:
+        return None, None, [False] * len(passages)
+    named = any(r.docs for r in rules)
+    pages = [engine_page(p.locator) for p in passages]
+
+    def unit(i: int) -> object:
+        return (passages[i].doc, pages[i]) if named else pages[i]
+
+    if basis == "page":
+        paged = [i for i, page in enumerate(pages) if page is not None]
+        per_rule = [[hits[r][i] for i in paged] for r in range(len(rules))]
+        seen: set[object] = set()
+        distinct = []
+        for i in paged:
+            if unit(i) not in seen:
+                seen.add(unit(i))
+                distinct.append(i)
+        per_rule_distinct = [[hits[r][i] for i in distinct] for r in range(len(rules))]
+        return covering_rank(per_rule), covering_rank(per_rule_distinct), flags
+    seen = set()
+    for i, flag in enumerate(flags):
+        seen.add(("#", i) if pages[i] is None else unit(i))
+        if flag:
+            return i + 1, len(seen), flags
+    return None, None, flags
+
+
 def precision_at(flags: Sequence[bool], k: int) -> float:
     return sum(1 for f in flags[:k] if f) / k
 

@@ -22,6 +22,17 @@ A case with none has no rule and no retrieval verdict.
 `matches` is the only place a rule meets a passage, so a new kind of rule (a question file's
 page groups, a doc named by its stem, text matched with its numbers) is a field here and a
 clause in `matches`, and every metric, gate and stage follows.
+
+The engine's question files (`ragspine batch`, golden/question_files.py) give their rules by
+`question_file_rules(question)`: one rule per page group (`pages` the group, `unit="page"`: a
+page only, never a slide, read as the engine reads it, `@page=N` before `#` or the end), or one
+rule of the expected text (`text_match="numbers"`: found after the engine's answer-text
+normalisation, or failing that every number of it found), each with `docs` (any of the
+documents the question names, by name or stem, case-folded). The normalisation is the engine's
+own function (`ragspine.common.answer_text`, part of the engine under test, never its
+`ragspine.eval`): what "the expected text is in the passage" means for a question file is the
+engine's, so it is called, never copied. How such rules rank a list (a page group's rank counts
+only passages with a page) is metrics.question_file_ranks.
 """
 
 from __future__ import annotations
@@ -36,7 +47,11 @@ from typing import Any, Literal
 from ragspine_eval.retrieval.passages import RankedPassage
 
 DocMatch = Literal["exact", "name"]
-TextMatch = Literal["contains"]
+TextMatch = Literal["contains", "numbers"]
+Unit = Literal["page_or_slide", "page"]
+_ENGINE_PAGE = re.compile(r"@page=(\d+)(?:#|$)")  # a page as the engine's question files read it
+# a number as a question file writes it: digits, thousands separators, decimals, a percent sign
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?\s*%?")
 RELEVANT_FIELDS = ("doc", "page", "pages", "locator", "text")
 _SPACE = re.compile(r"\s+")
 _BOUNDARY = "#,;@"
@@ -55,6 +70,8 @@ class RelevanceRule:
     doc_match: DocMatch = "exact"
     text_match: TextMatch = "contains"
     origin: str = ""
+    docs: tuple[str, ...] = ()  # any of these documents (matched by name), besides `doc`
+    unit: Unit = "page_or_slide"  # what `pages` counts: "page" leaves slides out
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -72,17 +89,22 @@ class RelevanceRule:
             data["text_match"] = self.text_match
         if self.origin:
             data["origin"] = self.origin
+        if self.docs:
+            data["docs"] = list(self.docs)
+        if self.unit != "page_or_slide":
+            data["unit"] = self.unit
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RelevanceRule:
         return cls(data.get("doc"), frozenset(data.get("pages", ())), data.get("locator"),
                    data.get("text"), data.get("doc_match", "exact"),
-                   data.get("text_match", "contains"), data.get("origin", ""))
+                   data.get("text_match", "contains"), data.get("origin", ""),
+                   tuple(data.get("docs", ())), data.get("unit", "page_or_slide"))
 
     def describe(self) -> str:
         """`REG_WATCH_CN.pptx`, `deck.pdf p. 3, 4 "net profit"`: the rule in a few words."""
-        parts = [self.doc or "any document"]
+        parts = [self.doc or " or ".join(self.docs) or "any document"]
         if self.pages:
             parts.append("p. " + ", ".join(map(str, sorted(self.pages))))
         if self.locator:
@@ -98,6 +120,11 @@ def normalize_text(text: str) -> str:
 
 
 def _doc_matches(rule: RelevanceRule, doc: str) -> bool:
+    if rule.docs:
+        path = PurePosixPath(doc.replace("\\", "/"))
+        names = (doc.casefold(), path.name.casefold(), path.stem.casefold())
+        if not any(d.casefold() in names for d in rule.docs):
+            return False
     if rule.doc is None:
         return True
     if rule.doc_match == "exact":
@@ -105,6 +132,24 @@ def _doc_matches(rule: RelevanceRule, doc: str) -> bool:
     want = rule.doc.casefold()
     path = PurePosixPath(doc.replace("\\", "/"))
     return want in (doc.casefold(), path.name.casefold(), path.stem.casefold())
+
+
+def engine_page(locator: str) -> int | None:
+    """The page of a locator as the engine's question files read it (`doc@page=12#para3`)."""
+    match = _ENGINE_PAGE.search(locator)
+    return int(match.group(1)) if match else None
+
+
+def text_with_numbers(text: str, expected: str) -> bool:
+    """A question file's expected text is in `text`: whole, after the engine's answer-text
+    normalisation (and number boundaries), or failing that every number it states is."""
+    from ragspine.common.answer_text import contains_normalized, normalize_answer
+
+    haystack = normalize_answer(text)
+    if contains_normalized(haystack, expected):
+        return True
+    numbers = _NUMBER.findall(unicodedata.normalize("NFKC", expected))
+    return bool(numbers) and all(contains_normalized(haystack, n) for n in numbers)
 
 
 def locator_matches(want: str, got: str) -> bool:
@@ -122,10 +167,13 @@ def matches(rule: RelevanceRule, passage: RankedPassage,
     `normalized_text` is `normalize_text(passage.text)` when the caller has it already."""
     if not _doc_matches(rule, passage.doc):
         return False
-    if rule.pages and passage.unit not in rule.pages:
+    if rule.pages and (engine_page(passage.locator) if rule.unit == "page"
+                       else passage.unit) not in rule.pages:
         return False
     if rule.locator is not None and not locator_matches(rule.locator, passage.locator):
         return False
+    if rule.text is not None and rule.text_match == "numbers":
+        return text_with_numbers(passage.text, rule.text)
     if rule.text is not None:
         text = normalize_text(passage.text) if normalized_text is None else normalized_text
         if normalize_text(rule.text) not in text:
@@ -183,3 +231,18 @@ def needs_passages(expected: Mapping[str, Any]) -> bool:
 def rules_of(case: Any) -> list[RelevanceRule]:
     """The rules of a golden case (anything with an `expected` mapping)."""
     return rules_from_expected(case.expected)
+
+
+def question_file_rules(question: Any) -> tuple[str, list[RelevanceRule]]:
+    """(basis, rules) of a question of an engine question file (golden/question_case.py): basis
+    "page" with one rule per page group, "content" with the rule of its expected text, or
+    "none" with no rule (the question is not judged), as the module docstring says."""
+    origin = f"line {question.line}" if getattr(question, "line", None) else ""
+    if question.page_groups:
+        return "page", [RelevanceRule(pages=frozenset(group), docs=tuple(question.docs),
+                                      unit="page", origin=origin)
+                        for group in question.page_groups]
+    if question.expected:
+        return "content", [RelevanceRule(text=question.expected, text_match="numbers",
+                                         docs=tuple(question.docs), origin=origin)]
+    return "none", []

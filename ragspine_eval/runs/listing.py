@@ -48,7 +48,7 @@ def runs_table(runs: Iterable[RunSummary], width: int = WIDTH) -> list[str]:
     """The listing (module docstring); an empty list when there are no runs."""
     runs = list(runs)
     lines: list[str] = []
-    for kind in ("qa", "extraction"):
+    for kind in ("qa", "extraction", "retrieval"):
         of_kind = [r for r in runs if r.kind == kind]
         if of_kind:
             lines += ([""] if lines else []) + _table(of_kind, width)
@@ -114,8 +114,10 @@ def show_lines(found: RunSummary | Path, report: dict[str, Any]) -> list[str]:
                   f"{' (uncommitted changes)' if run.dirty else ''}",
                   f"stored {run.path} ({run.size / 1024:,.0f} KiB)"]
     else:
-        kind = "extraction" if report.get("harness") == "extraction" else "qa"
+        kind = report.get("harness") if report.get("harness") in ("extraction", "retrieval") \
+            else "qa"
         key = (",".join(report.get("documents") or {}) if kind == "extraction"
+               else str((report.get("provenance") or {}).get("mode")) if kind == "retrieval"
                else str(report.get("mode")))
         values = summarize(report, kind=kind, key=key)
         header = [f"report {found} · {kind} {key}",
@@ -142,6 +144,12 @@ def _table_of(report: dict[str, Any]) -> list[str]:
             lines += console.extraction_table(key, rep, (run.baselines or {}).get(key) and
                                               {"metrics": run.baselines[key]}, run.engine)
         return lines
+    if report.get("harness") == "retrieval":
+        from ragspine_eval.outputs.retrieval_files import retrieval_table
+        from ragspine_eval.retrieval_only.report import RetrievalRunReport
+
+        rr = RetrievalRunReport.from_dict(report)
+        return [*(rr.provenance.lines() if rr.provenance else []), *retrieval_table(rr)]
     from ragspine_eval.qa.report import QAEvalReport
 
     qa = QAEvalReport.from_dict(report)

@@ -12,6 +12,8 @@ Invariants (those of outputs.diff, which this module never second-guesses):
 - `assert_no_flips` raises AssertionError exactly when some case went from pass to fail under
   some gate, naming every such case and gate, or when the after run has engine errors (cases
   with no verdict: `ragspine-eval diff` exits 1 on them too), naming them;
+- two retrieval-only reports are paired as QA reports whose gates are recall@k and
+  page_recall@k and whose cases are the questions (retrieval_compare.py adds MRR);
 - two reports of different modes, engines, knowledge bases or golden sets are compared, with
   each difference stated in `Pair.warnings` (the banner shows them first); a QA report and an
   extraction report are refused (ReportError): their verdicts do not pair.
@@ -115,12 +117,19 @@ def load_pair(before: str | Path | None = None, after: str | Path | None = None,
         if extraction_diff.is_extraction_report(data):
             raise ReportError(f"{name}: an extraction report; compare.ipynb compares two QA "
                               f"reports (for extraction runs: ragspine-eval diff OLD NEW)")
+    # two retrieval-only runs (two engine configurations, say) compare as QA runs whose gates
+    # are recall@k and page_recall@k (retrieval_only.report.as_qa_report)
+    from ragspine_eval.retrieval_only.report import as_qa_report, is_retrieval_report
+
+    old, new = (as_qa_report(d) if is_retrieval_report(d) else d for d in (old, new))
     diff = diff_reports(old, new)
     diff.old_label, diff.new_label = run_label(old, old_name), run_label(new, new_name)
     pair = Pair(QAEvalReport.from_dict(old), QAEvalReport.from_dict(new), old_name, new_name,
                 diff, (qa_verdicts(old, old_name), qa_verdicts(new, new_name)))
-    pair.warnings = [f"{note}: the runs differ in more than the change under review"
-                     for note in diff.notes]
+    from ragspine_eval.workbench.retrieval_compare import config_warning
+
+    pair.warnings = config_warning(old, new) + [
+        f"{note}: the runs differ in more than the change under review" for note in diff.notes]
     return pair
 
 
@@ -129,8 +138,12 @@ def load_pair(before: str | Path | None = None, after: str | Path | None = None,
 
 def gate_changes(pair: Pair) -> pd.DataFrame:
     """One row per gate: before and after rate, change, both flip counts, McNemar's exact p on
-    the paired verdicts (is the change more than noise?)."""
-    return pair.diff.to_frame().rename(columns={
+    the paired verdicts (is the change more than noise?); a gate no case reached in either run
+    (fabrication of two retrieval runs) is left out."""
+    frame = pair.diff.to_frame()
+    if {"old_total", "new_total"} <= set(frame.columns):
+        frame = frame[(frame["old_total"] > 0) | (frame["new_total"] > 0)].reset_index(drop=True)
+    return frame.rename(columns={
         "old_rate": "before", "new_rate": "after", "rate_change": "change",
         "pass_to_fail": "pass → fail", "fail_to_pass": "fail → pass", "p_value": "McNemar p",
         "old_passed": "before passed", "old_total": "before total",

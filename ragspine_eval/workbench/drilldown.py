@@ -65,7 +65,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     """The banner: PASS / FAIL / NO BASELINE, mode and engine, each regressed gate with
     baseline → current and a link that lists the cases that flipped."""
     where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
-             f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}")
+             f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}"
+             f"{_latency(report)}")
     if report.errors:
         return _errors_banner(report, comparison, key, where)
     if comparison is None:
@@ -95,6 +96,17 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
         items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
     return banner_html("fail", "FAIL", f"<div>{where}. The baseline gate failed:</div>"
                                        f"<ul>{''.join(items)}</ul>", comparison)
+
+
+def _latency(report: QAEvalReport) -> str:
+    """" · latency per case p50 … · p95 … · max …" from the provenance (execution/latency.py),
+    or "" where the run timed no case (every answer reused from the cache)."""
+    prov = report.provenance
+    run = ((prov.times.latency or {}).get("run") or {}) if prov and prov.times else {}
+    if not run.get("n"):
+        return ""
+    return (f" · latency per case p50 {run['p50'] * 1000:.1f} ms · p95 {run['p95'] * 1000:.1f} "
+            f"ms · max {run['max'] * 1000:.1f} ms ({run['n']} timed)")
 
 
 def _described(comparison: bl.BaselineComparison, key: str) -> list[str]:
