@@ -1,4 +1,4 @@
-"""`ragspine-eval qa`: flags onto `qa.gated_run.run_gated_qa`, its lines printed. A Ctrl-C while
+"""`ragspine-eval qa`: flags onto `gated.qa.run_gated_qa`, its lines printed. A Ctrl-C while
 the cases run ends in one stderr line and exit 130 once the outputs asked for are written."""
 
 from __future__ import annotations

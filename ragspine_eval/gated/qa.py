@@ -123,7 +123,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
 
     `record_command(spec)` builds the command that records this run (shown when it improved);
     `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress);
-    `judge` is the faithfulness judge: a registered name (qa.judges; None: lexical) or a judge.
+    `judge` is the faithfulness judge: a registered name (judges.registry; None: lexical) or a judge.
     `store=False` keeps the run out of the run store (runs/; the CLI's --no-store).
     Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
     EngineSpecError, ...) for input the run cannot use.

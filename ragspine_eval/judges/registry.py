@@ -3,10 +3,10 @@
 Registered here:
 - `lexical`: `groundedness.LexicalOverlapJudge`, the default, unchanged: a claim is entailed iff
   at least `threshold` (0.6) of its content tokens occur in the context.
-- `financial`: `qa.financial.FinancialJudge`, a claim judged against the passage that could
+- `financial`: `judges.financial.FinancialJudge`, a claim judged against the passage that could
   support it, with the rule that decided (see that package).
 - `numeric`: lexical coverage at `threshold` of the claim's words (its numbers left out) AND
-  every number the claim states is a number the context states (`qa.numbers.number_values`: digits, full-width digits, thousands separators,
+  every number the claim states is a number the context states (`judges.numbers.number_values`: digits, full-width digits, thousands separators,
   万 / 亿 and English scales, Chinese numerals, percent signs and words, ordinals, number words).
   In a financial answer a number that is not in the context is the hallucination that matters.
   Its default threshold was fitted on half of WiCE's dev split only (see docs/judges.md, "Measured on WiCE").
@@ -19,7 +19,7 @@ Registered here:
 `check_labelled(path, judge)` measures a judge on a labelled JSONL (claim, context, label): the
 confusion counts, balanced accuracy and Wilson intervals of each class's recall, and, when lines
 carry the optional `kind` or `lang`, the balanced accuracy per kind and per language
-(`qa.judge_groups`); a line's optional `reference_date` (YYYY-MM-DD) reaches a judge that reads
+(`judges.groups`); a line's optional `reference_date` (YYYY-MM-DD) reaches a judge that reads
 dates (`dated`: the financial judge resolves 去年 / last year with it). A bad line (a `kind` or
 `lang` that is not a non-empty string, a reference_date that is not a date included) is a
 `JudgeError` naming file and line.

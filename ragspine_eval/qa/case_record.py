@@ -53,7 +53,7 @@ class CaseRecord:
     tool_statuses: list[str] = field(default_factory=list)
     retrieved_context: list[str] = field(default_factory=list)
     narrative_answer: str = ""
-    reused: bool = False  # the outcome came from the outcome cache (qa/cache.py)
+    reused: bool = False  # the outcome came from the outcome cache (execution/cache.py)
     retrieval: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:

@@ -22,7 +22,7 @@ judges a run with errors on the cases it answered (see there). pass_rate is
 1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
 baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
 (`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
-`run_qa_eval` carries its `provenance` (see outputs/provenance.py) as its first key. A report
+`run_qa_eval` carries its `provenance` (see ragspine_eval/provenance.py) as its first key. A report
 of a run Ctrl-C stopped says so (`interrupted`, `interrupted_sentence`): its unfinished cases
 are engine errors of their own kind (`not_run`), so it can never move a baseline either.
 """

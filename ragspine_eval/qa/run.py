@@ -2,10 +2,10 @@
 
 `run_qa_eval` loads the golden set, builds the KB's stores in a scratch folder, runs the cases
 on an engine (runner.py) and evaluates them (report.py) with a faithfulness judge (judges.py);
-the report carries its provenance, the judge included (no baseline yet: gated_run adds it). Nothing is written here.
+the report carries its provenance, the judge included (no baseline yet: gated.qa adds it). Nothing is written here.
 Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
 marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
-RunInterrupted raised again, for the caller that writes it (gated_run.py); with repeats, the
+RunInterrupted raised again, for the caller that writes it (gated/qa.py); with repeats, the
 repeats finished so far and the interrupted one are combined as usual. Ctrl-C anywhere else is
 a plain KeyboardInterrupt.
 """
@@ -60,7 +60,7 @@ def run_qa_eval(
     engines.factory) or an Engine object; `mode` defaults to the engine's first mode. `progress`
     is called with (cases done, cases in total, errors so far). The report carries its
     provenance (no baseline yet: the caller that gates adds it). `judge` is the faithfulness
-    judge: a registered name (qa.judges; None: the default, lexical) or an object with
+    judge: a registered name (judges.registry; None: the default, lexical) or an object with
     `entails(claim, context)`; the provenance names it. `retrieval_k` is the retrieval gate's k
     (None: retrieval.metrics.GATE_K; a gated run passes its stored baseline's).
 

@@ -1,7 +1,7 @@
 """The verdict cache: a case's verdicts on every gate, reused only when nothing that decides them
 changed, so a re-run where nothing changed scores nothing again.
 
-A scored case is stored beside its outcome (qa/cache.py, table `verdicts` of the same SQLite
+A scored case is stored beside its outcome (execution/cache.py, table `verdicts` of the same SQLite
 file) under a key that is the SHA-256 of:
 - the scoring code: the bytes of every module whose code decides a verdict or what a report
   keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's

@@ -1,7 +1,7 @@
 """The second opinion, as the qa notebook and its HTML report show it beside the gate's verdict.
 
 `second_opinion_html(report, stored=None, other=None, judge="financial")` is one block: the
-sentence of `qa.financial.disagreement` ("the gate (lexical) passed 3 claims the financial
+sentence of `judges.financial.disagreement` ("the gate (lexical) passed 3 claims the financial
 judge rejects ..."), a table of the claims the two judges see differently (case, claim, what the
 gate's judge said, what the other said, its deciding rule, the passage and why), and the case
 view of each such case (workbench.case_view, the one the failure explorer opens), hidden until

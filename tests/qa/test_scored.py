@@ -1,6 +1,6 @@
 """The verdict cache: a re-run where nothing changed scores nothing again and gives the same
 report, JUnit, Markdown and case view as scoring every case; each thing that decides a verdict
-(the gate code, a module under qa/financial/, the judge, its threshold, the case, the outcome),
+(the gate code, a module under judges/financial/, the judge, its threshold, the case, the outcome),
 changed alone, has the cases it decides scored again; a warm `ragspine-eval qa` never imports
 the engine."""
 

@@ -103,7 +103,7 @@ def _same_subject(passage: Passage, clause: Sequence[Unit]) -> bool:
 class FinancialJudge:
     """Judges a claim against the passages that could support it (see the module docstring)."""
 
-    registered_as = "financial"  # its name in qa.judges, which imports it on first use
+    registered_as = "financial"  # its name in judges.registry, which imports it on first use
     dated = True  # check_claim hands it the case's reference date (去年 / last year)
 
     def __init__(self, threshold: float = FINANCIAL_THRESHOLD):

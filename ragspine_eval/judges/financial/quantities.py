@@ -1,6 +1,6 @@
 """Quantities: a number with its scale, its unit and how it is stated, compared as one thing.
 
-`read_quantities(text)` finds every number `qa.numbers` reads (digits, full-width digits,
+`read_quantities(text)` finds every number `judges.numbers` reads (digits, full-width digits,
 separators, 万 / 亿 / 百万, million / billion, Chinese numerals, percent words) and what stands
 around it:
 - a unit: percent (%, percent, 百分之, the KB's PCT), percentage points (个百分点, pp), a
