@@ -27,6 +27,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
+from ragspine_eval.execution.cache import gc_paused
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
@@ -97,8 +98,9 @@ def run_qa_eval(
         mode = spec.mode
     store = _outcome_cache(spec, mode, kb_fp, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
-    known, scored = (store.get_scored(cases, scoring, ScoredCase.many) if store is not None
-                     else (None, None))
+    with gc_paused():  # tens of thousands of acyclic objects built: no collection meanwhile
+        known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
+                         if store is not None else (None, None))
     to_run = len(cases) if known is None else sum(
         o is None and s is None for o, s in zip(known, scored, strict=True))
     in_process = (spec.kind == "ragspine" if spec is not None
@@ -137,11 +139,15 @@ def run_qa_eval(
     name = spec.name if spec is not None else getattr(eng, "name", eng.label)
     texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
-    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name,
-                        scored=scored if n == 0 else None, on_scored=save if n == 0 else None)
-               for n, (outcomes, _) in enumerate(runs)]
+    with gc_paused():
+        reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
+                            engine=name, scored=scored if n == 0 else None,
+                            on_scored=save if n == 0 else None)
+                   for n, (outcomes, _) in enumerate(runs)]
     if store is not None and scoring:
         store.flush("verdicts")
+        if not interrupted:
+            store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
     report = combine_repeats(reports)
     reused = runs[0][1]
     if any(reused):
