@@ -18,13 +18,8 @@ never stored), and everything downstream: the verdicts are kept apart (the table
 of the same file, keyed by scored.py with the scoring code, the judge and this key, and tied to
 the checksum of the outcome they were scored from), so a change to a gate or judge applies at
 once. The file also holds the validated golden sets of golden_memo.py (table `golden`), and
-whole runs (table `runs`): every case's verdicts and record of a run whose every case was
-scored, under the SHA-256 of the scoring key and every case's outcome key in case order, so
-that a re-run where nothing changed reads one entry rather than two per case. A run entry holds
-the records it was scored from (it is whole by itself, like a verdict entry and the outcome it
-is tied to); it is reused only whole and only for the same cases in the same order; a changed
-case, scoring module, judge, knowledge base or engine is another key, and the per-case tables
-answer (or the case runs). See whole_run.py.
+whole runs (table `runs`, whole_run.py): a re-run where nothing changed reads one entry, tied
+to every outcome's checksum, rather than two per case.
 
 Invariants:
 - an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
@@ -39,7 +34,6 @@ Invariants:
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -47,8 +41,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cache
 from json.encoder import encode_basestring
@@ -56,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
+from ragspine_eval.execution import whole_run
 from ragspine_eval.engines.base import CaseOutcome, OutcomeError
 from ragspine_eval.golden.cases import GoldenCase, fingerprint
 
@@ -65,22 +59,6 @@ Decode = Callable[[list[tuple[str, str] | None]], list[Any]]
 DecodeRun = Callable[[str], list[Any] | None]
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while a run's stored entries are read back or its
-    records built: each is a tree of plain objects (no cycle to collect), and the collections
-    that tens of thousands of new objects would set off cost a third of the reading. Nested
-    pauses and a collector already off are left as they were."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def verdict_key(scoring: str, outcome_key: str) -> str:
     """The key of a case's verdicts: the scoring's key (qa/scored.py) with the outcome's."""
     return hashlib.sha256(f"{scoring}\0{outcome_key}".encode()).hexdigest()
@@ -88,6 +66,9 @@ def verdict_key(scoring: str, outcome_key: str) -> str:
 
 def checksum(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_checksum = checksum
 
 OUTCOME_FORMAT = 1
 DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
@@ -190,10 +171,8 @@ class OutcomeCache:
         keys = [self.key(case) for case in cases]
         self.known_keys = dict(zip((case.id for case in cases), keys, strict=True))
         if scoring and decode_run is not None and keys:
-            from ragspine_eval.execution import whole_run
-
             self._run_key = whole_run.run_key(scoring, keys)
-            whole = whole_run.read(self.folder, self._run_key, decode_run, keys)
+            whole = self._read_run(decode_run, keys)
             if whole is not None:
                 self._run_reused, self.reused = True, len(keys)
                 return [None] * len(keys), whole
@@ -246,15 +225,39 @@ class OutcomeCache:
                 self._verdict_texts[key] = text
 
     def keep_run(self, cases: list[GoldenCase], outcomes: list[CaseOutcome | None]) -> bool:
-        """Store the whole-run entry of a run whose every case is scored (whole_run.py); True
-        if stored."""
-        from ragspine_eval.execution import whole_run
-
+        """Store the whole-run entry of a run whose every case is scored (whole_run.py; not
+        when the entry answered this run); True if stored."""
         if self._run_key is None or self._run_reused:
             return False
-        return whole_run.keep(self.folder, self._run_key, cases, outcomes,
-                              self._pairs or [None] * len(cases), self.known_keys,
-                              self._verdict_texts, self.outcome_sha)
+        made = whole_run.entry(cases, outcomes, self._pairs or [None] * len(cases),
+                               self.known_keys, self._verdict_texts, self.outcome_sha,
+                               _outcome_text)
+        db = _connect(self.folder, create=True) if made is not None else None
+        if db is None:
+            return False
+        try:
+            whole_run.store(db, self._run_key, *made)
+        except sqlite3.DatabaseError:
+            return False  # a cache that cannot keep it costs the next run one read per case
+        finally:
+            db.close()
+        return True
+
+    def _read_run(self, decode_run: DecodeRun, keys: list[str]) -> list[Any] | None:
+        """The scored cases of the whole-run entry of these keys, or None (a miss)."""
+        db = _connect(self.folder)
+        if db is None:
+            return None
+        try:
+            text = whole_run.read(db, self._run_key, keys)  # type: ignore[arg-type]
+        except sqlite3.DatabaseError:
+            text = None
+        finally:
+            db.close()
+        scored = decode_run(text) if text is not None else None
+        if scored is None or len(scored) != len(keys) or any(e is None for e in scored):
+            return None
+        return scored
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
         """Store an answered outcome (never one with an error); a failing disk costs the reuse,
@@ -340,8 +343,7 @@ def _connect(folder: Path, create: bool = False) -> sqlite3.Connection | None:
                    "TEXT NOT NULL, sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
         db.execute("CREATE TABLE IF NOT EXISTS golden "  # golden_memo.py
                    "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, cases TEXT NOT NULL)")
-        db.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, "  # whole_run.py
-                   "sha256 TEXT NOT NULL, outcome_sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
+        db.execute(whole_run.TABLE)
         return db
     except (OSError, sqlite3.DatabaseError):
         return None  # a broken cache is no cache: every case runs
@@ -402,10 +404,6 @@ class StoringEngine:
         close = getattr(self.engine, "close", None)
         if callable(close):
             close()
-
-
-def _checksum(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

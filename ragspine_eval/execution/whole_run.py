@@ -22,18 +22,40 @@ Invariants:
 - it is trusted only whole: its checksum must match and every case in it must read as a scored
   case, else the per-case tables answer (a corrupt entry is a miss, never a wrong answer);
 - the `RUNS_KEPT` most recently written entries are kept.
+cache.py opens the database and hands the connection here; this module imports nothing of it.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import json
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import GoldenCase
 
 RUNS_KEPT = 4  # each about as large as the run's outcomes
+TABLE = ("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
+         "outcome_sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic collector paused while stored entries are read back or records built: trees
+    of plain objects (no cycle), whose collections cost a third of the reading. A collector
+    already off is left so."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def run_key(scoring: str, outcome_keys: list[str]) -> str:
@@ -41,45 +63,36 @@ def run_key(scoring: str, outcome_keys: list[str]) -> str:
     return hashlib.sha256("\0".join([scoring, *outcome_keys]).encode()).hexdigest()
 
 
-def read(folder: Any, key: str, decode_run: Any, outcome_keys: list[str]) -> list[Any] | None:
-    """The scored cases of the entry under `key`, read by `decode_run` (qa's
-    `ScoredCase.from_run`), or None: absent, corrupt, an outcome stored again since, or a case
-    in it that does not read."""
-    from ragspine_eval.execution.cache import _connect, _select, checksum
-
-    n = len(outcome_keys)
-    db = _connect(folder)
-    if db is None:
-        return None
-    try:
-        row = db.execute("SELECT sha256, outcome_sha256, scored FROM runs WHERE key = ?",
-                         (key,)).fetchone()
-        if row is None or checksum(row[1] + row[2]) != row[0]:
-            return None
-        now = dict(_select(db, "SELECT key, sha256 FROM outcomes", outcome_keys))
-    except sqlite3.DatabaseError:
-        return None
-    finally:
-        db.close()
-    if row[1] != "".join(now.get(k, ("-",))[0] for k in outcome_keys):
-        return None
-    scored = decode_run(row[2])
-    if scored is None or len(scored) != n or any(entry is None for entry in scored):
-        return None
-    return scored
+def _checksum(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def keep(folder: Any, key: str, cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
-         pairs: list[tuple[str, str, str] | None], known_keys: dict[str, str],
-         verdict_texts: dict[str, str], outcome_sha: dict[str, str]) -> bool:
-    """Store the entry of a run: per case the (verdicts, outcome, outcome checksum) read from
-    the cache (`pairs`), or the verdicts stored in this run (`verdict_texts`, by outcome key)
-    with its outcome and the checksum it was stored with (`outcome_sha`). Nothing is stored
-    (False) if a case has neither (an engine error, a case not run)."""
-    from ragspine_eval.execution.cache import _connect, _outcome_text, checksum
+def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> str | None:
+    """The text of the entry under `key` (the JSON of [[verdicts, outcome], ...]), or None:
+    absent, its checksum wrong, or an outcome stored again (or gone) since it was written.
+    Raises sqlite3.DatabaseError as the connection does."""
+    row = db.execute("SELECT sha256, outcome_sha256, scored FROM runs WHERE key = ?",
+                     (key,)).fetchone()
+    if row is None or _checksum(row[1] + row[2]) != row[0]:
+        return None
+    now = dict(db.execute("SELECT key, sha256 FROM outcomes WHERE key IN "
+                          "(SELECT value FROM json_each(?))", (json.dumps(outcome_keys),)))
+    if row[1] != "".join(now.get(k, "-") for k in outcome_keys):
+        return None
+    return row[2]
 
+
+def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
+          pairs: list[tuple[str, str, str] | None], known_keys: dict[str, str],
+          verdict_texts: dict[str, str], outcome_sha: dict[str, str],
+          outcome_text: Callable[[CaseOutcome], str]) -> tuple[str, str] | None:
+    """The (outcome checksums, text) of a run's entry: per case the (verdicts, outcome, its
+    checksum) read from the cache (`pairs`), or the verdicts stored in this run
+    (`verdict_texts`, by outcome key) with its outcome as the outcome table keeps it
+    (`outcome_text`) and the checksum it was stored with (`outcome_sha`). None if a case has
+    neither (an engine error, a case not run)."""
     if not (len(cases) == len(outcomes) == len(pairs)) or not cases:
-        return False
+        return None
     texts, shas = [], []
     for case, out, pair in zip(cases, outcomes, pairs):
         if pair is None:
@@ -87,22 +100,18 @@ def keep(folder: Any, key: str, cases: list[GoldenCase], outcomes: list[CaseOutc
             verdicts = verdict_texts.get(outcome_key)
             sha = outcome_sha.get(outcome_key)
             if verdicts is None or sha is None or out is None or out.error:
-                return False
-            pair = (verdicts, _outcome_text(out), sha)
+                return None
+            pair = (verdicts, outcome_text(out), sha)
         texts.append(f"[{pair[0]},{pair[1]}]")
         shas.append(pair[2])
-    text, tied = f"[{','.join(texts)}]", "".join(shas)
-    db = _connect(folder, create=True)
-    if db is None:
-        return False
-    try:
-        with db:
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                       (key, checksum(tied + text), tied, text))
-            db.execute("DELETE FROM runs WHERE rowid NOT IN "
-                       "(SELECT rowid FROM runs ORDER BY rowid DESC LIMIT ?)", (RUNS_KEPT,))
-    except sqlite3.DatabaseError:
-        return False  # a cache that cannot keep it costs the next run one read per case
-    finally:
-        db.close()
-    return True
+    return "".join(shas), f"[{','.join(texts)}]"
+
+
+def store(db: sqlite3.Connection, key: str, tied: str, text: str) -> None:
+    """Write an entry (one transaction) and drop all but the RUNS_KEPT newest. Raises
+    sqlite3.DatabaseError as the connection does."""
+    with db:
+        db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                   (key, _checksum(tied + text), tied, text))
+        db.execute("DELETE FROM runs WHERE rowid NOT IN "
+                   "(SELECT rowid FROM runs ORDER BY rowid DESC LIMIT ?)", (RUNS_KEPT,))
