@@ -56,7 +56,7 @@ from ragspine_eval.golden.cases import GoldenCase, fingerprint
 # what reads stored (verdicts, outcome) text pairs back: per pair a scored case, or None (a miss)
 Decode = Callable[[list[tuple[str, str] | None]], list[Any]]
 # what reads a whole-run entry back (whole_run.py): per case a scored case or None
-DecodeRun = Callable[[str], list[Any] | None]
+DecodeRun = Callable[[bytes], list[Any] | None]
 
 
 def verdict_key(scoring: str, outcome_key: str) -> str:

@@ -3,8 +3,8 @@
 A re-run where nothing changed would otherwise read two entries per case (its verdicts and the
 outcome they are tied to, cache.py) and check two checksums per case; this reads one entry and
 one checksum. The table `runs` of the cache's SQLite file holds, under `run_key` (the SHA-256 of
-the scoring key of qa/scored.py and every case's outcome key, in case order), the JSON text of
-`[[verdicts, outcome], ...]`: per case the verdicts as the verdict table keeps them and the
+the scoring key of qa/scored.py and every case's outcome key, in case order), the JSON text
+(UTF-8 bytes: hashed and parsed without a copy) of `[[verdicts, outcome], ...]`: per case the verdicts as the verdict table keeps them and the
 outcome they were scored from, as the outcome table keeps it, and the checksums of those
 outcomes (`outcome_sha256`, in case order).
 
@@ -40,7 +40,7 @@ from ragspine_eval.golden.cases import GoldenCase
 
 RUNS_KEPT = 4  # each about as large as the run's outcomes
 TABLE = ("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
-         "outcome_sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
+         "outcome_sha256 TEXT NOT NULL, scored BLOB NOT NULL)")
 
 
 @contextmanager
@@ -63,29 +63,29 @@ def run_key(scoring: str, outcome_keys: list[str]) -> str:
     return hashlib.sha256("\0".join([scoring, *outcome_keys]).encode()).hexdigest()
 
 
-def _checksum(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _checksum(tied: str, scored: bytes) -> str:
+    return hashlib.sha256(tied.encode("utf-8") + scored).hexdigest()
 
 
-def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> str | None:
-    """The text of the entry under `key` (the JSON of [[verdicts, outcome], ...]), or None:
+def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> bytes | None:
+    """The text of the entry under `key` (UTF-8 JSON of [[verdicts, outcome], ...]), or None:
     absent, its checksum wrong, or an outcome stored again (or gone) since it was written.
     Raises sqlite3.DatabaseError as the connection does."""
     row = db.execute("SELECT sha256, outcome_sha256, scored FROM runs WHERE key = ?",
                      (key,)).fetchone()
-    if row is None or _checksum(row[1] + row[2]) != row[0]:
+    if row is None or not isinstance(row[2], bytes) or _checksum(row[1], row[2]) != row[0]:
         return None
-    now = dict(db.execute("SELECT key, sha256 FROM outcomes WHERE key IN "
-                          "(SELECT value FROM json_each(?))", (json.dumps(outcome_keys),)))
-    if row[1] != "".join(now.get(k, "-") for k in outcome_keys):
-        return None
-    return row[2]
+    # each case's outcome checksum now, in case order (json_each is the outer loop of the
+    # LEFT JOIN); an outcome gone leaves its checksum out, so the text differs
+    now = db.execute("SELECT group_concat(o.sha256, '') FROM json_each(?) AS j LEFT JOIN "
+                     "outcomes AS o ON o.key = j.value", (json.dumps(outcome_keys),)).fetchone()
+    return row[2] if now is not None and now[0] == row[1] else None
 
 
 def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
           pairs: list[tuple[str, str, str] | None], known_keys: dict[str, str],
           verdict_texts: dict[str, str], outcome_sha: dict[str, str],
-          outcome_text: Callable[[CaseOutcome], str]) -> tuple[str, str] | None:
+          outcome_text: Callable[[CaseOutcome], str]) -> tuple[str, bytes] | None:
     """The (outcome checksums, text) of a run's entry: per case the (verdicts, outcome, its
     checksum) read from the cache (`pairs`), or the verdicts stored in this run
     (`verdict_texts`, by outcome key) with its outcome as the outcome table keeps it
@@ -104,14 +104,14 @@ def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
             pair = (verdicts, outcome_text(out), sha)
         texts.append(f"[{pair[0]},{pair[1]}]")
         shas.append(pair[2])
-    return "".join(shas), f"[{','.join(texts)}]"
+    return "".join(shas), f"[{','.join(texts)}]".encode("utf-8")
 
 
-def store(db: sqlite3.Connection, key: str, tied: str, text: str) -> None:
+def store(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> None:
     """Write an entry (one transaction) and drop all but the RUNS_KEPT newest. Raises
     sqlite3.DatabaseError as the connection does."""
     with db:
         db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                   (key, _checksum(tied + text), tied, text))
+                   (key, _checksum(tied, text), tied, text))
         db.execute("DELETE FROM runs WHERE rowid NOT IN "
                    "(SELECT rowid FROM runs ORDER BY rowid DESC LIMIT ?)", (RUNS_KEPT,))

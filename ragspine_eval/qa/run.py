@@ -92,7 +92,8 @@ def run_qa_eval(
     # the options checked before anything is read; the number of jobs is chosen below
     RunOptions(resolve_jobs(jobs, 0, False), case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
-    cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
+    with gc_paused():
+        cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
     if spec is not None:
         mode = spec.mode

@@ -108,7 +108,7 @@ class ScoredCase:
                 for p in pairs]
 
     @classmethod
-    def from_run(cls, text: str) -> list[ScoredCase | None] | None:
+    def from_run(cls, text: str | bytes) -> list[ScoredCase | None] | None:
         """The scored cases of a whole-run entry (execution/whole_run.py: the JSON text of
         [[verdicts, outcome], ...]), or None for a text that does not read as one."""
         try:

@@ -218,7 +218,7 @@ def test_a_corrupt_whole_run_entry_is_a_miss_and_the_per_case_entries_answer(tin
     db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
     with db:
         text = db.execute("SELECT scored FROM runs").fetchone()[0]
-        db.execute("UPDATE runs SET scored = ?", (text.replace("true", "false", 1),))
+        db.execute("UPDATE runs SET scored = ?", (text.replace(b"true", b"false", 1),))
     db.close()
     calls.clear()
     second = run_qa_eval(tiny_golden, "tool")
