@@ -145,23 +145,23 @@ def run_qa_eval(
                             engine=name, scored=scored if n == 0 else None,
                             on_scored=save if n == 0 else None)
                    for n, (outcomes, _) in enumerate(runs)]
-    if store is not None and scoring:
-        store.flush("verdicts")
-        if not interrupted:
-            store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
-    report = combine_repeats(reports)
-    reused = runs[0][1]
-    if any(reused):
-        report.cases = [replace(record, reused=True) if was_reused and not record.reused
-                        else record
-                        for record, was_reused in zip(report.cases, reused, strict=True)]
-    # the in-process engine is the installed rag-spine; any other is named by what it is
-    report.provenance = qa_provenance(
-        report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
-        judge=judges.describe(judge), kb_files=dict(kb_files),
-        **({} if in_process else {"engine": name, "engine_version": None}))
-    if store is not None:
-        report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+        if store is not None and scoring:
+            store.flush("verdicts")
+            if not interrupted:
+                store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
+        report = combine_repeats(reports)
+        reused = runs[0][1]
+        if any(reused):
+            report.cases = [replace(record, reused=True) if was_reused and not record.reused
+                            else record
+                            for record, was_reused in zip(report.cases, reused, strict=True)]
+        # the in-process engine is the installed rag-spine; any other is named by what it is
+        report.provenance = qa_provenance(
+            report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
+            judge=judges.describe(judge), kb_files=dict(kb_files),
+            **({} if in_process else {"engine": name, "engine_version": None}))
+        if store is not None:
+            report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
     if interrupted:
         report.interrupted = True
         raise RunInterrupted(runs[-1][0], report.finished, report)
