@@ -4,9 +4,9 @@ A re-run where nothing changed would otherwise read two entries per case (its ve
 outcome they are tied to, cache.py) and check two checksums per case; this reads one entry and
 one checksum. The table `runs` of the cache's SQLite file holds, under `run_key` (the SHA-256 of
 the scoring key of qa/scored.py and every case's outcome key, in case order), the JSON text
-(UTF-8 bytes: hashed and parsed without a copy) of `[[verdicts, outcome], ...]`: per case the verdicts as the verdict table keeps them and the
-outcome they were scored from, as the outcome table keeps it, and the checksums of those
-outcomes (`outcome_sha256`, in case order).
+(UTF-8 bytes: hashed and parsed without a copy) of `[[verdicts, outcome], ...]`: per case
+the verdicts as the verdict table keeps them and the outcome they were scored from, as the
+outcome table keeps it; and the checksums of those outcomes (`outcome_sha256`, case order).
 
 Invariants:
 - an entry is written only for a run whose every case has verdicts (reused, or scored in this
@@ -21,7 +21,9 @@ Invariants:
   fields (tags, ...) come from the run's golden set, never from the entry;
 - it is trusted only whole: its checksum must match and every case in it must read as a scored
   case, else the per-case tables answer (a corrupt entry is a miss, never a wrong answer);
-- the `RUNS_KEPT` most recently written entries are kept.
+- the `RUNS_KEPT` most recently written entries are kept, and none for a run of more than
+  `MAX_CASES` cases: building one holds about twice the run's outcome texts at once (260 MB at
+  100k cases, over the peak-memory target); the per-case entries answer such a run.
 cache.py opens the database and hands the connection here; this module imports nothing of it.
 """
 
@@ -39,6 +41,7 @@ from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import GoldenCase
 
 RUNS_KEPT = 4  # each about as large as the run's outcomes
+MAX_CASES = 20_000
 TABLE = ("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
          "outcome_sha256 TEXT NOT NULL, scored BLOB NOT NULL)")
 
@@ -91,9 +94,10 @@ def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
     (`verdict_texts`, by outcome key) with its outcome as the outcome table keeps it
     (`outcome_text`) and the checksum it was stored with (`outcome_sha`). None if a case has
     neither (an engine error, a case not run)."""
-    if not (len(cases) == len(outcomes) == len(pairs)) or not cases:
+    if not (len(cases) == len(outcomes) == len(pairs)) or not 0 < len(cases) <= MAX_CASES:
         return None
-    texts, shas = [], []
+    texts: list[bytes] = []
+    shas: list[str] = []
     for case, out, pair in zip(cases, outcomes, pairs):
         if pair is None:
             outcome_key = known_keys.get(case.id, "")
@@ -102,9 +106,9 @@ def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
             if verdicts is None or sha is None or out is None or out.error:
                 return None
             pair = (verdicts, outcome_text(out), sha)
-        texts.append(f"[{pair[0]},{pair[1]}]")
+        texts.append(f"[{pair[0]},{pair[1]}]".encode("utf-8"))
         shas.append(pair[2])
-    return "".join(shas), f"[{','.join(texts)}]".encode("utf-8")
+    return "".join(shas), b"[" + b",".join(texts) + b"]"
 
 
 def store(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> None:

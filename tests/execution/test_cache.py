@@ -262,3 +262,14 @@ def test_a_run_with_an_engine_error_stores_no_whole_run_entry(tiny_golden, monke
     assert len(report.errors) == 1
     with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_no_whole_run_entry_is_kept_for_a_run_over_its_size(tiny_golden, monkeypatch):
+    from ragspine_eval.execution import whole_run
+
+    monkeypatch.setattr(whole_run, "MAX_CASES", 4)  # the tiny set has 5
+    first = run_qa_eval(tiny_golden, "tool")
+    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+    second = run_qa_eval(tiny_golden, "tool")  # the per-case entries answer it
+    assert second.provenance.cache["reused"] == 5 and comparable(second) == comparable(first)
