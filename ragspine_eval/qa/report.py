@@ -41,6 +41,7 @@ from ragspine_eval.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
+from ragspine_eval.execution.whole_run import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.qa.scored import ScoredCase
@@ -280,6 +281,7 @@ class QAEvalReport:
         """The six metrics and fabrication, in report order."""
         return {**self.metrics, FABRICATION: self.fabrication}
 
+    @gc_paused()  # a tree of plain dicts and lists: nothing for the cyclic collector
     def to_dict(self) -> dict[str, Any]:
         return {
             "provenance": self.provenance.to_dict() if self.provenance else None,

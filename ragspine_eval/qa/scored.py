@@ -126,6 +126,19 @@ class ScoredCase:
                 for p in pairs]
 
     @classmethod
+    def from_run(cls, text: str | bytes) -> list[ScoredCase | None] | None:
+        """The scored cases of a whole-run entry (execution/whole_run.py: the JSON text of
+        [[verdicts, outcome], ...]), or None for a text that does not read as one."""
+        try:
+            pairs = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(pairs, list) or not all(
+                isinstance(p, list) and len(p) == 2 for p in pairs):
+            return None
+        return [cls._checked(verdicts, record) for verdicts, record in pairs]
+
+    @classmethod
     def from_texts(cls, verdicts: str, outcome: str) -> ScoredCase | None:
         try:
             return cls._checked(json.loads(verdicts), json.loads(outcome))
