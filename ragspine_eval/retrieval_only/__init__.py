@@ -10,8 +10,7 @@ gated/retrieval.py, the command `ragspine-eval retrieval`.
 The names below are imported on first use.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
     "RetrievalRunReport": "report",
@@ -20,10 +19,4 @@ _WHERE = {
     "compare_retrieval": "report",
 }
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)
