@@ -36,6 +36,7 @@ from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
 from ragspine_eval.qa.baseline_entry import compare_to_baseline, entry_for_gate
 from ragspine_eval.qa.report import QAEvalReport
@@ -45,13 +46,7 @@ from ragspine_eval.ratchet import store as baseline_store
 Echo = Callable[[str], None]
 
 
-@dataclass
-class QAOutputs:
-    """The files a gated run writes (None: not asked for)."""
-
-    report: Path | None = None
-    junit: Path | None = None
-    summary_md: Path | None = None
+QAOutputs = GatedOutputs
 
 
 @dataclass

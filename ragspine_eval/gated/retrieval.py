@@ -26,6 +26,7 @@ from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
 from ragspine_eval.ratchet import store as baseline_store
 from ragspine_eval.retrieval_only.report import (
@@ -37,11 +38,7 @@ from ragspine_eval.retrieval_only.report import (
 Echo = Callable[[str], None]
 
 
-@dataclass
-class RetrievalOutputs:
-    report: Path | None = None
-    junit: Path | None = None
-    summary_md: Path | None = None
+RetrievalOutputs = GatedOutputs
 
 
 @dataclass

@@ -46,9 +46,14 @@ class GoldenSetError(RagspineEvalError, ValueError):
     def __init__(self, path: Path | str, line: int | None, case_id: str | None, reason: str):
         reason = reason if len(reason) <= _REASON_CLIP else reason[:_REASON_CLIP - 1] + "…"
         self.path, self.line, self.case_id, self.reason = str(path), line, case_id, reason
-        where = f"{self.path}:{line}" if line is not None else self.path
-        who = f" (id {reading.clip(case_id)})" if case_id else ""
-        super().__init__(f"{where}{who}: {reason}")
+        super().__init__(error_line(path, line, case_id, reason))
+
+
+def error_line(path: Path | str, line: int | None, case_id: str | None, reason: str) -> str:
+    """The one line of a bad golden or question file: `file:line (id 'x'): reason`."""
+    where = f"{path}:{line}" if line is not None else str(path)
+    who = f" (id {reading.clip(case_id)})" if case_id else ""
+    return f"{where}{who}: {reason}"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.files import reading
+from ragspine_eval.golden.cases import error_line
 
 
 class QuestionFileError(RagspineEvalError, ValueError):
@@ -24,9 +24,7 @@ class QuestionFileError(RagspineEvalError, ValueError):
 
     def __init__(self, path: Path | str, line: int | None, case_id: str | None, reason: str):
         self.path, self.line, self.case_id, self.reason = str(path), line, case_id, reason
-        where = f"{self.path}:{line}" if line is not None else self.path
-        who = f" (id {reading.clip(case_id)})" if case_id else ""
-        super().__init__(f"{where}{who}: {reason}")
+        super().__init__(error_line(path, line, case_id, reason))
 
 
 @dataclass(frozen=True)
