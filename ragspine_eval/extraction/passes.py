@@ -21,7 +21,7 @@ Invariant: nothing here changes a record; `index_facts`'s index is consumed by
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
@@ -72,10 +72,13 @@ def _check(records: list[Any], where: Callable[[int], str], what: str) -> None:
     index_records(records, where, what)  # raises the first problem, or accepts unusual types
 
 
-def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
-    """Pass 1 (module docstring), without the fingerprints (`fingerprints` hashes them when
-    the report's `golden` is first read)."""
-    out = TruthColumns(cells)
+def truth_chunks(cells: list[Any], where: Callable[[int], str]
+                 ) -> Iterator[tuple[list[Any], list[Any], list[Any], list[Any], list[Any],
+                                     list[Any], bool]]:
+    """Pass 1's validation, chunk by chunk, for read_truth and read_and_score alike: each chunk
+    with its sheet, cell_ref, tags, merge_span and is_merged_origin columns, and whether the
+    whole ground truth has been handed to the three-pass check (`_check`: it raises read_truth's
+    errors, or accepts what the columns could not vouch for; after it nothing is checked again)."""
     unique, checked = Unique(), False
     for start in range(0, len(cells), CHUNK):
         part = cells[start:start + CHUNK]
@@ -91,6 +94,15 @@ def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
         if not checked and not unique.add(sheets, refs):
             _check(cells, where, "ground truth")
             raise AssertionError("index_records accepted a locator given twice")
+        yield part, sheets, refs, tags, spans, origins, checked
+
+
+def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
+    """Pass 1 (module docstring), without the fingerprints (`fingerprints` hashes them when
+    the report's `golden` is first read)."""
+    out = TruthColumns(cells)
+    checked = False
+    for part, sheets, refs, tags, spans, origins, checked in truth_chunks(cells, where):
         out.bang = out.bang or has_bang(refs)
         out.unreviewed += sum(map(operator.is_, column(part, "reviewed"), repeat(False)))
         out.sheets += sheets
@@ -100,7 +112,6 @@ def read_truth(cells: list[Any], where: Callable[[int], str]) -> TruthColumns:
         out.spans += spans
         out.origins += origins
         out.fills += column(part, "fill", ABSENT)
-    del unique
     out.states_fill = any(map(isinstance, out.fills, repeat(str)))
     if out.bang and not checked and not Unique().add(*keyed(out.sheets, out.refs, True)):
         _check(cells, where, "ground truth")
@@ -267,23 +278,9 @@ def read_and_score(cells: list[Any], where: Callable[[int], str],
     ground truth's summary (no columns kept), or None when a reference holds "!" or a fact's
     fields are not what the columns vouch for (the three passes decide)."""
     out = TruthColumns(cells)
-    unique, checked = Unique(), False
     any_fill = False
     scorer.check_facts = True
-    for start in range(0, len(cells), CHUNK):
-        part = cells[start:start + CHUNK]
-        if not checked and not all_dicts(part):
-            _check(cells, where, "ground truth")  # raises, or accepts dicts of a subclass
-            checked = True
-        sheets, refs = column(part, "sheet"), column(part, "cell_ref")
-        tags, spans = column(part, "tags", ABSENT), column(part, "merge_span", ABSENT)
-        origins = column(part, "is_merged_origin", ABSENT)
-        if not checked and not plainly_valid(sheets, refs, tags, spans, origins):
-            _check(cells, where, "ground truth")
-            checked = True
-        if not checked and not unique.add(sheets, refs):
-            _check(cells, where, "ground truth")
-            raise AssertionError("index_records accepted a locator given twice")
+    for part, sheets, refs, tags, spans, origins, _ in truth_chunks(cells, where):
         if has_bang(refs):
             return None
         out.unreviewed += sum(map(operator.is_, column(part, "reviewed"), repeat(False)))
