@@ -142,24 +142,29 @@ def _en_word_values(text: str, found: list[NumberSpan]) -> None:
     for at, m in enumerate(words):
         if current is None and not total:
             span[0] = m.start()
-        span[1] = m.end()
         parts = m.group().split("-")
         if len(parts) == 2 and parts[0] in _EN_TENS and (parts[1] in _EN_UNITS
                                                          or parts[1] in _EN_ORDINALS):
             current = (current or 0) + _EN_TENS[parts[0]] + _EN_UNITS.get(
                 parts[1], _EN_ORDINALS.get(parts[1], 0))
+            span[1] = m.end()
             continue
         word = m.group()
         after = words[at + 1].group() if at + 1 < len(words) else ""
+        # the span ends at the last word read as part of the number: "two million dollars"
+        # is 2000000 followed by its currency, not a number that swallowed it
         if (word in ("one", "zero") and current is None and not total
                 and not (after in _EN_SCALES and words[at + 1].start() - m.end() <= 1)):
             flush()  # "one of the ...": a pronoun far more often than a count (not "one million")
         elif word in _EN_UNITS or word in _EN_TENS:
             current = (current or 0) + _EN_UNITS.get(word, _EN_TENS.get(word, 0))
+            span[1] = m.end()
         elif word in _EN_ORDINALS:
             current = (current or 0) + _EN_ORDINALS[word]
+            span[1] = m.end()
             flush()
         elif word in _EN_SCALES and current is not None:
+            span[1] = m.end()
             if word == "hundred":
                 current *= 100
             elif _EN_SCALES[word] > largest and total:

@@ -34,6 +34,10 @@ def one(text: str):
     ("one thousand seven hundred and two million US dollars", Decimal("1702000000"), "USD"),
     ("three million four hundred thousand US dollars", Decimal("3400000"), "USD"),
     ("USD 905k", Decimal("905000"), "USD"),
+    # number words end at their last number word: the currency or percent after them is read
+    ("two million dollars", Decimal("2000000"), "USD"),
+    ("twenty-five percent", Decimal("25"), "PCT"),
+    ("three hundred thousand yuan", Decimal("300000"), "CNY"),
 ])
 def test_a_number_its_scale_and_its_unit_are_one_quantity(text, value, unit):
     q = one(normalized(text))
@@ -64,6 +68,22 @@ def test_a_number_its_scale_and_its_unit_are_one_quantity(text, value, unit):
 ])
 def test_when_a_claims_quantity_is_the_passages(claim, passage, same):
     assert matches(one(normalized(claim)), one(normalized(passage))) is same
+
+
+@pytest.mark.parametrize(("text", "spelled"), [
+    ("it cost two million dollars in 2019", ["two million", "2019"]),
+    ("two hundred and five men", ["two hundred and five"]),
+    ("two hundred and then more", ["two hundred"]),
+    ("the third man", ["third"]),
+])
+def test_a_number_in_words_spans_its_number_words_only(text, spelled):
+    assert [text[s.start:s.end] for s in number_spans(text)] == spelled
+
+
+def test_a_sum_in_words_is_held_by_the_same_sum_in_digits_not_by_another_currency():
+    words = one("two million dollars")
+    assert matches(words, one(normalized("usd 2,000,000")))
+    assert not matches(words, one(normalized("2,000,000 yuan")))
 
 
 def test_a_sum_is_described_with_its_zeros():
