@@ -20,8 +20,8 @@ naming the passage (1 = the first retrieved one) and what disagrees:
    one clause's, are held by the passages it was judged against (an added cause, say);
 otherwise `supported`. A claim with no word of the financial vocabulary (no entity, metric,
 channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`
-(general.py: every number and name in the context, its stemmed words clause by clause, its
-negations).
+(general.py: every number and name in the context, its stemmed words in the context and in
+its best window of sentences).
 Invariants: deterministic and offline (the lexicon and rjieba's dictionary ship in packages);
 the verdict is `ClaimCheck(entailed, coverage, missing, rule, passage, detail)`.
 """
@@ -63,7 +63,7 @@ HORIZON = "horizon changed"
 NAME = "name not found"
 RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), "rank swapped", PERIOD, BASIS, HORIZON,
          COMPARISON, NAME, DIRECTION, NEGATION, WORDS, SUPPORTED)
-_GENERAL_RULES = {"number": NUMBER, "period": PERIOD, "words": WORDS, "negation": NEGATION,
+_GENERAL_RULES = {"number": NUMBER, "period": PERIOD, "name": NAME, "words": WORDS,
                   "supported": SUPPORTED}
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _MEMO = 4096

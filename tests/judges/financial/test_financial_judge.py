@@ -186,7 +186,9 @@ def _held_out(claim: str) -> bool:
 def test_it_reaches_the_target_on_held_out_wice_claims():
     held = [r for r in read_labelled(WICE) if _held_out(r[0])]
     assert len(held) > 150
-    assert check_judge(held, FinancialJudge()).balanced_accuracy >= 0.70
+    # 0.760 measured (python -m benchmarks.wice_cv); the rules and thresholds were chosen by
+    # cross-validation over all of dev, this half included, so this is a floor, not an estimate
+    assert check_judge(held, FinancialJudge()).balanced_accuracy >= 0.75
 
 
 CLAIM_SET = paths.DATA_DIR / "judge" / "financial_claims_heldout.jsonl"
