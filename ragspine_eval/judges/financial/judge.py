@@ -76,7 +76,7 @@ class _Decided(Exception):
         self.rule, self.passage, self.detail = rule, passage, detail
 
 
-def _financial(text: str, units: Sequence[Unit]) -> bool:
+def is_financial(text: str, units: Sequence[Unit]) -> bool:
     """Chinese, or a name of the KB's vocabulary (entity, metric, channel, a term only this
     domain uses), or a sum of money or a percentage: the full rules. Anything else is judged
     by `general`."""
@@ -139,7 +139,7 @@ class FinancialJudge:
                               "to check (no number and no content word)")
         if not passages:
             return ClaimCheck(claim, False, 0.0, (), WORDS, None, "no passage was retrieved")
-        if not _financial(analysis.text, units):
+        if not is_financial(analysis.text, units):
             return self.general(claim, units, passages)
         subject = next((u for u in units if u.kind == "entity"), None)
         topic = next((u for u in units if u.kind == "metric"), None)
