@@ -5,6 +5,8 @@ jupyter_client replaces with the interpreter that starts the kernel (the one run
 or JupyterLab), so moving or re-creating .venv cannot leave it pointing at a Python that is gone.
 `ensure_kernel()` (re)writes it into the running environment; the set-up calls it, and so does
 `ragspine-eval notebooks` before it runs anything, so a missing or hand-edited spec is repaired.
+The spec names the project's kernel provisioner (kernel_ipc), so the kernel starts over IPC,
+never plain TCP, whoever starts it (papermill, `ragspine-eval notebooks`, JupyterLab).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+PROVISIONER_NAME = "ragspine-eval-ipc"  # kernel_ipc.IpcProvisioner's entry point (pyproject.toml)
 KERNEL_NAME = "ragspine-eval"
 DISPLAY_NAME = "ragspine-eval (.venv)"
 
@@ -22,7 +25,8 @@ def kernelspec() -> dict:
         "argv": ["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": DISPLAY_NAME,
         "language": "python",
-        "metadata": {"debugger": True},
+        "metadata": {"debugger": True,
+                     "kernel_provisioner": {"provisioner_name": PROVISIONER_NAME}},
     }
 
 

@@ -140,6 +140,24 @@ def test_script_in_a_question_or_answer_shows_as_text(tmp_path):
     assert XSS in page.text  # shown to the reader, in the question and the echoed answer
 
 
+TCP_WARNING = "Kernel is running over TCP without encryption"
+
+
+def test_a_rendered_notebook_carries_no_kernel_transport_warning(tmp_path, capfd):
+    """The kernel starts over IPC (kernel_ipc), so ipykernel has no plain-TCP warning to print:
+    not on the terminal the kernel shares with `make run`, not in the notebook, not in the HTML."""
+    run = NotebookRun("history", NOTEBOOKS_DIR / "history.ipynb", {}, tmp_path)
+    [run] = run_all(tmp_path, runs=[run])
+    out, err = capfd.readouterr()
+    assert run.passed and run.rendered, run.error
+    # ipykernel logs it to the kernel's stderr, the terminal's (where it showed, once a notebook);
+    # the notebook and its HTML are checked too, so it cannot move there unseen
+    for where, text in (("terminal", out + err),
+                        ("notebook", run.output_notebook.read_text(encoding="utf-8")),
+                        ("html", run.html.read_text(encoding="utf-8"))):
+        assert TCP_WARNING not in text, where
+
+
 # --- a run that breaks in any way is recorded, and the others still run --------------------------
 
 

@@ -85,6 +85,7 @@ def papermill(tmp_path: Path, *params: str, cwd: Path = paths.PROJECT_ROOT,
 def test_papermill_runs_qa_from_the_repository_root(tmp_path, own_run_store):
     proc = papermill(tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Kernel is running over TCP" not in proc.stderr  # the kernel starts over IPC
     report = json.loads((tmp_path / "qa_agent.json").read_text(encoding="utf-8"))
     assert report["mode"] == "agent" and report["n_cases"] >= 60
     last = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[-1]
