@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= out
 
-.PHONY: setup run qa test test-slow bench fuzz clean
+.PHONY: setup run qa test test-slow docs bench fuzz clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -34,6 +34,12 @@ test: setup
 
 test-slow: setup
 	@$(BIN)/python -m pytest -m "jupyterlab or slow"
+
+# The reference in docs/ built into a site under $(OUT)/site (ignored, never committed); --strict:
+# a broken link or anchor, or a page missing from mkdocs.yml's navigation, fails it (not --quiet:
+# it hides the warnings that --strict counts, and the build passes). .ci/run runs it.
+docs: setup
+	@$(BIN)/mkdocs build --strict --site-dir $(OUT)/site
 
 # The benchmarks (issues 7, 17, 21, 23): about 19 minutes on 2 cores; not part of `run` or CI. Prints a
 # table with each target met or missed and writes out/bench/bench.json.

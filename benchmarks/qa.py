@@ -90,7 +90,7 @@ def _result(n_cases: int, total_s: float, engine_s: float | None, **extra: Any) 
 # --- ours ----------------------------------------------------------------------------------------
 
 
-def ours(golden: str, mode: str, jobs: int = 1, instrument: bool = True,
+def ours(golden: str, mode: str, jobs: int | str = 1, instrument: bool = True,
          executor: str = "local", cache: bool | None = None) -> dict[str, Any]:
     """run_qa_eval over the golden set, then its JSON report written as the CLI writes it.
     Total = both. With instrument, the engine calls are timed (jobs 1 only: worker processes

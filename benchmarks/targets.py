@@ -64,7 +64,8 @@ TARGETS = (
            "at_most", "share"),
     Target("dask", "QA agent mode: Dask 2 workers, speedup over --jobs 1", 1.6,
            "at_least", "ratio"),
-    Target("extraction_time", "run_eval at the largest cell count: time", 5.0, "at_most", "s"),
+    Target("extraction_time", "run_eval and its fingerprints at the largest cell count: time",
+           5.0, "at_most", "s"),
     Target("extraction_memory", "run_eval at the largest cell count: peak memory", 2048,
            "at_most", "MiB"),
     Target("extraction_memory_23", "run_eval at the largest cell count: peak memory, issue 23",
@@ -74,22 +75,50 @@ TARGETS = (
            "at_most", "ratio"),
     Target("judge_check", "judge check --judge financial: claims per second after start-up",
            1000, "at_least", "claims/s"),
+    # issue 33: each a median of interleaved rounds (ratios.py), its spread beside it
+    Target("default_vs_peer_tool", "QA tool mode, default command: ours / the engine's harness",
+           0.90, "at_most", "ratio"),
+    Target("default_vs_peer_agent", "QA agent mode, default command: ours / the engine's harness",
+           0.90, "at_most", "ratio"),
+    Target("jobs1_vs_peer_tool", "QA tool mode, --jobs 1: ours / the engine's harness", 1.05,
+           "at_most", "ratio"),
+    Target("jobs1_vs_peer_agent", "QA agent mode, --jobs 1: ours / the engine's harness", 1.05,
+           "at_most", "ratio"),
+    Target("overhead_tool_33", "QA tool mode, --jobs 1: harness overhead, issue 33", 0.10,
+           "at_most", "share"),
+    Target("overhead_agent_33", "QA agent mode, --jobs 1: harness overhead, issue 33", 0.10,
+           "at_most", "share"),
+    Target("extraction_vs_engine", "run_eval at the largest cell count: ours / the engine's",
+           1.0, "at_most", "ratio"),
+    Target("extraction_memory_vs_engine",
+           "run_eval at the largest cell count: peak memory over the engine's", 100, "at_most",
+           "MiB"),
 )
 BY_NAME = {t.name: t for t in TARGETS}
 # Issue 23 ("faster than the engine's own harness again, re-runs in a blink"): its targets, in
 # its order; `make bench` prints them in a block of their own and writes them to bench.json.
 ISSUE_23 = ("vs_peer_tool", "overhead_tool", "vs_peer_agent", "warm_tool", "warm_agent",
             "resume", "parallel", "dask", "extraction_time", "extraction_memory_23")
+# Issue 33 ("faster than the engine's own harness as users run it"): its Done-when lines.
+ISSUE_33 = ("default_vs_peer_tool", "default_vs_peer_agent", "jobs1_vs_peer_tool",
+            "jobs1_vs_peer_agent", "overhead_tool_33", "overhead_agent_33", "warm_tool",
+            "warm_agent", "resume", "extraction_vs_engine", "extraction_memory_vs_engine")
+ISSUES = {"23": ISSUE_23, "33": ISSUE_33}
 
 
-def verdicts(values: dict[str, float], sizes: dict[str, str]) -> list[dict[str, Any]]:
+def verdicts(values: dict[str, float], sizes: dict[str, str],
+             spreads: dict[str, tuple[float, float]] | None = None) -> list[dict[str, Any]]:
     """One row per target that was measured: the target, where it was measured, the value and
-    met/missed. `sizes` says at which size each was measured ("10,000 cases")."""
+    met/missed. `sizes` says at which size each was measured ("10,000 cases"); `spreads` the
+    (min, max) of the rounds whose median the value is, where it is one."""
     rows = []
     for target in TARGETS:
         if target.name not in values:
             continue
         value = values[target.name]
-        rows.append({**asdict(target), "at": sizes.get(target.name, ""), "value": value,
-                     "status": target.judge(value)})
+        row = {**asdict(target), "at": sizes.get(target.name, ""), "value": value,
+               "status": target.judge(value)}
+        if spreads and target.name in spreads:
+            row["spread"] = list(spreads[target.name])
+        rows.append(row)
     return rows

@@ -15,8 +15,7 @@ cheap); the same names live in the subpackages that own them. Extraction's
 `make_baseline_entry` and `compare_to_baseline` are reached through `ragspine_eval.extraction`.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -36,11 +35,4 @@ _WHERE = {
     "RagspineEvalError": "errors",
 }
 
-__all__ = sorted([*_WHERE, "__version__"])
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-
+__all__, __getattr__ = lazy_exports(__name__, _WHERE, also=("__version__",))

@@ -16,6 +16,8 @@ OUT_DIR = PROJECT_ROOT / "out"
 QA_GOLDEN_SET = GOLDEN_DIR / "qa_golden_set.jsonl"
 QA_BASELINE = GOLDEN_DIR / "qa_baseline.json"
 EXTRACTION_BASELINE = GOLDEN_DIR / "extraction_baseline.json"
+# retrieval-only runs over a workspace: one entry per workspace, top_k and engine configuration
+RETRIEVAL_BASELINE = GOLDEN_DIR / "retrieval_baseline.json"
 
 
 def from_root(path: str | Path) -> Path:

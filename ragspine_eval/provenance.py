@@ -34,6 +34,7 @@ from typing import Any
 from ragspine_eval import __version__, paths
 
 TOOL_DIST = "ragspine-eval"
+_OMITTED_WHEN_NONE = ("engine_config", "workspace")
 ENGINE_DIST = "rag-spine"
 
 
@@ -61,6 +62,9 @@ class RunTimes:
 
     started_at: str
     duration_s: float
+    # wall time per case and its p50/p95/max per run and by tag (execution/latency.py); None
+    # where the harness does not time its cases
+    latency: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class Provenance:
     judge: dict[str, Any] | None = None  # qa: the faithfulness judge, {"name", "threshold"}
     # qa: each file of the knowledge base and the fingerprint of its bytes ({"facts.csv": ...})
     kb_files: dict[str, str] | None = None
+    # the engine configuration a run used (engines/engine_config.py: label, fingerprint,
+    # settings), and what the engine's answers showed had no effect; None: the engine's defaults
+    engine_config: dict[str, Any] | None = None
+    # a workspace knowledge base: how it was chunked (retrieval/workspace.py)
+    workspace: dict[str, Any] | None = None
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -92,7 +101,13 @@ class Provenance:
         return replace(self, baseline=ref)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for key in _OMITTED_WHEN_NONE:  # later fields: a report without them reads as before
+            if data.get(key) is None:
+                data.pop(key, None)
+        if data.get("times") is not None and data["times"].get("latency") is None:
+            data["times"].pop("latency", None)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
@@ -123,6 +138,14 @@ class Provenance:
         if self.judge is not None:
             inputs += f" · judge {self.judge.get('name')} (threshold {self.judge.get('threshold')})"
         out.append(golden + inputs)
+        if self.workspace is not None:
+            out.append(f"workspace chunking: {self.workspace.get('chunking')}")
+        if self.engine_config is not None:
+            settings = self.engine_config.get("settings") or {}
+            shown = ", ".join(f"{k}={v}" for k, v in settings.items()) or "engine defaults"
+            out.append(f"engine config {self.engine_config.get('label')} "
+                       f"[{self.engine_config.get('fingerprint')}]: {shown}")
+            out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
@@ -134,6 +157,19 @@ class Provenance:
         when = (f" · started {self.times.started_at} · {self.times.duration_s:.1f} s"
                 if self.times else "")
         out.append(f"commit {commit}{dirty}{when}")
+        run = ((self.times.latency or {}).get("run") or {}) if self.times else {}
+        if run.get("n"):
+            def ms(key: str) -> str:
+                return f"{run[key] * 1000:.1f} ms"
+
+            out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
+                       f"({run['n']} cases timed)")
+        llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
+        if llm:  # what the engine's trace reported: calls and time per LLM stage, tokens
+            out.append("LLM calls per stage (the engine's trace): " + ", ".join(
+                f"{stage} {v.get('calls', 0)} ({v.get('ms', 0)} ms"
+                + (f", {v['input_tokens']} in / {v.get('output_tokens', 0)} out tokens"
+                   if "input_tokens" in v else "") + ")" for stage, v in llm.items()))
         return out
 
 
@@ -231,7 +267,9 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
             facts: InputRef | None = None, documents: InputRef | None = None,
             engine: str = ENGINE_DIST, engine_version: str | None = None,
             clock: Clock | None = None, judge: dict[str, Any] | None = None,
-            kb_files: dict[str, str] | None = None) -> Provenance:
+            kb_files: dict[str, str] | None = None,
+            engine_config: dict[str, Any] | None = None,
+            workspace: dict[str, Any] | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
     version of the `engine` distribution (None for an engine that is not a Python package)."""
     commit, dirty = git_state()
@@ -252,4 +290,6 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         documents=documents,
         judge=judge,
         kb_files=kb_files,
+        engine_config=engine_config,
+        workspace=workspace,
     )

@@ -1,10 +1,13 @@
-"""Screenshot of an HTML report's failure explorer, for the README (docs/explorer.png).
+"""Screenshot of an HTML report's failure explorer, for the README (docs/explorer.png,
+docs/compare.png).
 
     python scripts/screenshot.py out/qa_agent.html docs/explorer.png [--cell GATE BUCKET]
+    python scripts/screenshot.py out/compare.html docs/compare.png --from-top
 
 Opens the report in Debian's headless Chromium with the network cut, optionally clicks a
 heatmap cell (e.g. clarification_appropriateness scope=ACME_HK) and opens the first case left
-in the table, then saves the explorer (charts, table, the open case) as one PNG.
+in the table, then saves the explorer (charts, table, the open case) as one PNG; `--from-top`
+starts the picture at the top of the page, so that the verdict banner above it is in it too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("png", type=Path)
     parser.add_argument("--cell", nargs=2, metavar=("GATE", "BUCKET"))
     parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--from-top", action="store_true",
+                        help="start at the top of the page (the verdict banner), not the explorer")
     args = parser.parse_args(argv)
     browser_path = shutil.which("chromium")
     if not args.html.is_file() or browser_path is None:
@@ -52,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             top, bottom = page.evaluate("""() => { const box = document.querySelector(
                 '.rse-explorer').getBoundingClientRect();
                 return [box.top + window.scrollY, box.bottom + window.scrollY]; }""")
+            top = 8 if args.from_top else top
             page.screenshot(path=str(args.png), full_page=True, clip={
                 "x": 0, "y": max(0, top - 8), "width": args.width, "height": bottom - top + 16})
         finally:

@@ -70,3 +70,26 @@ def test_the_report_benchmark_scores_and_writes_a_cycled_set():
     assert result["total_s"] >= result["evaluate_s"] > 0 and result["peak_rss_mib"] > 0
     # the committed set fails some gates in tool mode; cycled twice, each failure twice, with evidence
     assert result["failures_with_evidence"] > 0 and result["failures_with_evidence"] % 2 == 0
+
+
+def test_interleaved_runs_each_configuration_once_a_round_in_a_rotated_order():
+    from benchmarks.ratios import interleaved
+
+    order = []
+    runs = interleaved({name: (lambda name=name: order.append(name) or {"total_s": len(order)})
+                        for name in ("a", "b", "c")}, 3)
+    assert order == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert [r["total_s"] for r in runs["a"]] == [1, 6, 8]  # round by round, in its own list
+
+
+def test_a_paired_ratio_divides_runs_of_the_same_round_and_reports_median_and_spread():
+    from benchmarks.ratios import paired
+
+    ours = [{"total_s": 10.0}, {"total_s": 30.0}, {"total_s": 12.0}]
+    peer = [{"total_s": 8.0}, {"total_s": 20.0}, {"total_s": 12.0}]
+    ratio = paired(ours, peer)
+    assert ratio["ratios"] == [1.25, 1.5, 1.0]
+    assert (ratio["median"], ratio["min"], ratio["max"]) == (1.25, 1.0, 1.5)
+    # the medians' ratio (12 / 12) is not the figure: runs are paired within their round
+    with pytest.raises(ValueError, match="same number"):
+        paired(ours, peer[:2])

@@ -44,7 +44,11 @@ def two_tool_runs():
 
 def test_two_runs_of_the_same_inputs_differ_only_in_times(two_tool_runs):
     first, second = two_tool_runs
-    assert set(first["provenance"]["times"]) == {"started_at", "duration_s"}
+    # the wall time per case (execution/latency.py) varies too, so it sits under times
+    assert set(first["provenance"]["times"]) == {"started_at", "duration_s", "latency"}
+    latency = first["provenance"]["times"]["latency"]
+    assert latency["run"]["n"] == first["n_cases"] == len(latency["cases"])
+    assert latency["run"]["p50"] <= latency["run"]["p95"] <= latency["run"]["max"]
     assert without_times(first) == without_times(second)
 
 

@@ -17,7 +17,7 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from importlib import import_module
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ragspine_eval.cli.common import (
     EXIT_BAD_INPUT,
@@ -27,14 +27,16 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "truth", "golden", "diff", "judge", "notebooks", "serve",
-               "fixtures", "cache", "runs")
+SUBCOMMANDS = ("qa", "extraction", "retrieval", "kb", "truth", "golden", "diff", "judge",
+               "notebooks", "serve", "fixtures", "cache", "runs")
 
 DESCRIPTION = """\
 Score the RAGSpine engine against version-controlled golden sets and fail on any regression.
 
   ragspine-eval qa --mode agent             QA: answers, citations, refusals, groundedness
   ragspine-eval extraction --docs all       extraction: values, colours, merged headers
+  ragspine-eval retrieval --kb W --golden Q retrieval only: rank of the first relevant hit
+  ragspine-eval kb build DOCS --out W       a workspace of your own documents, by the engine
   ragspine-eval golden FILE                 check a golden set before you commit it
   ragspine-eval diff OLD.json NEW.json      what changed between two runs
   ragspine-eval runs                        the stored runs; diff @tool~1 @tool compares two
@@ -76,10 +78,20 @@ def _versions() -> str:
     return f"ragspine-eval {__version__} (engine rag-spine {engine})"
 
 
+class _VersionAction(argparse._VersionAction):
+    """--version, whose text (an installed-package lookup) is read only when it is asked for,
+    not on every command (issue 33: a warm re-run spends nothing it does not use)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        self.version = _versions()
+        super().__call__(parser, namespace, values, option_string)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ragspine-eval", description=DESCRIPTION,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=_versions(),
+    parser.add_argument("--version", action=_VersionAction,
                         help="print the versions of ragspine-eval and of the engine, and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)

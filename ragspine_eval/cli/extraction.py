@@ -1,4 +1,4 @@
-"""`ragspine-eval extraction`: flags onto `extraction.gated_run.run_gated_extraction`.
+"""`ragspine-eval extraction`: flags onto `gated.extraction.run_gated_extraction`.
 
 Exit codes as every subcommand: 0 pass (or a baseline bootstrapped or recorded), 1 a
 regression or a refused update, 2 bad input (one line, nothing written: flags, output paths and

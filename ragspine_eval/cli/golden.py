@@ -1,4 +1,9 @@
-"""`ragspine-eval golden`: validate a golden set, cross-check it with a knowledge base, count it."""
+"""`ragspine-eval golden`: validate a golden set, cross-check it with a knowledge base, count it.
+
+A QA golden set (the project's JSONL) is checked against a KB folder (facts.csv,
+narratives.jsonl); an engine question file (`ragspine batch`'s .jsonl/.json/.csv/.txt, or
+nl-answers-gold v1/v2) against an engine workspace (`--kb W`): each document named exists, each
+page is in range, each expected text is in some chunk (retrieval/question_check.py)."""
 
 from __future__ import annotations
 
@@ -13,22 +18,29 @@ HELP = "validate a golden set and print its counts by case_type and tag"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="golden set JSONL to validate")
-    parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
+    parser.add_argument("file", type=Path, help="golden set JSONL, or an engine question file "
+                                                "(.jsonl, .json, .csv, .txt; nl-answers-gold)")
+    parser.add_argument("--kb", type=Path, default=None,
                         help="check every expected source and narrative_doc against this "
-                             f"knowledge base (default: {shown(paths.KB_DIR)})")
+                             f"knowledge base (default: {shown(paths.KB_DIR)}); for a question "
+                             "file, the engine workspace its questions are asked of")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.golden.cases import GoldenSetError, check_golden_set, summarize
+    from ragspine_eval.golden.question_files import is_question_file
     from ragspine_eval.qa.golden_check import check_against_kb
+    from ragspine_eval.retrieval.workspace import is_workspace
 
     golden = args.file
+    if is_question_file(golden) or (args.kb is not None and is_workspace(args.kb)):
+        return run_question_file(args)
+    args.kb = args.kb if args.kb is not None else paths.KB_DIR
     check = check_golden_set(golden)
     if not check.cases and not check.errors:
         raise GoldenSetError(golden, None, None, "the golden set holds no case; write one "
-                                                 "JSON object a line (see README, Writing cases)")
+                                                 "JSON object a line (see docs/qa.md, Writing cases)")
     problems = check_against_kb(golden, args.kb, check.cases)
     invalid = [str(err) for err in check.errors]
     summary = summarize(case for _, case in check.cases)
@@ -48,4 +60,46 @@ def run(args: argparse.Namespace) -> int:
         if invalid or problems:
             stops = " (an invalid line stops every run that loads this file)" if invalid else ""
             print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again{stops}")
+    return EXIT_BAD_INPUT if invalid or problems else EXIT_OK
+
+
+def run_question_file(args: argparse.Namespace) -> int:
+    """A question file: every invalid line, every question its workspace cannot answer, counts."""
+    from collections import Counter
+
+    from ragspine_eval.golden.question_files import check_question_file
+    from ragspine_eval.retrieval.question_check import check_against_workspace
+    from ragspine_eval.retrieval.workspace import read_workspace
+
+    cases, errors = check_question_file(args.file)
+    problems = []
+    if args.kb is not None:
+        problems = check_against_workspace(args.file, read_workspace(args.kb), cases)
+    invalid = [str(e) for e in errors]
+    by_basis = Counter(c.basis for c in cases)
+    by_tag: dict[str, Counter] = {}
+    for case in cases:
+        for key, value in case.tags.items():
+            by_tag.setdefault(key, Counter())[value] += 1
+    if args.json:
+        print(json.dumps({"n_cases": len(cases), "by_basis": dict(by_basis),
+                          "by_tag": {k: dict(v) for k, v in by_tag.items()},
+                          "invalid_lines": invalid, "kb_problems": problems},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(f"{args.file}: {len(cases)} valid questions"
+              + (f", {len(invalid)} invalid line(s)" if invalid else ""))
+        print("by basis: " + ", ".join(f"{k} {v}" for k, v in sorted(by_basis.items()))
+              + ("" if not by_basis.get("none") else
+                 " (none: neither pages nor an expected text, so not judged)"))
+        for key, counts in sorted(by_tag.items()):
+            print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        if args.kb is None:
+            print("not checked against a workspace (give --kb W)")
+        for problem in invalid:
+            print(f"INVALID {problem}")
+        for problem in problems:
+            print(f"KB MISMATCH {problem}")
+        if invalid or problems:
+            print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again")
     return EXIT_BAD_INPUT if invalid or problems else EXIT_OK

@@ -3,7 +3,7 @@
 `judge list` prints one judge a line, name first, then what it decides. `judge check FILE
 [--judge NAME] [--threshold T]` reads a labelled JSONL (claim, context, label) and prints the
 judge's balanced accuracy, the recall on each class with its Wilson interval and the confusion
-counts (qa.judges.check_labelled), then, when the lines carry `kind` or `lang`, the balanced
+counts (judges.registry.check_labelled), then, when the lines carry `kind` or `lang`, the balanced
 accuracy per kind and per language, worst first. Both only read; nothing is written.
 """
 

@@ -1,4 +1,4 @@
-"""`ragspine-eval qa`: flags onto `qa.gated_run.run_gated_qa`, its lines printed. A Ctrl-C while
+"""`ragspine-eval qa`: flags onto `gated.qa.run_gated_qa`, its lines printed. A Ctrl-C while
 the cases run ends in one stderr line and exit 130 once the outputs asked for are written."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
+from ragspine_eval.execution.jobs import AUTO, AUTO_SERIAL_BELOW, parse_jobs
 from ragspine_eval.cli.common import (
     EXIT_INTERRUPTED,
     add_gate_arguments,
@@ -39,17 +40,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
                         help=f"golden set JSONL (default: {shown(paths.QA_GOLDEN_SET)})")
     parser.add_argument("--kb", type=Path, default=paths.KB_DIR,
-                        help="knowledge base folder with facts.csv and narratives.jsonl "
+                        help="knowledge base: a folder with facts.csv and narratives.jsonl, or "
+                             "an engine workspace (`ragspine ingest`, `ragspine-eval kb build`) "
                              f"(default: {shown(paths.KB_DIR)})")
+    parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
+                        help="engine settings, TOML or JSON (contextual_index, page_parent, "
+                             "query_translation reach qa's in-process engine); the baseline "
+                             "key gains +NAME, so a configuration is gated against its own "
+                             "entry")
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="write the JSON report here (default: not written)")
     parser.add_argument("--junit", type=Path, metavar="PATH",
                         help="write JUnit XML here: one testcase per case and gate")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here (for a CI step summary)")
-    parser.add_argument("--jobs", type=positive_int, default=1,
+    parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
                         help="cases run at once: threads, or worker processes for the in-process "
-                             "engine; the report is the same whatever N is (default: 1)")
+                             "engine; the report is the same whatever N is (default: auto, the "
+                             f"usable cores for the in-process engine when {AUTO_SERIAL_BELOW:,} "
+                             "or more cases are to reach it, else 1)")
     parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
                         metavar="SECONDS",
                         help=f"time limit of one case, retries included; a case past it is "
@@ -99,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     judge = judges.get(args.judge, args.judge_threshold)  # a bad name: exit 2 before any run
+    from ragspine_eval.engines.engine_config import load_engine_config
+
+    engine_config = load_engine_config(args.engine_config)
     progress = _progress(args)
     echo = _Echo(progress)
     try:
@@ -111,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
             retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
             cache=False if args.no_cache else None, cache_key=args.cache_key,
             executor=args.executor, scheduler=args.scheduler, repeat=args.repeat,
-            store=not args.no_store)
+            store=not args.no_store,
+            engine_config=engine_config if engine_config.settings() else None)
     except RunInterrupted as stopped:
         if stopped.report is None:
             raise  # app.main: exit 130 all the same
@@ -165,6 +178,8 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
     parts = ["ragspine-eval qa", f"--mode {spec.mode}"]
     if spec.kind != "ragspine":
         parts.append(f"--engine {shlex.quote(spec.name)}")
+    if getattr(args, "engine_config", None) is not None:
+        parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
     for flag, given, default in (("--golden", args.golden, paths.QA_GOLDEN_SET),
                                  ("--kb", args.kb, paths.KB_DIR),
                                  ("--baseline", args.baseline, paths.QA_BASELINE)):
@@ -179,3 +194,11 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
     if args.judge != defaults.judge:  # the baseline records the judge it was measured with
         parts.insert(2, f"--judge {shlex.quote(args.judge)}")
     return " ".join(parts + ["--update-baseline"])
+
+
+def jobs_value(text: str) -> int | str:
+    """--jobs: a positive number or auto."""
+    try:
+        return parse_jobs(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, or auto; got {text!r}") from None

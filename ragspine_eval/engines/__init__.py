@@ -10,8 +10,7 @@ parallel run imports the package for `base` and the one engine it runs, and impo
 engine (and the HTTP client) would add to each worker's start-up.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
     "CaseOutcome": "base", "Engine": "base", "OutcomeError": "base", "error_outcome": "base",
@@ -20,10 +19,4 @@ _WHERE = {
     "EVAL_MODES": "base", "RagspineEngine": "inprocess",
 }
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

@@ -8,7 +8,11 @@ over HTTP, a user's callable) is scored by the same rules. Invariants:
 - an engine's `label` is its baseline key ("tool", "agent", "agent@http", …) and its `name` is
   what a report calls it; neither ever holds a credential;
 - `CaseOutcome.from_dict` takes exactly CaseOutcome's fields: a missing field takes its default,
-  an unknown field or a value of the wrong type is an error naming it.
+  an unknown field or a value of the wrong type is an error naming it;
+- `passages` is the engine's ranked retrieval, in its order (README, "Retrieval"): a list of
+  {"doc", and optionally "locator", "chunk_id", "scores": {"bm25", "vector", "fused"}, "text",
+  "page", "slide"}; None (the default, and what an engine that does not report it gives) means
+  *retrieval not observed*, never a miss; [] means the engine retrieved nothing.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class CaseOutcome:
     narrative_answer: str = ""
     retrieved_context: list[str] = field(default_factory=list)
     error: str | None = None
+    passages: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,6 +108,25 @@ def _is_source(v: Any) -> bool:
     return isinstance(v, dict) and all(isinstance(k, str) for k in v)
 
 
+_PASSAGE_TYPES: dict[str, Any] = {"doc": str, "locator": str, "chunk_id": str, "text": str,
+                                  "page": int, "slide": int, "scores": dict}
+
+
+def _is_passage(v: Any) -> bool:
+    """{"doc": str, ...}: every key it has of _PASSAGE_TYPES of its type (page and slide
+    non-negative whole numbers, scores numbers or null); other keys are ignored."""
+    if not (_is_source(v) and isinstance(v.get("doc"), str)):
+        return False
+    for key, kind in _PASSAGE_TYPES.items():
+        value = v.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
+            return False
+    scores = v.get("scores") or {}
+    return all(s is None or _is_number(s) for s in scores.values())
+
+
 _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
     "route": (_is_str, "a string"),
     "clarification_mode": (_is_str, "a string"),
@@ -117,6 +141,9 @@ _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
     "retrieved_context": (lambda v: isinstance(v, list) and all(map(_is_str, v)),
                           "a list of strings"),
     "error": (_is_opt_str, "a string or null"),
+    "passages": (lambda v: v is None or (isinstance(v, list) and all(map(_is_passage, v))),
+                 "null or a list of passages ({\"doc\": string, and optionally locator, "
+                 "chunk_id, text: strings, page, slide: whole numbers, scores: numbers})"),
 }
 
 

@@ -77,13 +77,20 @@ def parse_engine(engine: str = DEFAULT_ENGINE, mode: str | None = None) -> Engin
 
 
 def build_engine(spec: EngineSpec, kb: EvalKB, *, case_timeout: float,
-                 retries: int | None = None) -> Engine:
+                 retries: int | None = None,
+                 retriever_options: dict[str, str] | None = None) -> Engine:
     """The engine a spec names, over a built KB (the HTTP engine reads its passages from it).
-    `retries` is the HTTP engine's (None: its default, http.DEFAULT_RETRIES)."""
+    `retries` is the HTTP engine's (None: its default, http.DEFAULT_RETRIES);
+    `retriever_options` the in-process engine's retriever settings (engine_config.py)."""
     if spec.kind == "ragspine":
         from ragspine_eval.engines.inprocess import RagspineEngine  # imports the engine
 
-        return RagspineEngine(kb, spec.mode)
+        return RagspineEngine(kb, spec.mode, retriever_options)
+    if retriever_options:
+        from ragspine_eval.engines.engine_config import EngineConfigError
+
+        raise EngineConfigError(f"--engine-config sets the in-process engine's retriever; the "
+                                f"engine {spec.name} is not in process, so it cannot take effect")
     if spec.kind == "http":
         from ragspine_eval.engines.http import (
             DEFAULT_RETRIES,

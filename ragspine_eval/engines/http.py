@@ -23,6 +23,9 @@ How a /v1/ask response becomes a CaseOutcome:
   engine did not ask first (the in-process agent's rule).
 - narrative_answer: the whole answer on the narrative route; on the composite route the text
   after the engine's "归因分析：" header.
+- passages: the optional field `passages` of the body (README, "Retrieval": a list of {doc,
+  and optionally locator, chunk_id, scores, text, page, slide}, in the retriever's order) when
+  the service returns it; without it the case's retrieval is *not observed*, never a miss.
 - retrieved_context: the service does not return its passages, but the engine cites every
   passage it retrieved; the context is the text, in the evaluation's KB, of each cited source
   that is a KB passage (same doc and locator). A cited passage the KB lacks adds nothing, so
@@ -62,7 +65,7 @@ import httpx
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import reading
-from ragspine_eval.engines.base import CaseOutcome, timeout_outcome
+from ragspine_eval.engines.base import CaseOutcome, OutcomeError, timeout_outcome
 from ragspine_eval.golden.cases import GoldenCase
 
 ASK_PATH = "/v1/ask"
@@ -251,6 +254,17 @@ class MalformedResponse(ValueError):
     """A /v1/ask body that cannot be read as an answer; the message names what is wrong."""
 
 
+def _passages(body: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The body's optional `passages`, checked as CaseOutcome checks them (None: absent)."""
+    raw = body.get("passages")
+    if raw is None:
+        return None
+    try:
+        return CaseOutcome.from_dict({"passages": raw}).passages
+    except OutcomeError as exc:
+        raise MalformedResponse(str(exc)) from None
+
+
 def outcome_from_response(body: Any, passages: Mapping[tuple[str, str], str]) -> CaseOutcome:
     """Map one /v1/ask response body onto a CaseOutcome (the rules of the module docstring)."""
     if not isinstance(body, dict):
@@ -279,7 +293,7 @@ def outcome_from_response(body: Any, passages: Mapping[tuple[str, str], str]) ->
 
     mode = clarification["mode"] if clarification else "none"
     out = CaseOutcome(route=route, clarification_mode=mode, answer=answer, sources=sources,
-                      tool_statuses=statuses)
+                      tool_statuses=statuses, passages=_passages(body))
     if summary.get("found", 0):
         if not sources:
             raise MalformedResponse("tool_status_summary reports a found fact but 'sources' "

@@ -7,6 +7,10 @@
   path is left byte-for-byte untouched: the retrieved context that groundedness needs is observed
   on our side by re-running the retriever with the same query and filters the engine uses.
 
+Both modes record the ranked passages the retriever returned (`CaseOutcome.passages`: doc,
+locator, chunk id, the engine's bm25/vector/fused scores, text, in its order), [] on a route
+that retrieves nothing; in agent mode they are the re-run's, the same query and filters.
+
 Both modes read the same stores built by `kb.build_eval_kb`. An out-of-scope ruling (a
 competitor entity) is recorded as a refusal with clarification_mode "none", never as a
 clarification. SQLite handles are per thread (the engine's stores are bound to their thread), and
@@ -16,6 +20,7 @@ opens its own handles.
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -57,18 +62,21 @@ class RagspineEngine:
     # CPU-bound Python: parallel cases run in worker processes, not threads.
     parallel = "processes"
 
-    def __init__(self, kb: EvalKB, mode: str = "tool"):
+    def __init__(self, kb: EvalKB, mode: str = "tool",
+                 retriever_options: dict[str, str] | None = None):
         if mode not in EVAL_MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(EVAL_MODES)}")
         self.kb, self.mode = kb, mode
         self.label = mode  # the committed baseline's keys: "tool" and "agent"
+        # an engine configuration's retriever settings (engine_config.retriever_options)
+        self.retriever_options = dict(retriever_options or {})
         self._local = threading.local()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"kb": self.kb, "mode": self.mode}
+        return {"kb": self.kb, "mode": self.mode, "options": self.retriever_options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["kb"], state["mode"])  # type: ignore[misc]
+        self.__init__(state["kb"], state["mode"], state.get("options"))  # type: ignore[misc]
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         try:
@@ -84,7 +92,8 @@ class RagspineEngine:
         local = self._local
         if not hasattr(local, "facts"):
             local.facts = SqliteFactStore(self.kb.fact_db)
-            local.retriever, local.chunks = build_narrative_retriever(self.kb.chunk_db)
+            local.retriever, local.chunks = build_narrative_retriever(
+                self.kb.chunk_db, **self.retriever_options)
         return local.facts, local.retriever
 
     def close(self) -> None:
@@ -100,7 +109,7 @@ class RagspineEngine:
         facts, retriever = self._stores()
         intent = parse_intent(case.question, reference_date=case.reference_date)
         clar = clarify_scope(intent, reference_date=case.reference_date)
-        out = CaseOutcome(route=intent.route, clarification_mode=clar.mode)
+        out = CaseOutcome(route=intent.route, clarification_mode=clar.mode, passages=[])
         if clar.mode == CLARIFY_OUT_OF_SCOPE_ENTITY:
             out.clarification_mode, out.refused, out.answer = CLARIFY_NONE, True, clar.question or ""
             return out
@@ -120,6 +129,7 @@ class RagspineEngine:
             cited = [f"{_snippet_text(s)}（来源：{_doc(s)} {_locator(s)}）" for s in snippets]
             out.sources.extend({"doc": _doc(s), "locator": _locator(s)} for s in snippets)
             out.retrieved_context = [_snippet_text(s) for s in snippets]
+            out.passages = [_passage(s) for s in snippets]
             out.narrative_answer = "\n".join(cited)
             if snippets:
                 lines.extend(cited)
@@ -191,6 +201,7 @@ class RagspineEngine:
             sources=[{"doc": s.get("doc", ""), "locator": s.get("locator", "")}
                      for s in result.sources],
             tool_statuses=[str(r.get("status", "")) for r in result.tool_results],
+            passages=[],
         )
         found = [r for r in result.tool_results if r.get("status") == "found"]
         if found:
@@ -214,6 +225,7 @@ class RagspineEngine:
                 case.question, filters=_narrative_filters(intent), top_k=NARRATIVE_TOP_K
             )
             out.retrieved_context = [_snippet_text(s) for s in snippets]
+            out.passages = [_passage(s) for s in snippets]
             if result.route == ROUTE_NARRATIVE:
                 out.narrative_answer = result.answer
             else:
@@ -255,3 +267,19 @@ def _doc(snippet: dict[str, Any]) -> str:
 
 def _locator(snippet: dict[str, Any]) -> str:
     return str(snippet.get("source_locator") or snippet.get("locator") or "")
+
+
+def _passage(snippet: dict[str, Any]) -> dict[str, Any]:
+    """A snippet as `CaseOutcome.passages` holds it: doc, locator, chunk id, the engine's scores
+    that are given (a channel that did not run scores None and is left out), text."""
+    passage: dict[str, Any] = {"doc": _doc(snippet), "locator": _locator(snippet)}
+    if snippet.get("chunk_id") not in (None, ""):
+        passage["chunk_id"] = str(snippet["chunk_id"])
+    scores = snippet.get("scores")
+    if isinstance(scores, dict):
+        given = {k: float(v) for k, v in scores.items()
+                 if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)}
+        if given:
+            passage["scores"] = given
+    passage["text"] = _snippet_text(snippet)
+    return passage

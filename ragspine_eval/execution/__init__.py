@@ -9,8 +9,7 @@ or read here is text to the cache, decoded by the QA harness.
 The names below are imported on first use, so that importing one part does not import all.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
     "run_cases": "runner",
@@ -19,10 +18,4 @@ _WHERE = {
     "OutcomeCache": "cache",
 }
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

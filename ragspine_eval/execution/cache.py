@@ -17,7 +17,9 @@ and --retries (they decide whether an answer arrives, not what it is; an outcome
 never stored), and everything downstream: the verdicts are kept apart (the table `verdicts`
 of the same file, keyed by scored.py with the scoring code, the judge and this key, and tied to
 the checksum of the outcome they were scored from), so a change to a gate or judge applies at
-once. The file also holds the validated golden sets of golden_memo.py (table `golden`).
+once. The file also holds the validated golden sets of golden_memo.py (table `golden`), and
+whole runs (table `runs`, whole_run.py): a re-run where nothing changed reads one entry, tied
+to every outcome's checksum, rather than two per case.
 
 Invariants:
 - an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
@@ -47,11 +49,14 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
+from ragspine_eval.execution import whole_run
 from ragspine_eval.engines.base import CaseOutcome, OutcomeError
 from ragspine_eval.golden.cases import GoldenCase, fingerprint
 
 # what reads stored (verdicts, outcome) text pairs back: per pair a scored case, or None (a miss)
 Decode = Callable[[list[tuple[str, str] | None]], list[Any]]
+# what reads a whole-run entry back (whole_run.py): per case a scored case or None
+DecodeRun = Callable[[bytes], list[Any] | None]
 
 
 def verdict_key(scoring: str, outcome_key: str) -> str:
@@ -62,7 +67,10 @@ def verdict_key(scoring: str, outcome_key: str) -> str:
 def checksum(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-OUTCOME_FORMAT = 1
+
+_checksum = checksum
+
+OUTCOME_FORMAT = 2  # 2: the outcome records the ranked passages (CaseOutcome.passages)
 DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
 ENV_DIR = "RAGSPINE_EVAL_CACHE_DIR"
 
@@ -119,6 +127,12 @@ class OutcomeCache:
     _run_prefix: Any = field(default=None, repr=False, compare=False)
     known_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     outcome_sha: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # the whole-run entry (keep_run): its key, whether it answered, the texts read per case
+    _run_key: str | None = field(default=None, repr=False, compare=False)
+    _run_reused: bool = field(default=False, repr=False, compare=False)
+    _pairs: list[tuple[str, str, str] | None] = field(default_factory=list, repr=False,
+                                                  compare=False)
+    _verdict_texts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def key(self, case: GoldenCase) -> str:
         digest = self._prefix().copy()
@@ -137,7 +151,8 @@ class OutcomeCache:
         return self._run_prefix
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_run_prefix": None}  # a hash state does not pickle
+        # a hash state does not pickle; the texts kept for the whole-run entry stay here
+        return {**self.__dict__, "_run_prefix": None, "_pairs": [], "_verdict_texts": {}}
 
     def get_many(self, cases: list[GoldenCase]) -> list[CaseOutcome | None]:
         """The stored outcome of each case, or None (absent, corrupt, or unreadable cache).
@@ -145,14 +160,22 @@ class OutcomeCache:
         return self.get_scored(cases, None)[0]
 
     def get_scored(self, cases: list[GoldenCase], scoring: str | None,
-                   decode: Decode | None = None) -> tuple[list[CaseOutcome | None], list[Any]]:
+                   decode: Decode | None = None, decode_run: DecodeRun | None = None
+                   ) -> tuple[list[CaseOutcome | None], list[Any]]:
         """Per case its stored outcome and its stored scoring under `scoring` (qa/scored.py;
         None: none is looked up), read by `decode` (qa's `ScoredCase.many`: the cache keeps
         verdicts as text and never reads them itself). A case whose scoring is reused has no
         outcome read (None, as the outcome is not needed); a case with neither must run. Both
-        lists in case order."""
+        lists in case order. With `decode_run` (qa's `ScoredCase.from_run`), the whole-run
+        entry of these cases is looked up first: one read answers every case."""
         keys = [self.key(case) for case in cases]
         self.known_keys = dict(zip((case.id for case in cases), keys, strict=True))
+        if scoring and decode_run is not None and keys:
+            self._run_key = whole_run.run_key(scoring, keys)
+            whole = self._read_run(decode_run, keys)
+            if whole is not None:
+                self._run_reused, self.reused = True, len(keys)
+                return [None] * len(keys), whole
         vkeys = [verdict_key(scoring, k) for k in keys] if scoring else []
         rows: dict[str, tuple[str, str]] = {}
         vrows: dict[str, tuple[str, str, str]] = {}
@@ -176,6 +199,9 @@ class OutcomeCache:
                     and checksum(known[2]) == known[1] and _checksum(row[1]) == row[0])
             pairs.append((known[2], row[1]) if fits else None)  # type: ignore[index]
         scored = decode(pairs) if decode is not None else [None] * len(pairs)
+        if self._run_key is not None:  # for keep_run: the texts and the outcome's checksum
+            self._pairs = [(*p, rows[k][0]) if p is not None and e is not None else None
+                           for p, e, k in zip(pairs, scored, keys)]
         for k, entry in zip(keys, scored):
             row = rows.get(k)
             outcomes.append(None if entry is not None else _trusted(row))
@@ -190,10 +216,48 @@ class OutcomeCache:
         outcome cache holds it (the main thread's writer; a failing disk costs the reuse)."""
         key = self.known_keys.get(case.id) or self.key(case)
         outcome_sha = self.outcome_sha.get(key) or _checksum(_outcome_text(outcome))
+        self.outcome_sha[key] = outcome_sha  # a worker process's put() set it there, not here
         writer = self._writer(table="verdicts")
         if writer is not None:
             text = entry.to_text()
             writer.add((verdict_key(scoring, key), outcome_sha, checksum(text), text))
+            if self._run_key is not None:
+                self._verdict_texts[key] = text
+
+    def keep_run(self, cases: list[GoldenCase], outcomes: list[CaseOutcome | None]) -> bool:
+        """Store the whole-run entry of a run whose every case is scored (whole_run.py; not
+        when the entry answered this run); True if stored."""
+        if self._run_key is None or self._run_reused:
+            return False
+        made = whole_run.entry(cases, outcomes, self._pairs or [None] * len(cases),
+                               self.known_keys, self._verdict_texts, self.outcome_sha,
+                               _outcome_text)
+        db = _connect(self.folder, create=True) if made is not None else None
+        if db is None:
+            return False
+        try:
+            whole_run.store(db, self._run_key, *made)
+        except sqlite3.DatabaseError:
+            return False  # a cache that cannot keep it costs the next run one read per case
+        finally:
+            db.close()
+        return True
+
+    def _read_run(self, decode_run: DecodeRun, keys: list[str]) -> list[Any] | None:
+        """The scored cases of the whole-run entry of these keys, or None (a miss)."""
+        db = _connect(self.folder)
+        if db is None:
+            return None
+        try:
+            text = whole_run.read(db, self._run_key, keys)  # type: ignore[arg-type]
+        except sqlite3.DatabaseError:
+            text = None
+        finally:
+            db.close()
+        scored = decode_run(text) if text is not None else None
+        if scored is None or len(scored) != len(keys) or any(e is None for e in scored):
+            return None
+        return scored
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
         """Store an answered outcome (never one with an error); a failing disk costs the reuse,
@@ -279,6 +343,7 @@ def _connect(folder: Path, create: bool = False) -> sqlite3.Connection | None:
                    "TEXT NOT NULL, sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
         db.execute("CREATE TABLE IF NOT EXISTS golden "  # golden_memo.py
                    "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, cases TEXT NOT NULL)")
+        db.execute(whole_run.TABLE)
         return db
     except (OSError, sqlite3.DatabaseError):
         return None  # a broken cache is no cache: every case runs
@@ -339,10 +404,6 @@ class StoringEngine:
         close = getattr(self.engine, "close", None)
         if callable(close):
             close()
-
-
-def _checksum(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,12 @@ def answer_batch(engine: Engine, cases: list[GoldenCase], case_timeout: float
 
 
 def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
+    from ragspine_eval.execution.latency import timed
+
+    return timed(_answer_untimed, engine, case)
+
+
+def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
     try:
         out = engine.run_case(case)
     except Exception as exc:  # noqa: BLE001 - the engine's fault is the case's error

@@ -47,6 +47,13 @@ PIPELINE_BYTES = 32 * 1024
 
 
 def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
+    """_answer_untimed, its wall time kept on the outcome (latency.timed)."""
+    from ragspine_eval.execution.latency import timed
+
+    return timed(_answer_untimed, engine, case)
+
+
+def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
     """engine.run_case, with anything it raises or returns amiss turned into the case's error:
     sys.exit and a KeyboardInterrupt the engine raises too (a real Ctrl-C reaches the main
     thread only, never a worker), and a CaseOutcome built with wrong types."""

@@ -17,7 +17,7 @@ can fail (a limit, a crash, a signal, a document that will not open) comes back 
 `DocumentFailure` (an ExtractionInputError: exit 2) whose message names the document and the
 limit it hit, and whose `limit` field says which ("memory", "time", "size", "open", "crash").
 The result crosses back as a pickle in a temporary file the parent made, so nothing the engine
-prints can corrupt it. Defaults (README, "Bounded documents"): 1024 MiB, 120 s, 2,000,000
+prints can corrupt it. Defaults (docs/extraction.md, "Bounded documents"): 1024 MiB, 120 s, 2,000,000
 positions, each changed with a flag of `extraction` (--doc-memory-mb, --doc-timeout,
 --doc-max-cells).
 """

@@ -11,7 +11,7 @@ names them: an xlsx sheet by its title with A1 cell references (`B2`); a pptx ta
 `slide{N}_table{M}` and a PDF table `page{N}_table{M}` (N and M 1-based, M counting the tables
 of that slide or page in reading order) with `R{r}C{c}` references (1-based).
 
-Conventions the harness shares with the engine (README, "Extraction harness"): xlsx values are
+Conventions the harness shares with the engine (docs/extraction.md, "Conventions, per document type"): xlsx values are
 the cached values of formulas, a date or time as ISO 8601 (`2010-03-21T00:00:00`); pptx and PDF
 text is whitespace-collapsed (strip, then every run of whitespace one space); an empty cell's
 value is None. A cell under a merge (not its origin) is `covered` and never a ground-truth cell.

@@ -139,11 +139,18 @@ def ground_truth_cells(ground_truth: Any, source: str = "ground truth") -> list[
 def ground_truth_index(ground_truth: Any, source: str = "ground truth"
                        ) -> dict[str, dict[str, Any]]:
     """{locator: cell} of a ground truth, in its order, validated as ground_truth_cells."""
+    return index_records(ground_truth_records(ground_truth, source),
+                         lambda i: f"{source}: cells[{i}]", "ground truth")
+
+
+def ground_truth_records(ground_truth: Any, source: str = "ground truth") -> list[Any]:
+    """The cells list of a ground truth given as {"cells": [...]} or a bare list, not yet
+    validated; ExtractionInputError when it holds none."""
     cells = ground_truth.get("cells") if isinstance(ground_truth, dict) else ground_truth
     if not isinstance(cells, list):
         raise ExtractionInputError(f"{source}: expected an object with a \"cells\" array or an "
                                    f"array of cells, got {_type_name(ground_truth)}")
-    return index_records(cells, lambda i: f"{source}: cells[{i}]", "ground truth")
+    return cells
 
 
 def load_ground_truth(path: str | Path) -> dict[str, Any]:

@@ -8,15 +8,16 @@ on the coverage rate as well as on each channel, with the matched locators as ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ragspine_eval import ratchet as baseline_mod
 from ragspine_eval.extraction.structure import TABLE_STRUCTURE
 from ragspine_eval.stats import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHANNELS = ("cell_value", "color_mapping", "header_attribution")
 FILL = "fill"  # a channel only where a ground truth states a fill as "RRGGBB" text
@@ -133,8 +134,9 @@ class EvalReport:
     channels: dict[str, ChannelMetric]
     n_facts: int
     coverage: Coverage = field(default_factory=lambda: Coverage(0, 0, 0))
-    cells: list[CellScore] = field(default_factory=list)
-    golden: dict[str, str] = field(default_factory=dict)
+    # a list, or run_eval's columns (scored_cells.ScoredCells, Fingerprints): read-only
+    cells: Sequence[CellScore] = field(default_factory=list)
+    golden: Mapping[str, str] = field(default_factory=dict)
     document: str | None = None
     source: str = "facts"
     normalization: list[str] = field(default_factory=lambda: list(VALUE_NORMALIZATION))
@@ -160,7 +162,9 @@ class EvalReport:
         return {**rates, COVERAGE: self.coverage.rate}
 
     def passed_ids(self) -> dict[str, list[str]]:
-        ids = {name: sorted(s.locator for s in self.cells if s.channel == name and s.correct)
+        by_column = getattr(self.cells, "locators", None)  # ScoredCells: without a CellScore
+        ids = {name: sorted(by_column(name, True) if by_column is not None else
+                            (s.locator for s in self.cells if s.channel == name and s.correct))
                for name in self.channels}
         if self.structure:
             ids[TABLE_STRUCTURE] = sorted(t["table"] for t in self.structure["tables"]
@@ -179,7 +183,7 @@ class EvalReport:
             "normalization": list(self.normalization),
             "extraction": self.extraction,
             "cells": [s.to_dict() for s in self.cells],
-            "golden": dict(self.golden),
+            "golden": dict(self.golden.items()),
             "unreviewed": self.unreviewed,
             "warnings": list(self.warnings),
             "structure": self.structure,
@@ -204,6 +208,8 @@ class EvalReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per scored cell and channel: sheet, locator, expected, actual, correct."""
+        import pandas as pd  # here, not at import: scoring a run needs no frame
+
         rows = [{"sheet": s.sheet, "locator": s.locator, "cell_ref": s.cell_ref,
                  "channel": s.channel, "expected": s.expected, "actual": s.actual,
                  "correct": s.correct, "feature": s.feature} for s in self.cells]
@@ -221,7 +227,7 @@ def make_baseline_entry(report: EvalReport) -> dict[str, Any]:
         "metrics": report.metrics,
         "n_cases": report.coverage.ground_truth_cells,
         "passed_ids": report.passed_ids(),
-        "golden": dict(report.golden),
+        "golden": dict(report.golden.items()),
     }
 
 

@@ -269,7 +269,7 @@ def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: 
     fingerprinted, and every ground truth with the fingerprint of all its cells; the baseline
     is named by the caller that gates."""
     golden = InputRef(",".join(display_path(t.ground_truth) for t in targets),
-                      canonical_hash({k: r.golden for k, r in run.reports.items()}),
+                      canonical_hash({k: dict(r.golden.items()) for k, r in run.reports.items()}),
                       sum(r.coverage.ground_truth_cells for r in run.reports.values()))
     if facts_path is not None:
         facts = InputRef(display_path(facts_path), file_fingerprint(facts_path))

@@ -38,6 +38,8 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
+from itertools import repeat
 from json.encoder import (
     encode_basestring,  # json's own (C) string escaping, as it writes
 )
@@ -49,22 +51,33 @@ from ragspine_eval.extraction.compare import (
     is_blank,
     value_comparer,
 )
+from ragspine_eval.extraction.columns import both, but_not, left_over, ones
 from ragspine_eval.extraction.locators import Scope
+from ragspine_eval.extraction.passes import (
+    Alignment,
+    Scorer,
+    align_and_score,
+    fingerprints,
+    index_facts,
+    plain_facts_index,
+    read_and_score,
+    read_truth,
+)
 from ragspine_eval.extraction.records import (
     CHANNEL_FIELDS,
-    ground_truth_index,
-    index_records,
+    ExtractionInputError,
+    ground_truth_records,
     locator,
 )
 from ragspine_eval.extraction.report import (
     CHANNELS,
     FILL,
     VALUE_NORMALIZATION,
-    CellScore,
     ChannelMetric,
     Coverage,
     EvalReport,
 )
+from ragspine_eval.extraction.scored_cells import Fingerprints, ScoredCells
 from ragspine_eval.extraction.structure import structure_score
 
 # --- comparing values --------------------------------------------------------------------------
@@ -254,83 +267,109 @@ def run_eval(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
     Raises ExtractionInputError for a record without sheet or cell_ref, a malformed field, or
     a locator given twice.
 
-    One pass over the ground truth scores each cell on its channels, counts each channel and
-    fingerprints the cell, from claims read once (a million cells take seconds, not a minute).
+    Three columnar passes (extraction/passes.py): each field read once for a chunk of cells,
+    each channel decided over two columns; the scored cells kept as columns and the golden
+    fingerprints hashed when first read (scored_cells.py), not an object per cell and channel.
     """
-    truth = ground_truth_index(ground_truth)
-    scope = Scope(ground_truth.get("scope") if isinstance(ground_truth, dict) else None)
+    cells = ground_truth_records(ground_truth)
     facts = list(facts)
-    by_locator = index_records(facts, lambda i: f"facts[{i}]", "facts")
+    where = lambda i: f"ground truth: cells[{i}]"  # noqa: E731
+    scope_spec = ground_truth.get("scope") if isinstance(ground_truth, dict) else None
+    by_sheet = plain_facts_index(facts)  # the usual case: facts the columns vouch for
+    truth = options = None
+    with _collector_paused():
+        if by_sheet is not None and (options := _plain_options(ground_truth)) is not None:
+            not_scored = _not_scored_by_facts(facts, unsupported)
+            scorer = _scorer([ch for ch in (*CHANNELS, FILL) if ch not in not_scored], options)
+            truth = read_and_score(cells, where, by_sheet, scorer)  # None: a "!" reference
+            by_locator = False
+        if truth is None:  # the three passes, raising what is wrong in its order
+            truth = read_truth(cells, where)
+            Scope(scope_spec)
+            by_sheet, by_locator = index_facts(facts, lambda i: f"facts[{i}]", truth.bang)
+            options = compare_options(ground_truth)
+            not_scored = _not_scored_by_facts(facts, unsupported)
+            scorer = _scorer([ch for ch in (*CHANNELS, FILL) if ch not in not_scored], options)
+            align_and_score(truth, by_sheet, by_locator, scorer)
+        scope = Scope(scope_spec)
+        names_scored = (*CHANNELS, FILL) if truth.states_fill else CHANNELS
+        if facts and truth.states_fill and FILL not in not_scored and not any(
+                "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
+            not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does "
+                                "not provide this channel")
+        done = scorer.alignment([ch for ch in names_scored if ch not in not_scored])
+        unexpected = [locator(f) for f in left_over(facts, by_sheet)
+                      if scope.covers(f["sheet"], f["cell_ref"])]
+    del by_sheet
+    channels = {ch: _metric(ch, cells, done, not_scored.get(ch)) for ch in names_scored}
+    missing = [locator(cells[i]) for i in done.missing]
+    coverage = Coverage(len(cells), len(facts), len(cells) - len(missing), missing, unexpected)
+    if document is None and isinstance(ground_truth, dict):
+        document = ground_truth.get("document")
+    warnings = [] if facts else [NO_FACTS]
+    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items()
+                                             if COMPARE_OPTIONS[k][v])]
+    scores = ScoredCells(cells, done.facts, list(done.scored), done.scored, done.correct,
+                         _CLAIMS)
+    golden = Fingerprints(cells, partial(fingerprints, cells, _fill_claim, _number_text,
+                                         _canonical_of))
+    return EvalReport(channels, len(facts), coverage, scores, golden,
+                      document, source, normalization, dict(extraction or {}), truth.unreviewed,
+                      warnings, structure_score(cells, facts, scope))
 
-    names_scored = CHANNELS
-    if any(isinstance(c.get("fill"), str) for c in truth.values()):
-        names_scored = (*CHANNELS, FILL)  # the fill channel, where the ground truth states one
+
+def _plain_options(ground_truth: Any) -> dict[str, str] | None:
+    """The ground truth's compare options, or None when it states bad ones (the three passes
+    raise that, after the errors that come before it)."""
+    try:
+        return compare_options(ground_truth)
+    except ExtractionInputError:
+        return None
+
+
+def _not_scored_by_facts(facts: list[Any], unsupported: Mapping[str, str] | None
+                         ) -> dict[str, str]:
+    """The channels the caller says the extractor cannot do, and the cell channels no fact
+    carries (validated facts)."""
     not_scored = dict(unsupported or {})
-    if facts and FILL in names_scored and FILL not in not_scored and not any(
-            "resolved_rgb" in f or isinstance(f.get("fill"), str) for f in facts):
-        not_scored[FILL] = ("no fact carries 'resolved_rgb' or 'fill': the extractor does not "
-                            "provide this channel")
     if facts:
         for channel, names in CHANNEL_FIELDS.items():
             if channel not in not_scored and not any(states(channel, f) for f in facts):
                 not_scored[channel] = (f"no fact carries {' or '.join(map(repr, names))}: the "
                                        f"extractor does not provide this channel")
+    return not_scored
 
-    options = compare_options(ground_truth)
-    same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
-    tallies = {ch: _Tally() for ch in names_scored}
-    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
-               if ch not in not_scored]
-    scores: list[CellScore] = []
-    missing: list[str] = []
-    golden: dict[str, str] = {}
-    with _collector_paused():
-        for loc, cell in truth.items():
-            claims = _stated_claims(cell)
-            golden[loc] = _fingerprint(loc, claims)
-            fact = by_locator.get(loc)
-            if fact is None:
-                if is_blank(claims.get("cell_value", _ABSENT)):
-                    fact = _NO_FACT  # a blank asserted: no fact is what it expects
-                else:
-                    missing.append(loc)
-                    continue
-            for channel, claim, same, tally in scoring:
-                expected = claims.get(channel, _ABSENT)
-                if expected is _ABSENT or (fact is _NO_FACT and channel != "cell_value"):
-                    continue
-                actual = claim(fact)
-                if same(expected, actual):
-                    if channel != "cell_value":
-                        actual = expected  # equal dicts, the same JSON: one object serves both
-                    tally.total += 1
-                    tally.correct += 1
-                    correct = True
-                else:
-                    tally.total += 1
-                    tally.mismatches.append({"locator": loc, "expected": expected,
-                                             "actual": actual})
-                    correct = False
-                scores.append(CellScore(channel, cell["sheet"], cell["cell_ref"], expected,
-                                        actual, correct, cell.get("feature")))
 
-    channels = {ch: tallies[ch].metric(ch, not_scored.get(ch)) for ch in names_scored}
-    coverage = Coverage(len(truth), len(facts), len(truth) - len(missing), missing,
-                        [loc for loc, f in by_locator.items() if loc not in truth
-                         and scope.covers(f["sheet"], f["cell_ref"])])
-    if document is None and isinstance(ground_truth, dict):
-        document = ground_truth.get("document")
-    warnings = [] if facts else [NO_FACTS]
-    unreviewed = sum(cell.get("reviewed") is False for cell in truth.values())
-    normalization = [*VALUE_NORMALIZATION, *(COMPARE_OPTIONS[k][v] for k, v in options.items() if COMPARE_OPTIONS[k][v])]
-    return EvalReport(channels, len(facts), coverage, scores, golden, document, source,
-                      normalization, dict(extraction or {}), unreviewed, warnings,
-                      structure_score(list(truth.values()), facts, scope))
+def _scorer(channels: list[str], options: Mapping[str, str]) -> Scorer:
+    same_value_of = value_comparer(options, same_cell_value)
+    return Scorer(channels, same_value_of, same_value_of is same_cell_value, is_blank, _NO_FACT,
+                  _NO_FACT_FOUND, _SAME[FILL], _fill_claim)
+
+
+def _metric(channel: str, cells: list[Any], done: Alignment, not_scored: str | None
+            ) -> ChannelMetric:
+    """A channel's counts and mismatches ({locator, expected, actual}, in ground-truth order)."""
+    if channel not in done.scored:
+        return ChannelMetric(channel, 0, 0, 1.0, [], not_scored)
+    scored = done.scored[channel]
+    right = both(scored, done.correct[channel])
+    total, n_right = scored.count(1), right.count(1)
+    wrong = but_not(scored, right)
+    claim = _CLAIMS[channel]
+    mismatches = [{"locator": locator(cells[i]), "expected": claim(cells[i]),
+                   "actual": claim(done.facts[i])} for i in ones(wrong)]
+    return ChannelMetric(channel, total, n_right, n_right / total if total else 1.0,
+                         mismatches, not_scored)
+
+
+def _canonical_of(cell: Mapping[str, Any]) -> str:
+    return _canonical(locator(cell), _stated_claims(cell))
 
 
 NO_FACTS = ("the extractor yielded no facts for this document (a scanned PDF, a deck without "
             "tables?): nothing was scored, and every ground-truth cell but a blank is missing")
 _NO_FACT: Mapping[str, Any] = {"value": None}
+_NO_FACT_FOUND: Mapping[str, Any] = {}  # a cell missing: scored on no channel
 
 
 def same_cell_value(expected: Any, actual: Any) -> bool:
@@ -381,15 +420,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-class _Tally:
-    """A channel's counts while run_eval goes through the cells."""
-
-    def __init__(self) -> None:
-        self.total = self.correct = 0
-        self.mismatches: list[dict[str, Any]] = []
-
-    def metric(self, name: str, not_scored: str | None) -> ChannelMetric:
-        accuracy = self.correct / self.total if self.total else 1.0
-        return ChannelMetric(name, self.total, self.correct, accuracy, self.mismatches, not_scored)

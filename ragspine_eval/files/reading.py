@@ -4,7 +4,7 @@ truth, reports, engine responses).
 Each reader of the project calls this module, so every input file gets the same guarantees:
 - a bound per kind of file (`size_limit`): an endless stream (/dev/zero) or an enormous file is
   refused after reading at most its limit plus one byte, never read until MemoryError; a JSONL
-  line is bounded too. The limits are stated in the README and overridden with the environment
+  line is bounded too. The limits are stated in docs/setup.md ("Hostile input") and overridden with the environment
   variable RAGSPINE_EVAL_MAX_<KIND>_MB (e.g. RAGSPINE_EVAL_MAX_GOLDEN_MB=1024);
 - text is strict UTF-8 (a leading BOM is dropped), decoded per line for JSONL so that an invalid
   byte is reported on its line;

@@ -23,6 +23,7 @@ its baseline entry is left as it is, the others are gated and written, and the r
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -175,8 +176,9 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         write_atomic(path, "".join(line + "\n" for line in lines))
         return f"{len(lines)} facts"
 
+    as_dict = functools.cache(run.to_dict)  # built once for the report file and the store
     try:
-        write_announced(outputs.report, "report", lambda p: write_json_atomic(p, run.to_dict()),
+        write_announced(outputs.report, "report", lambda p: write_json_atomic(p, as_dict()),
                         gated.written, say)
         write_announced(outputs.save_facts, "facts", save_facts, gated.written, say)
         _write_ci_files(gated, outputs, say)
@@ -185,7 +187,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         if baseline_path is not None:
             baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
-    gated.kept = runs.keep(run.to_dict, kind="extraction", key=",".join(t.key for t in targets),
+    gated.kept = runs.keep(as_dict, kind="extraction", key=",".join(t.key for t in targets),
                            store=store, echo=say, verdict=runs.record.extraction_verdict(
                                baseline_path, gated.comparisons, gated.gates))
     if options is not None:

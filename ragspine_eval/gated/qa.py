@@ -26,6 +26,7 @@ the report is written, the gate's lines after), so the CLI passes `print` and a 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,8 +36,9 @@ from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
-from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
+from ragspine_eval.qa.baseline_entry import compare_to_baseline, entry_for_gate
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.ratchet import store as baseline_store
@@ -44,13 +46,7 @@ from ragspine_eval.ratchet import store as baseline_store
 Echo = Callable[[str], None]
 
 
-@dataclass
-class QAOutputs:
-    """The files a gated run writes (None: not asked for)."""
-
-    report: Path | None = None
-    junit: Path | None = None
-    summary_md: Path | None = None
+QAOutputs = GatedOutputs
 
 
 @dataclass
@@ -122,7 +118,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
 
     `record_command(spec)` builds the command that records this run (shown when it improved);
     `run_options` are run_qa_eval's (jobs, case_timeout, retries, fail_fast, progress);
-    `judge` is the faithfulness judge: a registered name (qa.judges; None: lexical) or a judge.
+    `judge` is the faithfulness judge: a registered name (judges.registry; None: lexical) or a judge.
     `store=False` keeps the run out of the run store (runs/; the CLI's --no-store).
     Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
     EngineSpecError, ...) for input the run cannot use.
@@ -152,10 +148,14 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         options.check()
     # fail on a bad line before any engine call (a set validated before is remembered)
     load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
-    stored = ratchet.load_baselines(baseline_path).get(spec.key)
+    config = run_options.get("engine_config")
+    key = qa_key(spec.key, config)
+    stored = ratchet.load_baselines(baseline_path).get(key)
     if stored is not None:
-        ratchet.validate_entry(baseline_path, spec.key, stored)
+        ratchet.validate_entry(baseline_path, key, stored)
+    from ragspine_eval.qa.retrieval_gate import stored_k
 
+    run_options.setdefault("retrieval_k", stored_k(stored))  # the k the baseline records
     try:
         report = run_qa_eval(golden_path, spec.mode, kb_dir=kb_dir, engine=engine, judge=judge,
                              **run_options)
@@ -164,27 +164,28 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         if exc.report is None:
             raise
         report, stopped = exc.report, exc
-    report.provenance = report.provenance.with_baseline(baseline_path, spec.key, stored)
+    report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
     for line in (*gate_table(report, stored), *report.provenance.lines()):
         say(line)
-    run = QAGatedRun(report, spec.key, baseline_path, stored,
+    run = QAGatedRun(report, key, baseline_path, stored,
                      None if stored is None else compare_to_baseline(report, stored))
-    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+    as_dict = functools.cache(report.to_dict)  # built once for the report file and the store
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, as_dict()),
                     run.written, say)
 
     before = baseline_store.snapshot(baseline_path)
     if options is not None:
-        entry = make_baseline_entry(report)
+        entry = entry_for_gate(report, stored, options)
         if report.interrupted:
             run.gate = ratchet.check_without_recording(
-                baseline_path, spec.key, run.comparison, interrupted_reason(report),
+                baseline_path, key, run.comparison, interrupted_reason(report),
                 status=INTERRUPTED)
         elif report.errors:
             run.gate = ratchet.check_without_recording(
-                baseline_path, spec.key, run.comparison, engine_errors_reason(report),
+                baseline_path, key, run.comparison, engine_errors_reason(report),
                 status=ENGINE_ERRORS)
         else:
-            run.gate = ratchet.run_gate(baseline_path, spec.key, entry, options)
+            run.gate = ratchet.run_gate(baseline_path, key, entry, options)
         for line in run.gate.lines:
             say(line)
     try:
@@ -193,13 +194,19 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
         # exit 2 means the baseline did not move: put back what the gate recorded
         baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
-    run.kept = runs.keep(report.to_dict, kind="qa", key=spec.key, store=store, echo=say,
+    run.kept = runs.keep(as_dict, kind="qa", key=key, store=store, echo=say,
                          verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
     if options is not None:
         say(run.verdict)
     if stopped is not None:
         raise stopped  # still the Ctrl-C: the CLI exits 130, a notebook sees it as before
     return run
+
+
+def qa_key(key: str, config: Any) -> str:
+    """The baseline key of a QA run: the engine's (`tool`, `agent@http`, ...), then `+` the
+    engine configuration's label when one with settings is given (gated against its own entry)."""
+    return key if config is None or not config.settings() else f"{key}+{config.label}"
 
 
 def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:

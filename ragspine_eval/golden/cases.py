@@ -46,9 +46,14 @@ class GoldenSetError(RagspineEvalError, ValueError):
     def __init__(self, path: Path | str, line: int | None, case_id: str | None, reason: str):
         reason = reason if len(reason) <= _REASON_CLIP else reason[:_REASON_CLIP - 1] + "…"
         self.path, self.line, self.case_id, self.reason = str(path), line, case_id, reason
-        where = f"{self.path}:{line}" if line is not None else self.path
-        who = f" (id {reading.clip(case_id)})" if case_id else ""
-        super().__init__(f"{where}{who}: {reason}")
+        super().__init__(error_line(path, line, case_id, reason))
+
+
+def error_line(path: Path | str, line: int | None, case_id: str | None, reason: str) -> str:
+    """The one line of a bad golden or question file: `file:line (id 'x'): reason`."""
+    where = f"{path}:{line}" if line is not None else str(path)
+    who = f" (id {reading.clip(case_id)})" if case_id else ""
+    return f"{where}{who}: {reason}"
 
 
 @dataclass(frozen=True)
@@ -287,8 +292,11 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     )
 
 
-EXPECTED_FIELDS = ("clarification", "refuse", "value", "unit", "source", "narrative_doc")
+EXPECTED_FIELDS = ("clarification", "refuse", "value", "unit", "source", "narrative_doc",
+                   "relevant")
 SOURCE_FIELDS = ("doc", "locator")
+# an `expected.relevant` entry: the passages a case needs (retrieval/relevance.py reads them)
+RELEVANT_FIELDS = ("doc", "page", "pages", "locator", "text")
 _VALUE_FIELDS = ("value", "unit", "source")
 
 
@@ -329,6 +337,8 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
         raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
     if "narrative_doc" in expected:
         _expect_type(fail, "expected.narrative_doc", expected["narrative_doc"], str)
+    if "relevant" in expected:
+        _validate_relevant(fail, expected["relevant"])
     if case_type == "refusal" and expected["refuse"] is not True:
         raise fail("a refusal case must expect refuse: true")
     if case_type == "clarification" and expected["clarification"] == "none":
@@ -336,10 +346,37 @@ def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> N
     _check_contradictions(fail, expected)
 
 
+def _validate_relevant(fail: Any, relevant: Any) -> None:
+    """`expected.relevant`: a non-empty list of {doc, and optionally page (a whole number >= 1)
+    or pages (a list of them), locator, text (non-empty strings)}."""
+    if not isinstance(relevant, list) or not relevant:
+        raise fail("expected.relevant must be a non-empty list of {doc, page|pages, locator, "
+                   "text} objects")
+    for i, entry in enumerate(relevant):
+        name = f"expected.relevant[{i}]"
+        _expect_type(fail, name, entry, dict)
+        _check_unknown(fail, entry, RELEVANT_FIELDS, f"{name}.")
+        if "doc" not in entry:
+            raise fail(f"missing field '{name}.doc'")
+        for key in ("doc", "locator", "text"):
+            if key in entry:
+                _expect_type(fail, f"{name}.{key}", entry[key], str)
+                if not entry[key].strip():
+                    raise fail(f"{name}.{key} is empty")
+        pages = ([entry["page"]] if "page" in entry else []) + (
+            entry["pages"] if isinstance(entry.get("pages"), list) else [])
+        if "pages" in entry and (not isinstance(entry["pages"], list) or not entry["pages"]):
+            raise fail(f"{name}.pages must be a non-empty list of page numbers")
+        for page in pages:
+            if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+                raise fail(f"{name}: a page is a whole number from 1, got {reading.clip(page)}")
+
+
 def _check_contradictions(fail: Any, expected: dict[str, Any]) -> None:
-    """Expectations no answer can meet together (README, "Writing cases"): the case would fail
+    """Expectations no answer can meet together (docs/qa.md, "Writing cases"): the case would fail
     whatever the engine does, or pass by ignoring half of what it asserts."""
-    what = {"value": "a value and source", "narrative_doc": "a narrative_doc"}
+    what = {"value": "a value and source", "narrative_doc": "a narrative_doc",
+            "relevant": "relevant passages"}
     answers = [name for name in what if name in expected]
     if expected["refuse"] is True:
         if answers:

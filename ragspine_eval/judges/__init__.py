@@ -9,8 +9,7 @@ the registry. Nothing here knows a golden case, an engine or a report.
 The names below are imported on first use, so that importing one part does not import all.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
     "EntailmentJudge": "groundedness",
@@ -20,10 +19,4 @@ _WHERE = {
     "judge_names": "registry",
 }
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

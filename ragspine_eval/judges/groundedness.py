@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -90,9 +91,13 @@ class ClaimCheck:
         return out
 
 
-def check_claim(judge: EntailmentJudge, claim: str, context: Sequence[str]) -> ClaimCheck:
-    """The judge's `assess` where it has one, else its bare `entails` verdict."""
+def check_claim(judge: EntailmentJudge, claim: str, context: Sequence[str],
+                reference_date: date | None = None) -> ClaimCheck:
+    """The judge's `assess` where it has one, else its bare `entails` verdict; a judge that
+    reads dates (`dated = True`: 去年 / last year) is given the case's reference date."""
     assess = getattr(judge, "assess", None)
+    if getattr(judge, "dated", False):
+        return assess(claim, context, reference_date)  # type: ignore[misc]
     if assess is not None:
         return assess(claim, context)
     return ClaimCheck(claim, bool(judge.entails(claim, context)))
@@ -180,9 +185,11 @@ class LexicalOverlapJudge:
         return memo[1]
 
 
-def judge_claims(answer: str, context: Sequence[str], judge: EntailmentJudge) -> list[ClaimCheck]:
-    """Every claim of the answer, checked against the context; [] when it makes none."""
-    return [check_claim(judge, c, context) for c in split_claims(answer)]
+def judge_claims(answer: str, context: Sequence[str], judge: EntailmentJudge,
+                 reference_date: date | None = None) -> list[ClaimCheck]:
+    """Every claim of the answer, checked against the context (and the case's reference date,
+    for a judge that reads one); [] when it makes none."""
+    return [check_claim(judge, c, context, reference_date) for c in split_claims(answer)]
 
 
 def faithful_text(checks: Sequence[ClaimCheck]) -> tuple[bool, str]:

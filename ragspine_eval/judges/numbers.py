@@ -128,15 +128,18 @@ _EN_NUMBER_WORD = re.compile(
 def _en_word_values(text: str, found: list[NumberSpan]) -> None:
     current: int | None = None
     total = 0
+    largest = 0  # the largest scale word of the number so far
     span = [0, 0]  # where the number being read starts and ends
 
     def flush() -> None:
-        nonlocal current, total
+        nonlocal current, total, largest
         if current is not None or total:
             found.append(NumberSpan(span[0], span[1], str(total + (current or 0)), 0))
-        current, total = None, 0
+        current, total, largest = None, 0, 0
 
-    for m in _EN_WORD.finditer(text.lower()):
+    words = [m for m in _EN_WORD.finditer(text.lower())]
+
+    for at, m in enumerate(words):
         if current is None and not total:
             span[0] = m.start()
         span[1] = m.end()
@@ -147,8 +150,10 @@ def _en_word_values(text: str, found: list[NumberSpan]) -> None:
                 parts[1], _EN_ORDINALS.get(parts[1], 0))
             continue
         word = m.group()
-        if word in ("one", "zero") and current is None and not total:
-            flush()  # "one of the ...": a pronoun far more often than a count
+        after = words[at + 1].group() if at + 1 < len(words) else ""
+        if (word in ("one", "zero") and current is None and not total
+                and not (after in _EN_SCALES and words[at + 1].start() - m.end() <= 1)):
+            flush()  # "one of the ...": a pronoun far more often than a count (not "one million")
         elif word in _EN_UNITS or word in _EN_TENS:
             current = (current or 0) + _EN_UNITS.get(word, _EN_TENS.get(word, 0))
         elif word in _EN_ORDINALS:
@@ -157,9 +162,13 @@ def _en_word_values(text: str, found: list[NumberSpan]) -> None:
         elif word in _EN_SCALES and current is not None:
             if word == "hundred":
                 current *= 100
+            elif _EN_SCALES[word] > largest and total:
+                # "one thousand seven hundred and two million": the whole so far is scaled
+                total, current = (total + current) * _EN_SCALES[word], None
+                largest = _EN_SCALES[word]
             else:
                 total += current * _EN_SCALES[word]
-                current = None
+                current, largest = None, max(largest, _EN_SCALES[word])
         elif word != "and" or current is None:
             flush()
     flush()

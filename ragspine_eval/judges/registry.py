@@ -3,13 +3,13 @@
 Registered here:
 - `lexical`: `groundedness.LexicalOverlapJudge`, the default, unchanged: a claim is entailed iff
   at least `threshold` (0.6) of its content tokens occur in the context.
-- `financial`: `qa.financial.FinancialJudge`, a claim judged against the passage that could
+- `financial`: `judges.financial.FinancialJudge`, a claim judged against the passage that could
   support it, with the rule that decided (see that package).
 - `numeric`: lexical coverage at `threshold` of the claim's words (its numbers left out) AND
-  every number the claim states is a number the context states (`qa.numbers.number_values`: digits, full-width digits, thousands separators,
+  every number the claim states is a number the context states (`judges.numbers.number_values`: digits, full-width digits, thousands separators,
   万 / 亿 and English scales, Chinese numerals, percent signs and words, ordinals, number words).
   In a financial answer a number that is not in the context is the hallucination that matters.
-  Its default threshold was fitted on half of WiCE's dev split only (see the README, "Judges").
+  Its default threshold was fitted on half of WiCE's dev split only (see docs/judges.md, "Measured on WiCE").
 
 `register(name, factory)` adds a judge (a factory takes `threshold=` and returns an object with
 `entails(claim, context)` and a `threshold` attribute); `get(name, threshold=None)` builds one;
@@ -19,8 +19,10 @@ Registered here:
 `check_labelled(path, judge)` measures a judge on a labelled JSONL (claim, context, label): the
 confusion counts, balanced accuracy and Wilson intervals of each class's recall, and, when lines
 carry the optional `kind` or `lang`, the balanced accuracy per kind and per language
-(`qa.judge_groups`). A bad line (a `kind` or `lang` that is not a non-empty string included) is
-a `JudgeError` naming file and line.
+(`judges.groups`); a line's optional `reference_date` (YYYY-MM-DD) reaches a judge that reads
+dates (`dated`: the financial judge resolves 去年 / last year with it). A bad line (a `kind` or
+`lang` that is not a non-empty string, a reference_date that is not a date included) is a
+`JudgeError` naming file and line.
 
 Invariants: every judge is deterministic (no model, no network); `get` returns a new object, so
 threads never share a judge's memo with another run.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +48,7 @@ from ragspine_eval.judges.groups import GroupScore, group_lines, group_scores
 from ragspine_eval.judges.numbers import number_values, without_numbers
 
 DEFAULT_JUDGE = "lexical"
-# Fitted on the WiCE dev claims whose sha256(claim) starts with an even hex digit (see README):
+# Fitted on the WiCE dev claims whose sha256(claim) starts with an even hex digit (see docs/judges.md):
 # the lexical threshold that, with the number rule, gave the best balanced accuracy there.
 NUMERIC_THRESHOLD = 0.6
 
@@ -259,13 +262,18 @@ def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
 
 def check_judge(rows: Sequence[tuple[str, Sequence[str], bool]],
                 judge: EntailmentJudge,
-                tags: Mapping[str, Sequence[str | None]] | None = None) -> JudgeCheck:
+                tags: Mapping[str, Sequence[str | None]] | None = None,
+                dates: Sequence[date | None] | None = None) -> JudgeCheck:
     """The judge's verdict on each labelled claim, counted; `tags` ({"kind": [...], "lang":
-    [...]}, one name or None per row) adds the balanced accuracy of each group."""
+    [...]}, one name or None per row) adds the balanced accuracy of each group; `dates` (one
+    reference date or None per row) reaches a judge that reads dates (`dated`)."""
     tp = fn = tn = fp = 0
     verdicts = []
-    for claim, context, label in rows:
-        said = judge.entails(claim, context)
+    dated = getattr(judge, "dated", False)
+    for at, (claim, context, label) in enumerate(rows):
+        when = dates[at] if dates is not None else None
+        said = (judge.entails(claim, context, when)  # type: ignore[call-arg]
+                if dated and when is not None else judge.entails(claim, context))
         verdicts.append(said)
         if label:
             tp, fn = (tp + 1, fn) if said else (tp, fn + 1)
@@ -279,9 +287,23 @@ def check_judge(rows: Sequence[tuple[str, Sequence[str], bool]],
 
 def check_labelled(path: str | Path, judge: EntailmentJudge) -> JudgeCheck:
     """`check_judge` over a labelled JSONL file, grouped by the lines' `kind` and `lang`."""
-    rows, tags = [], {field: [] for field in TAG_FIELDS}
+    rows, tags, dates = [], {field: [] for field in TAG_FIELDS}, []
     for where, row in _labelled_objects(path):  # every line checked before the judge runs
         rows.append(_labelled_claim(where, row))
         for field in TAG_FIELDS:
             tags[field].append(_tag(where, row, field))
-    return check_judge(rows, judge, tags)
+        dates.append(_reference_date(where, row))
+    return check_judge(rows, judge, tags, dates)
+
+
+def _reference_date(where: str, row: dict[str, Any]) -> date | None:
+    """The line's optional `reference_date` (YYYY-MM-DD: the day its answer is written, which
+    去年 / last year count from)."""
+    value = row.get("reference_date")
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else date.fromisoformat("")
+    except ValueError:
+        raise JudgeError(f"{where}: reference_date must be a date YYYY-MM-DD, got "
+                         f"{json.dumps(value)}") from None

@@ -18,6 +18,8 @@ from ragspine_eval.stats import format_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.repeats import verdict_pattern
 from ragspine_eval.qa.report import QAEvalReport
+from ragspine_eval.retrieval.metrics import KS
+from ragspine_eval.retrieval.stages import STAGE_TEXT, STAGES
 
 if TYPE_CHECKING:  # a QA run prints its table without importing the extraction side (pandas)
     from ragspine_eval.extraction.scoring import EvalReport
@@ -68,6 +70,7 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
                  f"{fab.passed:>4}/{fab.total:<4} {base_text:>9}  {errored(fab)}"
                  f"{short_ids([f.id for f in fab.failures]) or '-'}")
     lines.append(report.fabrication_sentence())
+    lines += retrieval_lines(report)
     if footnote:
         lines.append(footnote)
     if errors:
@@ -84,6 +87,46 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
         lines.append(f"  not run ({len(not_run)}, the run was interrupted): "
                      f"{short_ids([c.id for c in report.not_run], 40)}")
     return lines + flaky_lines(report)
+
+
+def retrieval_lines(report: QAEvalReport) -> list[str]:
+    """The run's retrieval in one line (hit@k with the gate's interval, MRR, nDCG@10), then the
+    failing verdicts by stage: per stage the count and its cases, each with the gates that
+    failed there (at most MAX_IDS_SHOWN cases per stage)."""
+    figures = report.retrieval
+    if not figures:
+        return []
+    lines = []
+    k = figures["k"]
+    if figures["measured"]:
+        hits = " · ".join(f"hit@{n} {figures['hit'][str(n)]['rate']:.2f}" for n in KS)
+        interval = (figures["hit"][str(k)]["ci_lo"], figures["hit"][str(k)]["ci_hi"]
+                    ) if str(k) in figures["hit"] else None
+        lines.append(f"retrieval: {figures['measured']} cases measured · {hits}"
+                     + (f" (hit@{k} {format_interval(interval)})" if interval else "")
+                     + f" · MRR {figures['mrr']:.2f} · nDCG@10 {figures['ndcg@10']:.2f}"
+                     + (f" · {figures['not_observed']} not observed" if figures["not_observed"]
+                        else ""))
+    elif figures["not_observed"]:
+        lines.append(f"retrieval: not observed on {figures['not_observed']} cases (the engine "
+                     f"does not report its passages): no retrieval figure, no retrieval miss")
+    by_stage: dict[str, dict[str, list[str]]] = {}
+    for gate, metric in report.gates().items():
+        for r in metric.failures:
+            if r.stage:
+                by_stage.setdefault(r.stage, {}).setdefault(r.id, []).append(gate)
+    if by_stage:
+        lines.append("failures by stage:")
+    for stage in STAGES:
+        cases = by_stage.get(stage)
+        if not cases:
+            continue
+        shown = [f"{i} ({', '.join(g)})" for i, g in list(cases.items())[:MAX_IDS_SHOWN]]
+        more = f", … +{len(cases) - MAX_IDS_SHOWN} more" if len(cases) > MAX_IDS_SHOWN else ""
+        n = sum(len(g) for g in cases.values())
+        text = STAGE_TEXT[stage].replace("the top k", f"the top {k}")
+        lines.append(f"  {text}: {n} verdict{'s' if n != 1 else ''} · {'; '.join(shown)}{more}")
+    return lines
 
 
 def flaky_lines(report: QAEvalReport) -> list[str]:

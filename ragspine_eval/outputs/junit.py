@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs import escape
+from ragspine_eval.retrieval.stages import STAGE_TEXT
 
 if TYPE_CHECKING:
     from ragspine_eval.extraction.run import ExtractionRun
@@ -62,6 +63,7 @@ class JUnitCase:
     explanation: str | None = None  # the gate's sentence saying why, when it has one
     error: str | None = None  # the engine's error: an <error>, not a <failure>
     flaky: tuple[bool, ...] = ()  # the verdict per repeat of a flaky (passing) case
+    stage: str | None = None  # a failing QA verdict's stage (retrieval/stages.py)
 
 
 def _clean(text: str | None) -> str:
@@ -70,6 +72,8 @@ def _clean(text: str | None) -> str:
 
 def _message(case: JUnitCase) -> str:
     text = f"expected {_clean(case.expected) or '?'}, got {_clean(case.actual) or '?'}"
+    if case.stage:
+        text = f"{text} [stage: {case.stage}]"
     if case.regressed:
         text = f"regression (passed at baseline time): {text}"
     return _short(text)
@@ -122,6 +126,8 @@ def junit_xml(cases: Iterable[JUnitCase], name: str,
                 failure.text = f"expected: {_clean(case.expected)}\nactual: {_clean(case.actual)}"
                 if case.explanation:
                     failure.text += f"\nwhy: {_clean(case.explanation)}"
+                if case.stage:
+                    failure.text += f"\nstage: {_clean(STAGE_TEXT.get(case.stage, case.stage))}"
         total, failed, errored = total + len(members), failed + n_failed, errored + n_errors
     root.set("tests", str(total))
     root.set("failures", str(failed))
@@ -148,7 +154,7 @@ def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None =
     regressed = _regressed(comparison)
     return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
                       (gate, r.id) in regressed, r.explanation, r.error,
-                      tuple(metric.flaky.get(r.id, ())))
+                      tuple(metric.flaky.get(r.id, ())), None if r.passed else r.stage)
             for gate, metric in report.gates().items()
             for r in (*metric.results, *metric.errors)]
 

@@ -11,8 +11,7 @@ judges/, how cases run execution/; the whole gated run is gated/.
 The names below are imported on first use, so that importing one part does not import all.
 """
 
-from importlib import import_module
-from typing import Any
+from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
     "GATE_METRICS": "gates", "Verdict": "gates", "FABRICATION": "gates",
@@ -21,10 +20,4 @@ _WHERE = {
     "compare_to_baseline": "baseline_entry", "run_qa_eval": "run",
 }
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

@@ -10,22 +10,28 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragspine_eval import ratchet as baseline_mod
+from ragspine_eval.qa.retrieval_gate import is_retrieval_gate
 
 if TYPE_CHECKING:
     from ragspine_eval.qa.report import QAEvalReport
 
 
-def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
+def make_baseline_entry(report: QAEvalReport, retrieval: bool = True) -> dict[str, Any]:
     """{"metrics": {name: pass_rate}, "fabrication_count", "n_cases"} plus, for the ratchet,
     the ids that passed each gate and the fingerprint of every golden case; and from the
     report's provenance, when it has one: "judge" ({"name", "threshold"}), "kb" ({"fingerprint",
     "files": {file: fingerprint}}) and "engine" ({"name", "version"}; version None when the
-    engine is not an installed package), so that a later run can say what changed under it."""
+    engine is not an installed package), so that a later run can say what changed under it.
+
+    `retrieval=False` leaves the retrieval gate (`retrieval@k`) out: an entry gains it only
+    through a reviewed update (`entry_for_gate`)."""
+    gates = {name: m for name, m in report.gates().items()
+             if retrieval or not is_retrieval_gate(name)}
     entry = {
-        "metrics": {name: m.pass_rate for name, m in report.metrics.items()},
+        "metrics": {name: m.pass_rate for name, m in report.metrics.items() if name in gates},
         "fabrication_count": report.fabrication_count,
         "n_cases": report.n_cases,
-        "passed_ids": {name: m.passed_ids for name, m in report.gates().items()},
+        "passed_ids": {name: m.passed_ids for name, m in gates.items()},
         "golden": {c.id: c.fingerprint for c in report.cases},
     }
     if report.repeats > 1:  # only repeats can see flakiness; a single run leaves it as stored
@@ -39,7 +45,22 @@ def make_baseline_entry(report: QAEvalReport) -> dict[str, Any]:
         entry["kb"] = {"fingerprint": prov.kb.fingerprint,
                        **({"files": dict(prov.kb_files)} if prov.kb_files is not None else {})}
     entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
+    if prov.engine_config is not None:  # the configuration the entry was measured under
+        entry["engine_config"] = {k: prov.engine_config[k] for k in ("fingerprint", "settings")}
     return entry
+
+
+def entry_for_gate(report: QAEvalReport, stored: dict[str, Any] | None, options: Any
+                   ) -> dict[str, Any]:
+    """The entry a gated run hands the ratchet. The retrieval gate is in it when the stored
+    entry already has it, when there is no stored entry (a first baseline records every gate),
+    or when the run updates the baseline with a stated reason (`--update-baseline --reason`):
+    so an automatic ratchet, or an update without a reason, never adds a gate to a committed
+    baseline, and the six gates' entries move exactly as they did before the gate existed."""
+    has = stored is not None and any(map(is_retrieval_gate, stored.get("metrics", {})))
+    reviewed = bool(getattr(options, "update", False) and (getattr(options, "reason", "") or "")
+                    .strip())
+    return make_baseline_entry(report, retrieval=stored is None or has or reviewed)
 
 
 def compare_to_baseline(report: QAEvalReport, baseline: dict[str, Any]

@@ -228,7 +228,8 @@ def groundedness_gates(
     def faithfulness(case: GoldenCase, out: CaseOutcome) -> Verdict | None:
         if case.narrative_doc is None:
             return None
-        checks = judge_claims(out.narrative_answer, out.retrieved_context, judge)
+        checks = judge_claims(out.narrative_answer, out.retrieved_context, judge,
+                              case.reference_date)
         ok, observed = faithful_text(checks)
         evidence = {"threshold": threshold, "passages": len(out.retrieved_context),
                     "claims": [c.to_dict() for c in checks],

@@ -22,7 +22,7 @@ judges a run with errors on the cases it answered (see there). pass_rate is
 1.0 for a gate no case reaches; no threshold lives in code: the thresholds are the stored
 baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
 (`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
-`run_qa_eval` carries its `provenance` (see outputs/provenance.py) as its first key. A report
+`run_qa_eval` carries its `provenance` (see ragspine_eval/provenance.py) as its first key. A report
 of a run Ctrl-C stopped says so (`interrupted`, `interrupted_sentence`): its unfinished cases
 are engine errors of their own kind (`not_run`), so it can never move a baseline either.
 """
@@ -41,12 +41,22 @@ from ragspine_eval.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
+from ragspine_eval.execution.whole_run import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.qa.scored import ScoredCase
 from ragspine_eval.judges.groundedness import (
     EntailmentJudge,
+    LexicalOverlapJudge,
 )
+from ragspine_eval.qa.retrieval_gate import (
+    gate_name,
+    place_failures,
+    retrieval_verdicts,
+    run_retrieval,
+    split_claims_of,
+)
+from ragspine_eval.retrieval.metrics import GATE_K
 
 if TYPE_CHECKING:
     import pandas as pd  # imported by to_frame only: a run that writes a report never needs it
@@ -67,6 +77,7 @@ class CaseResult:
     explanation: str | None = None
     evidence: dict[str, Any] | None = None
     error: str | None = None  # the engine's error: the verdict is *error*, neither pass nor fail
+    stage: str | None = None  # a failing verdict's stage (retrieval/stages.py), else None
 
 
 @dataclass
@@ -129,7 +140,8 @@ class GateMetric:
             "ci_lo": lo,
             "ci_hi": hi,
             "failures": [{"id": r.id, "expected": r.expected, "actual": r.actual,
-                          "explanation": r.explanation, "evidence": r.evidence}
+                          "explanation": r.explanation, "evidence": r.evidence,
+                          **({"stage": r.stage} if r.stage else {})}
                          for r in self.failures],
             "by_tag": {key: {value: _bucket_with_interval(bucket)
                              for value, bucket in sorted(values.items())}
@@ -148,12 +160,13 @@ class GateMetric:
         Reports written before engine errors were kept apart counted them as failures."""
         results = [CaseResult(i, True, None, None) for i in data.get("passed_ids", [])]
         results += [CaseResult(f["id"], False, f.get("expected"), f.get("actual"),
-                               f.get("explanation"), f.get("evidence"))
+                               f.get("explanation"), f.get("evidence"), stage=f.get("stage"))
                     for f in data.get("failures", [])]
         by_tag = {key: {value: {"total": b["total"], "passed": b["passed"]}
                         for value, b in values.items()}
                   for key, values in data.get("by_tag", {}).items()}
-        errors = [CaseResult(e["id"], False, None, "engine error", error=e["error"])
+        errors = [CaseResult(e["id"], False, None, "engine error", error=e["error"],
+                             stage="engine_error")
                   for e in data.get("engine_errors", [])]
         flaky = {f["id"]: list(f["verdicts"]) for f in data.get("flaky", [])}
         why = {f["id"]: f.get("explanation") for f in data.get("flaky", [])}
@@ -173,7 +186,10 @@ def _bucket_with_interval(bucket: dict[str, int]) -> dict[str, Any]:
 
 @dataclass
 class QAEvalReport:
-    """The result of one QA run: six metrics, fabrication, and what happened to every case."""
+    """The result of one QA run: six metrics and the retrieval gate (`retrieval@k`), fabrication,
+    what happened to every case, and the run's retrieval figures (`retrieval`: k, hit@k with
+    Wilson intervals, MRR, nDCG@10, precision and recall at k, by tag, failures per gate and
+    stage; qa/retrieval_gate.py)."""
 
     mode: str
     n_cases: int
@@ -184,6 +200,7 @@ class QAEvalReport:
     provenance: Provenance | None = None
     repeats: int = 1  # how many times each case ran (repeats.py)
     interrupted: bool = False  # Ctrl-C stopped the run: the unfinished cases are `not_run`
+    retrieval: dict[str, Any] | None = None  # the run's retrieval figures (retrieval_gate.py)
 
     @property
     def flaky(self) -> dict[str, list[str]]:
@@ -264,6 +281,7 @@ class QAEvalReport:
         """The six metrics and fabrication, in report order."""
         return {**self.metrics, FABRICATION: self.fabrication}
 
+    @gc_paused()  # a tree of plain dicts and lists: nothing for the cyclic collector
     def to_dict(self) -> dict[str, Any]:
         return {
             "provenance": self.provenance.to_dict() if self.provenance else None,
@@ -278,6 +296,7 @@ class QAEvalReport:
             "fabrication_rate": self.fabrication_rate,
             "fabrication_interval": list(self.fabrication_interval),
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
+            "retrieval": self.retrieval,
             "cases": [c.to_dict() for c in self.cases],
         }
 
@@ -293,10 +312,12 @@ class QAEvalReport:
             provenance=Provenance.from_dict(data["provenance"]) if data.get("provenance") else None,
             repeats=data.get("repeats", 1),
             interrupted=data.get("interrupted", False),
+            retrieval=data.get("retrieval"),
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per case and gate (fabrication included), with the case's tags."""
+        """One row per case and gate (fabrication included), with the case's tags and, for a
+        failing verdict, its stage."""
         import pandas as pd
 
         info = {c.id: c for c in self.cases}
@@ -309,8 +330,10 @@ class QAEvalReport:
                     "expected": r.expected, "actual": r.actual,
                     "case_type": case.case_type if case else None,
                     **({k: case.tags.get(k) for k in ("topic", "scope", "qtype")} if case else {}),
+                    "stage": None if r.passed else r.stage,
                 })
-        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope", "qtype"]
+        columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope",
+                   "qtype", "stage"]
         return pd.DataFrame(rows, columns=columns)
 
 
@@ -324,12 +347,15 @@ def evaluate(
     engine: str = "ragspine",
     scored: Sequence[ScoredCase | None] | None = None,
     on_scored: Callable[[int, ScoredCase], None] | None = None,
+    retrieval_k: int = GATE_K,
 ) -> QAEvalReport:
     """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
 
     The verdict cache (scored.py): a case whose `scored[i]` is given takes its stored verdicts
     and record instead of the gates (its outcome is not read and may be None); each answered
-    case scored here is handed to `on_scored(i, ScoredCase)`, to be stored."""
+    case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
+    (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
+    case records, cached or not (qa/retrieval_gate.py)."""
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
@@ -346,6 +372,7 @@ def evaluate(
              ((gate, metrics[name]) for name, gate in gates.items())]
     lanes.append((fabrication, fab, Counter()))
     records = []
+    passages: dict[str, list[dict[str, Any]]] = {}  # the full passages, for the claim split
     for i, (case, out) in enumerate(zip(cases, outcomes, strict=True)):
         tags = tag_sets.setdefault(tuple(case.tags.items()), len(tag_sets))
         known = scored[i] if scored is not None else None
@@ -355,6 +382,8 @@ def evaluate(
                     metric.results.append(CaseResult(case.id, *kept))
                     counts[tags, kept[0]] += 1
             records.append(CaseRecord.of_stored(case, known.record))
+            if known.record.get("passages"):
+                passages[case.id] = known.record["passages"]
             continue
         fresh: list[list[Any] | None] | None = [] if on_scored and not out.error else None
         for gate, metric, counts in lanes:
@@ -376,10 +405,25 @@ def evaluate(
                 fresh.append([result.passed, result.expected, result.actual, result.explanation,
                               result.evidence])
         records.append(CaseRecord.of(case, out))
+        if out.passages and not out.error:
+            passages[case.id] = out.passages
         if fresh is not None:
             on_scored(i, ScoredCase({}, fresh))  # type: ignore[misc]
     by_id = list(tag_sets)
     for _, metric, counts in lanes:
         for (tags, passed), n in counts.items():
             metric.count_tags(by_id[tags], passed, n)
-    return QAEvalReport(mode, len(cases), metrics, fab, records, engine)
+    gate = metrics[gate_name(retrieval_k)] = GateMetric(gate_name(retrieval_k))
+    for case, verdict, error in retrieval_verdicts(cases, records, retrieval_k):
+        if verdict is not None:
+            gate.record(case, verdict)
+        else:
+            gate.errors.append(CaseResult(
+                case.id, False, f"a relevant passage in the top {retrieval_k}", "engine error",
+                f"The engine did not answer ({error}), so this gate has no verdict on the "
+                f"case: it is neither a pass nor a failure.", None, error))
+    report = QAEvalReport(mode, len(cases), metrics, fab, records, engine)
+    place_failures(report, retrieval_k)
+    split_claims_of(report, passages, judge or LexicalOverlapJudge())
+    report.retrieval = run_retrieval(report, retrieval_k)
+    return report

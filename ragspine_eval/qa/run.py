@@ -2,10 +2,10 @@
 
 `run_qa_eval` loads the golden set, builds the KB's stores in a scratch folder, runs the cases
 on an engine (runner.py) and evaluates them (report.py) with a faithfulness judge (judges.py);
-the report carries its provenance, the judge included (no baseline yet: gated_run adds it). Nothing is written here.
+the report carries its provenance, the judge included (no baseline yet: gated.qa adds it). Nothing is written here.
 Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
 marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
-RunInterrupted raised again, for the caller that writes it (gated_run.py); with repeats, the
+RunInterrupted raised again, for the caller that writes it (gated/qa.py); with repeats, the
 repeats finished so far and the interrupted one are combined as usual. Ctrl-C anywhere else is
 a plain KeyboardInterrupt.
 """
@@ -27,6 +27,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
+from ragspine_eval.execution.whole_run import gc_paused
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
@@ -40,7 +41,7 @@ def run_qa_eval(
     *,
     kb_dir: str | Path = KB_DIR,
     engine: str | Engine = "ragspine",
-    jobs: int = 1,
+    jobs: int | str = 1,
     case_timeout: float | None = None,
     retries: int | None = None,
     fail_fast: bool = False,
@@ -51,6 +52,8 @@ def run_qa_eval(
     scheduler: str | None = None,
     judge: str | EntailmentJudge | None = None,
     repeat: int = 1,
+    engine_config: Any = None,
+    retrieval_k: int | None = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
@@ -58,24 +61,32 @@ def run_qa_eval(
     engines.factory) or an Engine object; `mode` defaults to the engine's first mode. `progress`
     is called with (cases done, cases in total, errors so far). The report carries its
     provenance (no baseline yet: the caller that gates adds it). `judge` is the faithfulness
-    judge: a registered name (qa.judges; None: the default, lexical) or an object with
-    `entails(claim, context)`; the provenance names it.
+    judge: a registered name (judges.registry; None: the default, lexical) or an object with
+    `entails(claim, context)`; the provenance names it. `retrieval_k` is the retrieval gate's k
+    (None: retrieval.metrics.GATE_K; a gated run passes its stored baseline's).
 
     The outcome cache (cache.py): `cache=None` uses it for the in-process engine, and for an HTTP
     or callable engine only when `cache_key` names what is deployed; `cache=False` never uses
     it. Reused outcomes are marked in the case records (`reused`) and counted in the
     provenance (`cache`); the report is otherwise the same as a run that called the engine.
 
+    `jobs`: cases run at once, or "auto" (jobs.py: the usable cores for the in-process engine
+    when enough cases are to reach it, else 1); the report is the same whatever it is.
     `executor`: "local" (runner.py: threads, or worker processes with `jobs`) or "dask"
     (dask_executor.py: a LocalCluster of `jobs` workers, or the cluster at `scheduler`).
 
     `repeat`: run every case that many times and combine the verdicts (repeats.py: a verdict
     that differs between repeats is flaky). Repeats never use the outcome cache: a stored
     answer would make every repeat the same.
+
+    `engine_config` (engines/engine_config.py; None: the engine's defaults) sets the in-process
+    engine's retriever; a setting it cannot apply is exit 2 before anything runs. Its
+    fingerprint is part of the outcome cache's key and its settings of the provenance.
     """
     from ragspine_eval.judges import registry as judges
     from ragspine_eval.execution.cache import cache_dir
     from ragspine_eval.engines.factory import build_engine, parse_engine
+    from ragspine_eval.execution.jobs import resolve_jobs
     from ragspine_eval.retrieval.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
     from ragspine_eval.qa.scored import ScoredCase, scoring_fingerprint
@@ -85,16 +96,35 @@ def run_qa_eval(
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     clock = Clock()
-    options = RunOptions(jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
+    # the options checked before anything is read; the number of jobs is chosen below
+    RunOptions(resolve_jobs(jobs, 0, False), case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     spec = parse_engine(engine, mode) if isinstance(engine, str) else None
-    cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
+    configured = engine_config is not None and bool(engine_config.settings())
+    if configured:
+        from ragspine_eval.engines.engine_config import EngineConfigError, check_for_qa
+
+        check_for_qa(engine_config)
+        if spec is None or spec.kind != "ragspine":
+            raise EngineConfigError("--engine-config sets the in-process engine's retriever; "
+                                    "this engine is not in process, so it cannot take effect")
+    with gc_paused():
+        cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
     if spec is not None:
         mode = spec.mode
-    store = _outcome_cache(spec, mode, kb_fp, cache if repeat == 1 else False, cache_key)
+    # another configuration, other answers: the cache keys them apart
+    cache_kb = f"{kb_fp}+{engine_config.fingerprint}" if configured else kb_fp
+    store = _outcome_cache(spec, mode, cache_kb, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
-    known, scored = (store.get_scored(cases, scoring, ScoredCase.many) if store is not None
-                     else (None, None))
+    with gc_paused():  # tens of thousands of acyclic objects built: no collection meanwhile
+        known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
+                         if store is not None else (None, None))
+    to_run = len(cases) if known is None else sum(
+        o is None and s is None for o, s in zip(known, scored, strict=True))
+    in_process = (spec.kind == "ragspine" if spec is not None
+                  else getattr(engine, "parallel", "threads") == "processes")
+    options = RunOptions(resolve_jobs(jobs, to_run, in_process or executor == "dask"),
+                         case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     runs = []
     interrupted = False
     kb = None
@@ -104,7 +134,11 @@ def run_qa_eval(
         with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
             kb = build_eval_kb(kb_dir, scratch)
             if spec is not None:
-                eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries)
+                from ragspine_eval.engines.engine_config import retriever_options
+
+                eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries,
+                                   retriever_options=retriever_options(engine_config)
+                                   if configured else None)
             else:
                 mode = mode or eng.mode
             try:
@@ -127,29 +161,58 @@ def run_qa_eval(
     name = spec.name if spec is not None else getattr(eng, "name", eng.label)
     texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
-    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge, engine=name,
-                        scored=scored if n == 0 else None, on_scored=save if n == 0 else None)
-               for n, (outcomes, _) in enumerate(runs)]
-    if store is not None and scoring:
-        store.flush("verdicts")
-    report = combine_repeats(reports)
-    reused = runs[0][1]
-    if any(reused):
-        report.cases = [replace(record, reused=True) if was_reused and not record.reused
-                        else record
-                        for record, was_reused in zip(report.cases, reused, strict=True)]
-    # the in-process engine is the installed rag-spine; any other is named by what it is
-    in_process = spec is not None and spec.kind == "ragspine"
-    report.provenance = qa_provenance(
-        report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
-        judge=judges.describe(judge), kb_files=dict(kb_files),
-        **({} if in_process else {"engine": name, "engine_version": None}))
-    if store is not None:
-        report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+    k = {} if retrieval_k is None else {"retrieval_k": retrieval_k}
+    with gc_paused():
+        reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
+                            engine=name, scored=scored if n == 0 else None,
+                            on_scored=save if n == 0 else None, **k)
+                   for n, (outcomes, _) in enumerate(runs)]
+        if store is not None and scoring:
+            store.flush("verdicts")
+            if not interrupted:
+                store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
+        report = combine_repeats(reports)
+        reused = runs[0][1]
+        if any(reused):
+            report.cases = [replace(record, reused=True) if was_reused and not record.reused
+                            else record
+                            for record, was_reused in zip(report.cases, reused, strict=True)]
+        # the in-process engine is the installed rag-spine; any other is named by what it is
+        report.provenance = qa_provenance(
+            report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
+            judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
+            **({"engine_config": engine_config.to_dict()} if configured else {}),
+            **({} if in_process else {"engine": name, "engine_version": None}))
+        if store is not None:
+            report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+    report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
     if interrupted:
         report.interrupted = True
         raise RunInterrupted(runs[-1][0], report.finished, report)
     return report
+
+
+def _with_latency(provenance: Any, cases: list, outcomes: list, reused: list) -> Any:
+    """The provenance with each case's wall time (the first repeat's; a reused or unrun case
+    has none) and its p50/p95/max per run and by tag under `times.latency`."""
+    from ragspine_eval.execution import latency
+
+    if provenance.times is None:
+        return provenance
+    timings = [(c.id, dict(c.tags), None if was_reused else latency.seconds_of(o),
+                bool(getattr(o, "error", None))) for c, o, was_reused in
+               zip(cases, outcomes, reused)]
+    computed = [o for o, was_reused in zip(outcomes, reused) if not was_reused]
+    return replace(provenance, times=replace(provenance.times, latency=latency.summarize(
+        timings, latency.llm_totals(computed))))
+
+
+def _workspace_of(kb_dir: str | Path) -> dict[str, Any]:
+    """{"workspace": {"chunking": ...}} for an engine workspace as the KB, else nothing."""
+    from ragspine_eval.retrieval.workspace import chunking_of, is_workspace, read_workspace
+
+    return ({"workspace": {"chunking": chunking_of(read_workspace(kb_dir))}}
+            if is_workspace(kb_dir) else {})
 
 
 def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
@@ -157,9 +220,11 @@ def _narrative_texts(kb_dir: str | Path, scored: list | None) -> dict[str, str]:
     to be scored: a run whose every case is reused with its verdicts calls no gate."""
     if scored is not None and all(entry is not None for entry in scored):
         return {}
-    from ragspine_eval.retrieval.kb import load_narrative_docs
+    from ragspine_eval.retrieval.kb import load_narrative_docs, workspace_docs
+    from ragspine_eval.retrieval.workspace import is_workspace
 
-    return {doc.doc_id: doc.text for doc in load_narrative_docs(kb_dir)}
+    docs = workspace_docs(kb_dir) if is_workspace(kb_dir) else load_narrative_docs(kb_dir)
+    return {doc.doc_id: doc.text for doc in docs}
 
 
 def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:

@@ -1,12 +1,15 @@
 """The verdict cache: a case's verdicts on every gate, reused only when nothing that decides them
 changed, so a re-run where nothing changed scores nothing again.
 
-A scored case is stored beside its outcome (qa/cache.py, table `verdicts` of the same SQLite
+A scored case is stored beside its outcome (execution/cache.py, table `verdicts` of the same SQLite
 file) under a key that is the SHA-256 of:
 - the scoring code: the bytes of every module whose code decides a verdict or what a report
   keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's
   and the case record's code, this module, and every module and lexicon (.py, .tsv) under
-  judges/financial/, found by glob so that a judge or a word added there counts at once) and of the module that defines the judge's class;
+  judges/financial/, found by glob so that a judge or a word added there counts at once), the
+  retrieval modules that decide a case's retrieval, the retrieval gate and the stages
+  (retrieval/passages, relevance, metrics, stages and qa/retrieval_gate.py), and the module
+  that defines the judge's class;
 - the judge: its name and threshold (`judges.describe`);
 - the outcome's key (the engine, the mode, the knowledge base, the case's id and golden
   fingerprint: see cache.py).
@@ -29,6 +32,7 @@ import hashlib
 import inspect
 import json
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +40,16 @@ from ragspine_eval.qa.gates import ALL_METRICS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
 SCORING_MODULES = ("qa/gates.py", "judges/groundedness.py", "judges/registry.py",
-                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py")
+                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py",
+                   "qa/retrieval_gate.py", "retrieval/passages.py", "retrieval/relevance.py",
+                   "retrieval/metrics.py", "retrieval/stages.py")
 SCORING_PACKAGES = ("judges/financial",)  # every module and lexicon under these, by glob
+# The text libraries the judges read claims with: a new stemmer or segmenter can change a
+# verdict without a byte of ours changing, so their installed versions are part of the hash.
+SCORING_LIBRARIES = ("snowballstemmer", "rjieba")
 _PACKAGE_FILES = (".py", ".tsv")
 RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
-                 "tool_statuses", "retrieved_context", "narrative_answer")
+                 "tool_statuses", "retrieved_context", "narrative_answer", "passages")
 GATES = len(ALL_METRICS) + 1  # and fabrication
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -62,6 +71,8 @@ def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | No
     from ragspine_eval.judges.registry import describe
 
     digest = hashlib.sha256(_DUMPS(describe(judge)).encode("utf-8"))
+    for library in SCORING_LIBRARIES:
+        digest.update(f"\0{library}\0{_installed_version(library)}".encode())
     try:
         judge_file = inspect.getsourcefile(type(judge))
     except TypeError:
@@ -78,6 +89,13 @@ def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | No
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+def _installed_version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 @dataclass(slots=True)
@@ -106,6 +124,19 @@ class ScoredCase:
             return [None if p is None else cls.from_texts(*p) for p in pairs]
         return [None if p is None else cls._checked(next(verdicts), next(outcomes))
                 for p in pairs]
+
+    @classmethod
+    def from_run(cls, text: str | bytes) -> list[ScoredCase | None] | None:
+        """The scored cases of a whole-run entry (execution/whole_run.py: the JSON text of
+        [[verdicts, outcome], ...]), or None for a text that does not read as one."""
+        try:
+            pairs = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(pairs, list) or not all(
+                isinstance(p, list) and len(p) == 2 for p in pairs):
+            return None
+        return [cls._checked(verdicts, record) for verdicts, record in pairs]
 
     @classmethod
     def from_texts(cls, verdicts: str, outcome: str) -> ScoredCase | None:

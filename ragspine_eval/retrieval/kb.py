@@ -9,6 +9,10 @@ Invariants:
 - the KB is the eval's truth, so `kb_fingerprint` hashes exactly the bytes the build reads,
   and `kb_file_fingerprints` each file's bytes alone (a baseline entry records both, so a
   changed KB names the file that changed).
+- an engine workspace (retrieval/workspace.py: a folder with the engine's knowledge.db) is a
+  knowledge base too: its fingerprints are the workspace's (one per document, so drift names the
+  document), and "building" it copies its knowledge.db into the scratch folder (the engine's
+  facts and chunks as they are; the workspace itself is never written).
 """
 
 from __future__ import annotations
@@ -167,6 +171,10 @@ def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
 def kb_fingerprints(kb_dir: str | Path = KB_DIR) -> tuple[str, dict[str, str]]:
     """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both (no engine
     needed: a re-run that reuses every answer hashes the KB and builds nothing)."""
+    from ragspine_eval.retrieval.workspace import fingerprints, is_workspace
+
+    if is_workspace(kb_dir):
+        return fingerprints(kb_dir)
     whole, files = hashlib.sha256(), {}
     for name in (FACTS_FILE, NARRATIVES_FILE):
         try:
@@ -189,6 +197,10 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
     from ragspine.storage.fact_store import SqliteFactStore
 
     kb_dir = Path(kb_dir)
+    from ragspine_eval.retrieval.workspace import is_workspace
+
+    if is_workspace(kb_dir):
+        return _workspace_kb(kb_dir, Path(db_dir) if db_dir is not None else None)
     facts, docs = load_fact_rows(kb_dir), load_narrative_docs(kb_dir)
     db_dir = Path(db_dir) if db_dir is not None else kb_dir
     db_dir.mkdir(parents=True, exist_ok=True)
@@ -209,6 +221,28 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
     finally:
         chunks.close()
     return EvalKB(fact_db, chunk_db, facts, docs, *kb_fingerprints(kb_dir))
+
+
+def workspace_docs(kb_dir: str | Path) -> tuple[NarrativeDoc, ...]:
+    """A workspace's documents as NarrativeDocs: each one's active chunks joined, in order."""
+    from ragspine_eval.retrieval.workspace import doc_texts
+
+    return tuple(NarrativeDoc(doc_id, Path(doc_id).stem, "", "", "", None, "", text)
+                 for doc_id, text in sorted(doc_texts(kb_dir).items()))
+
+
+def _workspace_kb(kb_dir: Path, db_dir: Path | None) -> EvalKB:
+    import shutil
+
+    from ragspine_eval.retrieval.workspace import KNOWLEDGE_DB, WorkspaceError
+
+    if db_dir is None or Path(db_dir).resolve() == kb_dir.resolve():
+        raise WorkspaceError(f"{kb_dir}: a workspace is copied into a scratch folder before the "
+                             f"engine opens it; give another db_dir")
+    db_dir.mkdir(parents=True, exist_ok=True)
+    copy = db_dir / KNOWLEDGE_DB
+    shutil.copyfile(kb_dir / KNOWLEDGE_DB, copy)
+    return EvalKB(copy, copy, (), workspace_docs(kb_dir), *kb_fingerprints(kb_dir))
 
 
 def _open(path: Path):  # noqa: ANN202 - a text handle

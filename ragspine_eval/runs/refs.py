@@ -1,6 +1,6 @@
 """Run references: a stored run named by id, by a short reference, or a report file by path.
 
-The syntax (README "The run store"), accepted wherever a report path is (`diff`, `runs show`,
+The syntax (docs/baselines.md, "Run references"), accepted wherever a report path is (`diff`, `runs show`,
 the notebooks' report parameters):
 - `@latest` (or `@`): the newest run; `@latest~1` the one before it, `@latest~N` N before;
 - `@KEY`, `@KEY~N`: the newest run (N before it) of a baseline key: a QA mode (`@tool`,

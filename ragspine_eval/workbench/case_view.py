@@ -5,7 +5,9 @@ the question, reference date, tags and expected answer; what the engine did (ans
 tool statuses, sources, error); every gate's verdict with its explanation, its evidence and what
 the stored baseline entry said of it (`ratchet.BaselineVerdicts`, the reading the gate itself
 uses); the retrieved passages with the character spans of the words that support the narrative
-answer's claims; and, when the other mode's report is given, that mode's answer and verdicts
+answer's claims; the case's retrieval (`retrieval`: the ranked passages kept, each marked relevant
+or not, the rank of the first relevant one, hit@k) and each failing verdict's stage; and, when
+the other mode's report is given, that mode's answer and verdicts
 (or another run's: `labels` name the two sides, e.g. "before" and "after").
 
 `case_html(detail)` renders such a dict as one self-contained HTML fragment: no script, its CSS
@@ -30,6 +32,8 @@ from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.judges.groundedness import split_claims, token_spans, tokens
 from ragspine_eval.qa.report import CaseRecord, QAEvalReport
 from ragspine_eval.ratchet import BaselineVerdicts
+from ragspine_eval.retrieval.stages import STAGE_TEXT
+from ragspine_eval.workbench import retrieval_view
 
 CLOSEST_IDS = 5
 
@@ -107,6 +111,7 @@ def _verdicts(report: QAEvalReport, case: CaseRecord,
             "flaky": _index(report).flaky[gate].get(case.id),
             "expected": r.expected, "actual": r.actual,
             "explanation": explanation, "evidence": _json_safe(r.evidence or {}),
+            "stage": None if r.passed else r.stage,
             "at_baseline": (None if baseline is None
                             else baseline.at(gate, case.id, case.fingerprint)),
         })
@@ -122,6 +127,16 @@ def _json_safe(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
+
+
+def _retrieval(case: CaseRecord) -> dict[str, Any] | None:
+    """The record's retrieval with what is relevant in words (`rules`, from its expected)."""
+    if not case.retrieval:
+        return None
+    from ragspine_eval.retrieval.relevance import rules_from_expected
+
+    rules = [r.describe() for r in rules_from_expected(case.expected)]
+    return _json_safe({**case.retrieval, "rules": case.retrieval.get("rules") or rules})
 
 
 def support_marks(passage: str, claim_tokens: set[str]) -> list[list[int]]:
@@ -157,6 +172,7 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
         "tool_statuses": list(case.tool_statuses), "sources": _json_safe(case.sources),
         "retrieved_context": [{"text": p, "marks": support_marks(p, claimed)}
                               for p in case.retrieved_context],
+        "retrieval": _retrieval(case),
         "error": case.error, "mode": report.mode,
         "verdicts": _verdicts(report, case, baseline), "other": None,
         "label": labels[0] if labels else f"{report.mode} mode",
@@ -256,6 +272,8 @@ def _verdict_html(v: dict[str, Any]) -> str:
     status = ("ERROR" if v.get("error") else "FLAKY" if v.get("flaky") else
               "PASS" if v["passed"] else "FAIL")
     then = f" · at baseline: {_e(v['at_baseline'])}" if v.get("at_baseline") else ""
+    if v.get("stage"):
+        then += f" · stage: {_e(STAGE_TEXT.get(v['stage'], v['stage']))}"
     expected = (f"<dl><dt>expected</dt><dd>{_e(v['expected'])}</dd><dt>actual</dt>"
                 f"<dd>{_e(v['actual'])}</dd></dl>" if v.get("expected") is not None else "")
     evidence = (f"<details{' open' if not v['passed'] else ''}><summary>evidence</summary>"
@@ -312,7 +330,7 @@ def case_html(detail: dict[str, Any]) -> str:
     else:
         body = mine
     return (
-        f"<style>{_CSS}</style>"
+        f"<style>{_CSS}{retrieval_view.CSS}</style>"
         f'<div class="rse-case" data-case-id="{_e(detail["id"])}">'
         f"<h3>{_e(detail['id'])} · {_e(detail['case_type'])} · "
         f"{'FAIL' if failing else 'PASS'}</h3>"
@@ -325,4 +343,5 @@ def case_html(detail: dict[str, Any]) -> str:
         f"{error}{body}"
         f"<h4>Sources cited</h4><p>{sources}</p>"
         f"<h4>Retrieved context ({_count(len(detail['retrieved_context']), 'passage')}; words "
-        f"that support a claim marked)</h4>{context}</div>")
+        f"that support a claim marked)</h4>{context}"
+        f"{retrieval_view.ranked_html(detail.get('retrieval'))}</div>")

@@ -142,6 +142,35 @@ def failure_bars(failures: pd.DataFrame, by: str = "qtype",
     return chart
 
 
+STAGE_COLOURS = alt.Scale(
+    domain=["engine_error", "routing", "refusal_guard", "retrieval", "answer", "unobserved"],
+    range=["#7f3b08", "#e08214", "#8073ac", "#d73027", "#4575b4", "#999999"])
+
+
+def stage_bars(stages: pd.DataFrame, title: str = "Failures by stage and gate",
+               select: bool = False) -> alt.Chart:
+    """stages: frames.stage_failures(report). One bar per gate, stacked by stage (where the
+    failing verdicts went wrong). `select`: clicking a segment selects (gate, stage) as
+    `SELECTION`, which the explorer reads as the rows' gate and stage."""
+    if stages.empty:
+        return _empty(title)
+    from ragspine_eval.retrieval.stages import STAGE_TEXT, STAGES
+
+    data = stages.assign(reads=[STAGE_TEXT.get(s, s) for s in stages["stage"]],
+                         order=[STAGES.index(s) if s in STAGES else len(STAGES)
+                                for s in stages["stage"]])
+    chart = alt.Chart(data, title=alt.Title(title, subtitle=(
+        ["click a segment to list its failing verdicts below; double-click to clear"]
+        if select else []))).mark_bar(cursor="pointer" if select else "default").encode(
+        y=alt.Y("gate:N", title="gate", sort=list(dict.fromkeys(stages["gate"]))),
+        x=alt.X("failures:Q", title="failing verdicts", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("stage:N", title="stage", scale=STAGE_COLOURS),
+        order=alt.Order("order:Q"),
+        tooltip=["gate", "stage", alt.Tooltip("reads:N", title="reads"), "failures"],
+    ).properties(width=360, height=alt.Step(22))
+    return _picked(chart, "gate", "stage") if select else chart
+
+
 def gate_bars(head: pd.DataFrame, title: str = "Pass rate per gate vs baseline") -> alt.Chart:
     """head: frames.headline(). One bar per rate gate on an axis zoomed to the data, coloured by
     its status (a regressed gate in the failing colour), its 95% interval as a line through the

@@ -12,6 +12,8 @@ Invariants (those of outputs.diff, which this module never second-guesses):
 - `assert_no_flips` raises AssertionError exactly when some case went from pass to fail under
   some gate, naming every such case and gate, or when the after run has engine errors (cases
   with no verdict: `ragspine-eval diff` exits 1 on them too), naming them;
+- two retrieval-only reports are paired as QA reports whose gates are recall@k and
+  page_recall@k and whose cases are the questions (retrieval_compare.py adds MRR);
 - two reports of different modes, engines, knowledge bases or golden sets are compared, with
   each difference stated in `Pair.warnings` (the banner shows them first); a QA report and an
   extraction report are refused (ReportError): their verdicts do not pair.
@@ -115,12 +117,19 @@ def load_pair(before: str | Path | None = None, after: str | Path | None = None,
         if extraction_diff.is_extraction_report(data):
             raise ReportError(f"{name}: an extraction report; compare.ipynb compares two QA "
                               f"reports (for extraction runs: ragspine-eval diff OLD NEW)")
+    # two retrieval-only runs (two engine configurations, say) compare as QA runs whose gates
+    # are recall@k and page_recall@k (retrieval_only.report.as_qa_report)
+    from ragspine_eval.retrieval_only.report import as_qa_report, is_retrieval_report
+
+    old, new = (as_qa_report(d) if is_retrieval_report(d) else d for d in (old, new))
     diff = diff_reports(old, new)
     diff.old_label, diff.new_label = run_label(old, old_name), run_label(new, new_name)
     pair = Pair(QAEvalReport.from_dict(old), QAEvalReport.from_dict(new), old_name, new_name,
                 diff, (qa_verdicts(old, old_name), qa_verdicts(new, new_name)))
-    pair.warnings = [f"{note}: the runs differ in more than the change under review"
-                     for note in diff.notes]
+    from ragspine_eval.workbench.retrieval_compare import config_warning
+
+    pair.warnings = config_warning(old, new) + [
+        f"{note}: the runs differ in more than the change under review" for note in diff.notes]
     return pair
 
 
@@ -129,8 +138,12 @@ def load_pair(before: str | Path | None = None, after: str | Path | None = None,
 
 def gate_changes(pair: Pair) -> pd.DataFrame:
     """One row per gate: before and after rate, change, both flip counts, McNemar's exact p on
-    the paired verdicts (is the change more than noise?)."""
-    return pair.diff.to_frame().rename(columns={
+    the paired verdicts (is the change more than noise?); a gate no case reached in either run
+    (fabrication of two retrieval runs) is left out."""
+    frame = pair.diff.to_frame()
+    if {"old_total", "new_total"} <= set(frame.columns):
+        frame = frame[(frame["old_total"] > 0) | (frame["new_total"] > 0)].reset_index(drop=True)
+    return frame.rename(columns={
         "old_rate": "before", "new_rate": "after", "rate_change": "change",
         "pass_to_fail": "pass → fail", "fail_to_pass": "fail → pass", "p_value": "McNemar p",
         "old_passed": "before passed", "old_total": "before total",
@@ -173,7 +186,9 @@ def tag_changes(pair: Pair) -> pd.DataFrame:
 
 def flip_table(pair: Pair) -> pd.DataFrame:
     """One row per flipped case and gate, pass → fail first: id, gate, direction, the case's
-    tag values ("buckets"), question, and both answers."""
+    tag values ("buckets"), question, both answers, and the rank of the case's first relevant
+    passage in each run ("rank before", "rank after": "2", "none", "not observed", "" for a
+    case without relevance): whether retrieval changed under the flip."""
     flips = pair.diff.flips_frame()
     before = {c.id: c for c in pair.before.cases}
     after = {c.id: c for c in pair.after.cases}
@@ -182,9 +197,59 @@ def flip_table(pair: Pair) -> pd.DataFrame:
     flips["question"] = [after[i].question if i in after else "" for i in flips["id"]]
     flips["before answer"] = [before[i].answer if i in before else "" for i in flips["id"]]
     flips["after answer"] = [after[i].answer if i in after else "" for i in flips["id"]]
+    flips["rank before"] = [_rank_text(before.get(i)) for i in flips["id"]]
+    flips["rank after"] = [_rank_text(after.get(i)) for i in flips["id"]]
     order = (flips["direction"] != PASS_TO_FAIL).astype(int)
     return (flips.assign(_order=order).sort_values(["_order", "gate", "id"], kind="stable",
                                                    ignore_index=True).drop(columns="_order"))
+
+
+def retrieval_change(pair: Pair) -> pd.DataFrame:
+    """hit@k before and after, paired: per k (1, 3, 5, 10), over the cases both runs observed
+    with the same golden fingerprint, the cases that hit before and after, the cases that lost
+    the hit (hit → miss) and that gained it (miss → hit), and McNemar's exact p on those
+    discordant pairs (stats.mcnemar_exact: small p, more than noise); then MRR before and
+    after over the same cases. Empty when no case was observed in both runs."""
+    from ragspine_eval.retrieval.metrics import KS
+    from ragspine_eval.stats import mcnemar_exact
+
+    before = {c.id: c for c in pair.before.cases}
+    paired = []
+    for case in pair.after.cases:
+        old = before.get(case.id)
+        if (old is not None and old.fingerprint == case.fingerprint and old.retrieval
+                and case.retrieval and old.retrieval.get("observed")
+                and case.retrieval.get("observed")):
+            paired.append((old.retrieval.get("rank"), case.retrieval.get("rank")))
+    columns = ["k", "cases", "hit before", "hit after", "hit → miss", "miss → hit",
+               "McNemar p", "MRR before", "MRR after"]
+    if not paired:
+        return pd.DataFrame(columns=columns)
+
+    def hit(rank: int | None, k: int) -> bool:
+        return rank is not None and rank <= k
+
+    def mrr(ranks: list[int | None]) -> float:
+        return sum(1 / r for r in ranks if r) / len(ranks)
+
+    mrr_before, mrr_after = mrr([b for b, _ in paired]), mrr([a for _, a in paired])
+    rows = []
+    for k in KS:
+        lost = sum(1 for b, a in paired if hit(b, k) and not hit(a, k))
+        gained = sum(1 for b, a in paired if hit(a, k) and not hit(b, k))
+        rows.append({"k": k, "cases": len(paired),
+                     "hit before": sum(hit(b, k) for b, _ in paired) / len(paired),
+                     "hit after": sum(hit(a, k) for _, a in paired) / len(paired),
+                     "hit → miss": lost, "miss → hit": gained,
+                     "McNemar p": mcnemar_exact(lost, gained),
+                     "MRR before": mrr_before, "MRR after": mrr_after})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _rank_text(case: Any) -> str:
+    from ragspine_eval.workbench.frames import _rank_text as text
+
+    return text(case)
 
 
 def apart(pair: Pair) -> pd.DataFrame:

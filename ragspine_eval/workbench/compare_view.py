@@ -162,6 +162,10 @@ def _rows(pair: Pair, table: pd.DataFrame) -> list[str]:
         regressed = r["direction"] == PASS_TO_FAIL
         flip = (f'<span class="{"rse-p2f" if regressed else "rse-f2p"}">'
                 f"{'▼' if regressed else '▲'} {ARROWS[r['direction']]}</span>")
+        if r["rank before"] or r["rank after"]:
+            flip += (f'<br><span class="rse-tags rse-rank">retrieval rank '
+                     f'{escape(r["rank before"] or "–")} → {escape(r["rank after"] or "–")}'
+                     f"</span>")
         cells = [f"<b>{escape(r['id'])}</b>", escape(r["gate"]).replace("_", "_<wbr>"), flip,
                  f'<span class="rse-tags">{"<br>".join(escape(b) for b in r["buckets"])}</span>',
                  f'<div class="rse-clamp">{escape(r["question"])}</div>',

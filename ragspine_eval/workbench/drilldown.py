@@ -2,10 +2,12 @@
 
 `verdict_html` is the banner a report opens with: PASS or FAIL, mode and engine, each regressed
 gate (baseline → current) and how many cases flipped, with a link that lists them.
-`explorer_html` is one block: the pass-rate heatmap and the failure bars (both clickable), the
-failure table under them, and the case view of every failing case, hidden until its row is
+`explorer_html` is one block: the pass-rate heatmap, the failure bars and the "failures by stage
+and gate" bars (all clickable), the failure table under them (with each verdict's stage and the
+case's retrieval rank), and the case view of every failing case, hidden until its row is
 clicked. Clicking a heatmap cell or a bar keeps exactly the failing verdicts of that gate whose
-case carries that tag value; double-clicking the chart or "Show all" clears it. All of it runs
+case carries that tag value; a stage bar, those of that gate at that stage; double-clicking the
+chart or "Show all" clears it. All of it runs
 in the page (no kernel), so it works the same in JupyterLab and in the offline HTML report.
 Invariants: every text from a golden case or an answer is escaped; the table's default columns
 fit a 1,280 px window (fixed layout, text wrapped, long text clamped and whole on demand);
@@ -43,12 +45,13 @@ STYLE = """<style>
 .rse-case-view td,.rse-case-view th{text-align:left !important;vertical-align:top;padding:3px 6px;
  border-bottom:1px solid #ddd;overflow-wrap:anywhere}
 </style>"""
-# a heatmap cell or a bar selects (gate, bucket); a row carries its gate and its tag buckets
-LINK = linked.Link({"gate": "gate", "bucket": "buckets"}, lists=("buckets",),
+# a heatmap cell or a bar selects (gate, bucket), a stage bar (gate, stage); a row carries its
+# gate, its tag buckets and its stage
+LINK = linked.Link({"gate": "gate", "bucket": "buckets", "stage": "stage"}, lists=("buckets",),
                    noun="failing verdicts", signal=charts.SELECTION)
 # (header, width) of the default columns: fixed widths that add up to 100%
-COLUMNS = [("id", 10), ("gate", 13), ("at baseline", 9), ("tags", 14), ("question", 18),
-           ("expected", 10), ("actual", 10), ("answer", 16)]
+COLUMNS = [("id", 9), ("gate", 12), ("stage", 8), ("at baseline", 8), ("tags", 13),
+           ("question", 16), ("expected", 10), ("actual", 9), ("answer", 15)]
 
 
 def _fmt(value: Any, gate: str) -> str:
@@ -62,7 +65,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     """The banner: PASS / FAIL / NO BASELINE, mode and engine, each regressed gate with
     baseline → current and a link that lists the cases that flipped."""
     where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
-             f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}")
+             f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}"
+             f"{_latency(report)}")
     if report.errors:
         return _errors_banner(report, comparison, key, where)
     if comparison is None:
@@ -92,6 +96,17 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
         items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
     return banner_html("fail", "FAIL", f"<div>{where}. The baseline gate failed:</div>"
                                        f"<ul>{''.join(items)}</ul>", comparison)
+
+
+def _latency(report: QAEvalReport) -> str:
+    """" · latency per case p50 … · p95 … · max …" from the provenance (execution/latency.py),
+    or "" where the run timed no case (every answer reused from the cache)."""
+    prov = report.provenance
+    run = ((prov.times.latency or {}).get("run") or {}) if prov and prov.times else {}
+    if not run.get("n"):
+        return ""
+    return (f" · latency per case p50 {run['p50'] * 1000:.1f} ms · p95 {run['p95'] * 1000:.1f} "
+            f"ms · max {run['max'] * 1000:.1f} ms ({run['n']} timed)")
 
 
 def _described(comparison: bl.BaselineComparison, key: str) -> list[str]:
@@ -157,7 +172,10 @@ def _rows(table: pd.DataFrame, answers: dict[str, str]) -> list[str]:
               else escape(str(r["at baseline"])))
         answer = answers.get(r["id"], "")
         cells = [
-            f"<b>{escape(r['id'])}</b>", escape(r["gate"]).replace("_", "_<wbr>"), at,
+            f"<b>{escape(r['id'])}</b>", escape(r["gate"]).replace("_", "_<wbr>"),
+            escape(r["stage"]).replace("_", "_<wbr>")
+            + (f'<br><span class="rse-tags">rank {escape(r["rank"])}</span>' if r["rank"]
+               else ""), at,
             f'<span class="rse-tags">{"<br>".join(escape(b) for b in buckets)}</span>',
             f'<div class="rse-clamp" title="{escape(r["question"])}">{escape(r["question"])}</div>',
             f'<div class="rse-clamp">{escape(str(r["expected"] or ""))}</div>',
@@ -165,8 +183,8 @@ def _rows(table: pd.DataFrame, answers: dict[str, str]) -> list[str]:
             (f"<details><summary>{escape(frames._excerpt(answer, 40))}</summary>"
              f"{escape(answer)}</details>" if answer else ""),
         ]
-        rows.append(linked.row_html(r["id"], {"gate": r["gate"], "buckets": buckets}, cells,
-                                    regressed))
+        rows.append(linked.row_html(r["id"], {"gate": r["gate"], "buckets": buckets,
+                                              "stage": r["stage"]}, cells, regressed))
     return rows
 
 
@@ -184,6 +202,7 @@ def explorer_html(report: QAEvalReport, stored: dict[str, Any] | None = None,
     rates = frames.tag_rates(report, stored)
     heatmap = charts.pass_rate_heatmap(rates, select=True).to_dict()
     bars = charts.failure_bars(frames.failures_by(report, "qtype"), select=True).to_dict()
+    stages = charts.stage_bars(frames.stage_failures(report), select=True).to_dict()
     table = failure_rows(report, stored)
     shown = table.head(max_rows)
     root = embed.element_id({"report": report.mode, "n": len(table)}, "rse-explorer")
@@ -198,7 +217,8 @@ def explorer_html(report: QAEvalReport, stored: dict[str, Any] | None = None,
            f"(frames.failure_table(run.report, run.stored)).</b></p>")
     return STYLE + linked.explorer_html(
         root, LINK, [embed.chart_html(heatmap, on_view=listen),
-                     embed.chart_html(bars, on_view=listen)],
+                     embed.chart_html(bars, on_view=listen),
+                     embed.chart_html(stages, on_view=listen)],
         COLUMNS, _rows(shown, answers), slots,
         empty="No failing verdict: every gate passed every case.", note=cut,
         hint="Regressions first. Click a row for the whole case; click an answer to read it "

@@ -1,5 +1,5 @@
 """The extraction notebook's documents and gate: fixture sets, one document of one's own, or a
-manifest of many, run through the CLI's gated run (extraction.gated_run), a document the engine
+manifest of many, run through the CLI's gated run (gated.extraction), a document the engine
 fails on kept apart from the verdicts.
 
 `notebook_targets` resolves the notebook's parameters as `ragspine-eval extraction` resolves

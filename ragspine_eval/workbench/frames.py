@@ -156,7 +156,10 @@ def failures_by(report: QAEvalReport, tag: str = "qtype") -> pd.DataFrame:
 
 def failure_table(report: QAEvalReport, stored: dict[str, Any] | None = None,
                   **filters: str | list[str]) -> pd.DataFrame:
-    """The drill-down, one row per failing case and gate: id, gate, "at baseline" (what the
+    """The drill-down, one row per failing case and gate: id, gate, its stage (retrieval/
+    stages.py: routing, refusal_guard, retrieval, answer, ...), the case's retrieval rank ("2",
+    "none" when no relevant passage came back, "not observed", "" without relevance), "at
+    baseline" (what the
     stored entry says of the case, as the gate reads it: "passed (regression)", "failed" for an
     old failure, "new case", "golden case changed", "not recorded", or "no baseline"), the
     tags to filter on, the question, expected, actual and an answer excerpt.
@@ -175,9 +178,57 @@ def failure_table(report: QAEvalReport, stored: dict[str, Any] | None = None,
     failed["question"] = failed["id"].map(lambda i: cases[i].question if i in cases else "")
     failed["answer excerpt"] = failed["id"].map(
         lambda i: _excerpt(cases[i].answer) if i in cases else "")
-    columns = ["id", "gate", "at baseline", *TAG_KEYS, "case_type", "question", "expected",
-               "actual", "answer excerpt"]
+    failed["stage"] = failed["stage"].fillna("")
+    failed["rank"] = failed["id"].map(lambda i: _rank_text(cases.get(i)))
+    columns = ["id", "gate", "stage", "rank", "at baseline", *TAG_KEYS, "case_type", "question",
+               "expected", "actual", "answer excerpt"]
     return _filtered(failed[columns], filters).sort_values(["gate", "id"], ignore_index=True)
+
+
+def _rank_text(case: Any) -> str:
+    retrieval = getattr(case, "retrieval", None)
+    if not retrieval:
+        return ""
+    if not retrieval.get("observed"):
+        return "not observed"
+    return "none" if retrieval.get("rank") is None else str(retrieval["rank"])
+
+
+def stage_failures(report: QAEvalReport) -> pd.DataFrame:
+    """Failing verdicts per gate and stage: columns gate, stage, failures (non-zero only), in
+    stage order (retrieval/stages.STAGES)."""
+    from ragspine_eval.retrieval.stages import STAGES
+
+    frame = report.to_frame()
+    failed = frame[~frame["passed"] & frame["stage"].notna()]
+    counts = failed.groupby(["gate", "stage"]).size().reset_index(name="failures")
+    order = {s: i for i, s in enumerate(STAGES)}
+    return counts.sort_values(["stage", "gate"], key=lambda c: c.map(order) if c.name == "stage"
+                              else c, ignore_index=True)
+
+
+def retrieval_by_tag(report: QAEvalReport) -> pd.DataFrame:
+    """The run's retrieval figures, the whole run first ("all") then per tag value: cases
+    measured and not observed, hit@1/3/5/10 (the gate's k with its 95% Wilson interval), MRR and
+    nDCG@10. Empty for a report without retrieval figures."""
+    figures = report.retrieval
+    columns = ["tag", "value", "measured", "not observed", "hit@1", "hit@3", "hit@5", "hit@10",
+               "ci_lo", "ci_hi", "MRR", "nDCG@10"]
+    if not figures:
+        return pd.DataFrame(columns=columns)
+    k = str(figures["k"])
+
+    def row(tag: str, value: str, f: dict[str, Any]) -> dict[str, Any]:
+        return {"tag": tag, "value": value, "measured": f["measured"],
+                "not observed": f["not_observed"],
+                **{f"hit@{n}": f["hit"][n]["rate"] for n in ("1", "3", "5", "10")},
+                "ci_lo": f["hit"][k]["ci_lo"], "ci_hi": f["hit"][k]["ci_hi"],
+                "MRR": f["mrr"], "nDCG@10": f["ndcg@10"]}
+
+    rows = [row("all", "all", figures)]
+    rows += [row(tag, value, f) for tag, values in figures.get("by_tag", {}).items()
+             for value, f in values.items()]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _filtered(frame: pd.DataFrame, filters: dict[str, Any]) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """The second opinion, as the qa notebook and its HTML report show it beside the gate's verdict.
 
 `second_opinion_html(report, stored=None, other=None, judge="financial")` is one block: the
-sentence of `qa.financial.disagreement` ("the gate (lexical) passed 3 claims the financial
+sentence of `judges.financial.disagreement` ("the gate (lexical) passed 3 claims the financial
 judge rejects ..."), a table of the claims the two judges see differently (case, claim, what the
 gate's judge said, what the other said, its deciding rule, the passage and why), and the case
 view of each such case (workbench.case_view, the one the failure explorer opens), hidden until
@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ragspine_eval.judges.financial.disagreement import SecondOpinion, second_opinion
+from ragspine_eval.judges.financial.disagreement import SecondOpinion, case_date, second_opinion
 from ragspine_eval.judges.groundedness import check_claim, split_claims
 from ragspine_eval.workbench import case_view, embed
 
@@ -54,7 +54,7 @@ def _claims_html(report: Any, case_id: str, judge_name: str) -> str:
     case = next(c for c in report.cases if c.id == case_id)
     rows = []
     for claim in split_claims(case.narrative_answer):
-        check = check_claim(judge, claim, case.retrieved_context)
+        check = check_claim(judge, claim, case.retrieved_context, case_date(case))
         rows.append(f"<tr><td>{escape(claim)}</td><td>{_said(check.entailed)}</td>"
                     f"<td>{escape(check.rule or '')}</td><td>{escape(str(check.passage or '–'))}"
                     f"</td><td>{escape(check.detail)}</td></tr>")
@@ -112,3 +112,4 @@ _SCRIPT = """<script>(function () {
     });
   });
 })();</script>"""
+

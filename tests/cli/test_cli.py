@@ -35,8 +35,10 @@ def test_committed_baseline_passes_in_both_modes(capsys, tmp_path, mode):
     assert code == 0, out
     data = json.loads(report.read_text(encoding="utf-8"))
     assert set(data["metrics"]) == {"numeric_accuracy", "citation_validity", "refusal_appropriateness",
-                                    "clarification_appropriateness", "faithfulness", "answer_accuracy"}
+                                    "clarification_appropriateness", "faithfulness", "answer_accuracy",
+                                    "retrieval@5"}
     assert all(m["by_tag"].keys() == {"topic", "scope", "qtype"} for m in data["metrics"].values())
+    assert "retrieval@5" in json.loads(paths.QA_BASELINE.read_text(encoding="utf-8"))[mode]["metrics"]
     assert "fabrication" in data and "fabrication_count" in data
     assert baseline.read_bytes() == paths.QA_BASELINE.read_bytes()
 

@@ -36,6 +36,7 @@ def test_two_qa_runs_are_both_listed_newest_first_in_120_columns(capsys, tmp_pat
     assert rows[0].split()[2:5] == ["agent", "rag-spine", agent.engine.split()[1]]
     assert "lexical" in rows[0] and "no baseline" in rows[1]  # tool bootstrapped the file
     assert " num cit ref cla fai ans fab" in lines[0]
+    assert "not shown for width: retrieval@5 (--json lists every rate)" in out
     assert "num numeric_accuracy" in out  # the legend spells out each abbreviation
     rate = int(tool.rates["clarification_appropriateness"] * 100)
     assert rows[1].split()[-4] == str(rate)

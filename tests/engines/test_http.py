@@ -383,3 +383,11 @@ def test_redact_url_drops_userinfo_and_query_values():
 def test_unusable_urls_are_refused(url):
     with pytest.raises(HttpEngineError):
         HttpEngine(url)
+
+
+def test_a_response_may_report_its_ranked_passages_and_without_them_retrieval_is_unobserved():
+    assert outcome_from_response(ask_response(), PASSAGES).passages is None
+    ranked = [{"doc": HK_DOC, "locator": f"{HK_DOC}#para1", "scores": {"bm25": 2.0}}]
+    assert outcome_from_response(ask_response(passages=ranked), PASSAGES).passages == ranked
+    with pytest.raises(MalformedResponse, match="passages"):
+        outcome_from_response(ask_response(passages=[{"locator": "no doc"}]), PASSAGES)

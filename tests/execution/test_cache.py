@@ -117,6 +117,9 @@ def test_a_corrupt_or_tampered_entry_is_rerun_never_trusted(tiny_golden, calls):
     keys = [k for (k,) in db.execute("SELECT key FROM outcomes ORDER BY key")]
     assert len(keys) == 5
     with db:
+        # the whole-run entry holds its own outcomes (whole_run.py): without it, the per-case
+        # entries answer
+        assert db.execute("DELETE FROM runs").rowcount == 1
         db.execute("UPDATE outcomes SET outcome = '{not json' WHERE key = ?", (keys[0],))
         text = db.execute("SELECT outcome FROM outcomes WHERE key = ?", (keys[1],)).fetchone()[0]
         tampered = json.loads(text)
@@ -190,3 +193,111 @@ def test_worker_processes_store_their_answers_and_never_block_each_other(tiny_go
     again = run_qa_eval(tiny_golden, "tool", jobs=2)
     assert again.provenance.cache["reused"] == 5
     assert comparable(again) == comparable(first)
+
+
+def test_a_warm_run_keeps_retrieval_and_stages_as_the_cold_run_had_them(tiny_golden, calls):
+    first = run_qa_eval(tiny_golden, "agent")
+    second = run_qa_eval(tiny_golden, "agent")  # verdicts and outcomes reused: nothing scored
+    assert len(calls) == 5 and all(c.reused for c in second.cases)
+    measured = {c.id: c.retrieval for c in first.cases if c.retrieval}
+    assert {"nar-001", "comp-001"} <= set(measured)
+    assert all(r["observed"] and r["passages"] for r in measured.values())
+    assert {c.id: c.retrieval for c in second.cases if c.retrieval} == measured
+    assert second.retrieval == first.retrieval
+    stages = [(g, r.id, r.stage) for g, m in first.gates().items() for r in m.failures]
+    assert [(g, r.id, r.stage) for g, m in second.gates().items() for r in m.failures] == stages
+
+
+def test_an_entry_stored_before_outcomes_kept_their_passages_is_a_miss():
+    """An outcome of the first format (no `passages`) is keyed under another format, and a
+    verdict entry whose outcome lacks the field does not read: the case is scored again."""
+    import json
+
+    from ragspine_eval.execution.cache import OUTCOME_FORMAT
+    from ragspine_eval.qa.scored import GATES, RECORD_FIELDS, ScoredCase
+
+    assert OUTCOME_FORMAT >= 2 and "passages" in RECORD_FIELDS
+    old = {f: None for f in RECORD_FIELDS if f != "passages"}
+    assert ScoredCase.from_texts(json.dumps([None] * GATES), json.dumps(old)) is None
+    assert ScoredCase.from_texts(json.dumps([None] * GATES),
+                                 json.dumps({**old, "passages": []})) is not None
+
+
+def test_a_run_where_nothing_changed_is_answered_by_its_whole_run_entry(tiny_golden, calls,
+                                                                         monkeypatch):
+    from ragspine_eval.qa.scored import ScoredCase
+
+    first = run_qa_eval(tiny_golden, "tool")
+    calls.clear()
+
+    def no_per_case_read(pairs):
+        raise AssertionError("the per-case entries were read")
+
+    with monkeypatch.context() as m:
+        m.setattr(ScoredCase, "many", no_per_case_read)
+        second = run_qa_eval(tiny_golden, "tool")
+    assert calls == [] and second.provenance.cache["reused"] == 5
+    assert comparable(second) == comparable(first)
+    assert all(c.reused for c in second.cases)
+
+
+def test_a_corrupt_whole_run_entry_is_a_miss_and_the_per_case_entries_answer(tiny_golden, calls):
+    first = run_qa_eval(tiny_golden, "tool")
+    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    with db:
+        text = db.execute("SELECT scored FROM runs").fetchone()[0]
+        db.execute("UPDATE runs SET scored = ?", (text.replace(b"true", b"false", 1),))
+    db.close()
+    calls.clear()
+    second = run_qa_eval(tiny_golden, "tool")
+    assert calls == [] and comparable(second) == comparable(first)
+
+
+def test_another_judge_threshold_or_scoring_code_is_not_answered_by_the_whole_run_entry(
+        tiny_golden, calls, monkeypatch):
+    from ragspine_eval.judges import registry as judges
+    from ragspine_eval.qa import scored as scored_mod
+
+    run_qa_eval(tiny_golden, "tool")
+    strict = judges.get(judges.DEFAULT_JUDGE, 0.99)
+    again = run_qa_eval(tiny_golden, "tool", judge=strict)
+    fresh = run_qa_eval(tiny_golden, "tool", judge=strict, cache=False)
+    assert comparable(again) == comparable(fresh)
+    # another key: the strict run wrote an entry of its own (counted at the end)
+    # a changed scoring module: another scoring key, so neither a run nor a verdict entry
+    seen = []
+    real = scored_mod.ScoredCase.from_run
+    monkeypatch.setattr(scored_mod.ScoredCase, "from_run",
+                        classmethod(lambda cls, text: seen.append(text) or real(text)))
+    monkeypatch.setattr("ragspine_eval.qa.scored.scoring_fingerprint",
+                        lambda judge, package_dir=None: "another scoring code")
+    run_qa_eval(tiny_golden, "tool")
+    assert seen == []  # no entry under that key
+    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3  # one per key
+
+
+def test_a_run_with_an_engine_error_stores_no_whole_run_entry(tiny_golden, monkeypatch):
+    real = RagspineEngine.run_case
+
+    def failing_one(self, case):
+        if case.id == tiny_golden.read_text().split('"id": "')[1].split('"')[0]:
+            raise RuntimeError("boom")
+        return real(self, case)
+
+    monkeypatch.setattr(RagspineEngine, "run_case", failing_one)
+    report = run_qa_eval(tiny_golden, "tool")
+    assert len(report.errors) == 1
+    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_no_whole_run_entry_is_kept_for_a_run_over_its_size(tiny_golden, monkeypatch):
+    from ragspine_eval.execution import whole_run
+
+    monkeypatch.setattr(whole_run, "MAX_CASES", 4)  # the tiny set has 5
+    first = run_qa_eval(tiny_golden, "tool")
+    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+    second = run_qa_eval(tiny_golden, "tool")  # the per-case entries answer it
+    assert second.provenance.cache["reused"] == 5 and comparable(second) == comparable(first)

@@ -247,3 +247,62 @@ def test_what_is_not_a_contradiction_still_loads(tmp_path, case_type, expected):
 
 def test_the_committed_golden_set_holds_no_contradiction():
     assert check_golden_set(paths.QA_GOLDEN_SET).errors == []
+
+
+# --- expected.relevant: the passages a case needs (retrieval/relevance.py) -----------------------
+
+NARRATIVE = {"id": "nar-x", "question": "What are the latest regulatory developments in China?",
+             "case_type": "narrative",
+             "expected": {"clarification": "none", "refuse": False,
+                          "narrative_doc": "REG_WATCH_CN.pptx"},
+             "tags": {"topic": "REG", "scope": "ACME_CN", "qtype": "regulatory"},
+             "reference_date": "2026-06-12"}
+
+
+def narrative(relevant) -> str:
+    record = json.loads(json.dumps(NARRATIVE))
+    record["expected"]["relevant"] = relevant
+    return json.dumps(record, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("relevant, reason", [
+    ([], "expected.relevant must be a non-empty list"),
+    ({"doc": "a"}, "expected.relevant must be a non-empty list"),
+    ([{"page": 2}], "missing field 'expected.relevant[0].doc'"),
+    ([{"doc": "a", "pgae": 2}], "unknown field(s) 'expected.relevant[0].pgae'"),
+    ([{"doc": "a", "page": 0}], "a page is a whole number from 1, got 0"),
+    ([{"doc": "a", "pages": []}], "pages must be a non-empty list"),
+    ([{"doc": "a", "text": " "}], "expected.relevant[0].text is empty"),
+    ([{"doc": 3}], "wrong type for 'expected.relevant[0].doc'"),
+])
+def test_a_bad_relevant_list_names_file_line_and_reason(tmp_path, relevant, reason):
+    path = write(tmp_path, NUM_001, narrative(relevant))
+    with pytest.raises(GoldenSetError) as err:
+        load_golden_set(path)
+    assert str(err.value).startswith(f"{path}:2 (id 'nar-x'): ") and reason in str(err.value)
+
+
+def test_relevance_is_checked_against_the_kb(tmp_path):
+    good = narrative([{"doc": "REG_WATCH_CN.pptx", "text": "分红险新规"}, {"doc": "CN_QBR_2025.pptx"},
+                      {"doc": "ACME_FY2025_Results.pptx", "locator": "slide=6"}])
+    path = write(tmp_path, good)
+    load_golden_set(path)
+    text = load_golden_set(path)[0].expected["relevant"][0]
+    assert text == {"doc": "REG_WATCH_CN.pptx", "text": "分红险新规"}
+    assert check_against_kb(path, paths.KB_DIR) == []
+    missing_text = json.loads(good)
+    missing_text["expected"]["relevant"][0]["text"] = "words no passage holds"
+    missing_doc = json.loads(good)
+    missing_doc["id"] = "nar-y"
+    missing_doc["expected"]["relevant"][1]["doc"] = "NOPE.pptx"
+    fact_text = json.loads(good)
+    fact_text["id"] = "nar-z"
+    fact_text["expected"]["relevant"][2]["text"] = "1702"
+    path = write(tmp_path, json.dumps(missing_text), json.dumps(missing_doc),
+                 json.dumps(fact_text), name="bad.jsonl")
+    problems = check_against_kb(path, paths.KB_DIR)
+    assert len(problems) == 3
+    assert f"{path}:1" in problems[0] and "'words no passage holds' is not found in " \
+        "REG_WATCH_CN.pptx" in problems[0]
+    assert f"{path}:2" in problems[1] and "'NOPE.pptx' is not a document" in problems[1]
+    assert f"{path}:3" in problems[2] and "is a fact source" in problems[2]

@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from ragspine_eval import paths
 from ragspine_eval.judges import registry as judges
 from ragspine_eval.judges.groundedness import LexicalOverlapJudge
-from ragspine_eval.judges.registry import JudgeError, NumericJudge, check_judge, read_labelled
+from ragspine_eval.judges.registry import (
+    JudgeError,
+    NumericJudge,
+    check_judge,
+    check_labelled,
+    read_labelled,
+)
 from ragspine_eval.judges.numbers import number_values
 
 WICE = Path("/work/shared/wice/dev.jsonl")
@@ -207,7 +213,7 @@ def test_a_bad_labelled_line_names_file_and_line(tmp_path):
 
 
 def _held_out(claim: str) -> bool:
-    """The split of the README: sha256(claim) starting with an odd hex digit is held out."""
+    """The split of docs/judges.md: sha256(claim) starting with an odd hex digit is held out."""
     return int(hashlib.sha256(claim.encode("utf-8")).hexdigest()[0], 16) % 2 == 1
 
 
@@ -286,3 +292,27 @@ def test_a_kind_or_lang_that_is_not_a_string_names_file_and_line(tmp_path, field
                     encoding="utf-8")
     with pytest.raises(JudgeError, match=rf"{path}:2: {field} must be a non-empty string"):
         judges.check_labelled(path, LexicalOverlapJudge())
+
+
+# --- a line's reference date reaches a judge that reads dates ----------------------------------
+
+def test_a_lines_reference_date_reaches_a_dated_judge(tmp_path):
+    from ragspine_eval.judges.financial import FinancialJudge
+
+    facts = ["ACME_HK FY2025 REVENUE: 1702 USD_M", "ACME_HK FY2024 REVENUE: 1538 USD_M"]
+    path = tmp_path / "dated.jsonl"
+    lines = [{"claim": "香港去年收入为17.02亿美元。", "context": facts, "label": True,
+              "reference_date": "2026-03-31"},
+             {"claim": "香港去年收入为17.02亿美元。", "context": facts, "label": False,
+              "reference_date": "2025-03-31"}]  # 去年 is FY2024 then: 15.38亿
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    check = check_labelled(path, FinancialJudge())
+    assert (check.tp, check.tn) == (1, 1)
+
+
+def test_a_reference_date_that_is_not_a_date_is_named_with_its_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"claim": "x", "context": "x", "label": True,
+                                "reference_date": "31/03/2026"}) + "\n", "utf-8")
+    with pytest.raises(JudgeError, match=rf"{path}:1: reference_date must be a date"):
+        check_labelled(path, LexicalOverlapJudge())

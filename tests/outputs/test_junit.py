@@ -34,9 +34,10 @@ def test_a_failure_carries_expected_actual_and_why():
     case = root.find("testsuite[@name='numeric_accuracy']/testcase[@name='num-002']")
     assert case.get("classname") == "qa.tool.numeric_accuracy"
     failure = case.find("failure")
-    assert failure.get("message") == "expected 1702 USD_M, got 1 USD_M"
+    assert failure.get("message") == "expected 1702 USD_M, got 1 USD_M [stage: answer]"
     assert failure.text == ("expected: 1702 USD_M\nactual: 1 USD_M\nwhy: Expected 1702 USD_M, "
-                            "but the engine found 1 USD_M: the value differs.")
+                            "but the engine found 1 USD_M: the value differs.\nstage: answer "
+                            "(what it needed was retrieved or looked up)")
     assert root.find("testsuite/testcase[@name='num-001']/failure") is None
 
 

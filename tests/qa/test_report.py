@@ -40,9 +40,9 @@ def test_groundedness_metrics_pass_on_a_grounded_answer_and_fail_on_an_invented_
 
 
 
-def test_report_holds_six_metrics_and_fabrication_with_by_tag():
+def test_report_holds_six_metrics_the_retrieval_gate_and_fabrication_with_by_tag():
     report = sample_report()
-    assert tuple(report.metrics) == ALL_METRICS
+    assert tuple(report.metrics) == (*ALL_METRICS, "retrieval@5")
     data = report.to_dict()
     assert set(data) >= {"mode", "n_cases", "metrics", "fabrication", "fabrication_count"}
     assert data["fabrication_count"] == 1
@@ -52,7 +52,8 @@ def test_report_holds_six_metrics_and_fabrication_with_by_tag():
         "id": "num-002", "expected": "1702 USD_M", "actual": "1 USD_M",
         "explanation": "Expected 1702 USD_M, but the engine found 1 USD_M: the value differs.",
         "evidence": {"expected_value": 1702.0, "expected_unit": "USD_M", "found_value": 1.0,
-                     "found_unit": "USD_M", "value_matches": False, "unit_matches": True}}]
+                     "found_unit": "USD_M", "value_matches": False, "unit_matches": True},
+        "stage": "answer"}]
     lo, hi = wilson_interval(1, 2)
     assert numeric["by_tag"]["qtype"] == {"must_not_clarify": {"total": 2, "passed": 1,
                                                                "ci_lo": lo, "ci_hi": hi}}

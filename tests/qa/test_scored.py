@@ -1,6 +1,6 @@
 """The verdict cache: a re-run where nothing changed scores nothing again and gives the same
 report, JUnit, Markdown and case view as scoring every case; each thing that decides a verdict
-(the gate code, a module under qa/financial/, the judge, its threshold, the case, the outcome),
+(the gate code, a module under judges/financial/, the judge, its threshold, the case, the outcome),
 changed alone, has the cases it decides scored again; a warm `ragspine-eval qa` never imports
 the engine."""
 
@@ -112,6 +112,17 @@ def test_editing_the_scoring_code_scores_every_case_again(tiny_golden, scored_id
     assert json.dumps(plain(again).to_dict()) == json.dumps(plain(first).to_dict())
 
 
+def test_another_version_of_a_text_library_the_judges_use_scores_every_case_again(
+        tiny_golden, scored_ids, monkeypatch):
+    run_qa_eval(tiny_golden, "tool")
+    scored_ids.clear()
+    real = scored._installed_version
+    monkeypatch.setattr(scored, "_installed_version",
+                        lambda name: "9.9.9" if name == "snowballstemmer" else real(name))
+    run_qa_eval(tiny_golden, "tool")
+    assert len(scored_ids) == 5
+
+
 @pytest.mark.parametrize("judge", [judges.get("numeric"), judges.get("lexical", 0.5)],
                          ids=["another judge", "another threshold"])
 def test_another_judge_or_threshold_scores_every_case_again(tiny_golden, scored_ids, judge):
@@ -174,6 +185,9 @@ def test_a_corrupt_verdict_entry_is_scored_again_never_trusted(tiny_golden, scor
     db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
     with db:
         db.execute("UPDATE verdicts SET scored = replace(scored, 'true', 'false')")
+        # the whole-run entry keeps its own verdicts (execution/whole_run.py; its corruption is
+        # tests/execution/test_cache.py's): without it, the per-case entries answer
+        assert db.execute("DELETE FROM runs").rowcount == 1
     db.close()
     scored_ids.clear()
     again = run_qa_eval(tiny_golden, "tool")

@@ -15,9 +15,10 @@ from ragspine_eval.qa.report import QAEvalReport, evaluate
 from ragspine_eval.workbench.case_view import UnknownCaseError, case_detail, case_html
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",
-        "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other", "label"}
+        "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other", "label",
+        "retrieval"}
 VERDICT_KEYS = {"gate", "passed", "error", "flaky", "expected", "actual", "explanation", "evidence",
-                "at_baseline"}
+                "at_baseline", "stage"}
 
 
 def _report(mode: str, **changed_outcomes) -> QAEvalReport:
@@ -180,3 +181,18 @@ def test_show_case_displays_the_case_with_the_other_mode(tmp_path, tool, agent, 
     saved = json.loads(json.dumps(agent.to_dict()))  # the other mode is read from its file
     assert shown.data == case_html(case_detail(tool, "num-022", stored, saved))
     assert "agent mode" in shown.data
+
+
+def test_the_case_view_shows_the_ranked_passages_with_the_relevant_ones_marked(tool):
+    detail = case_detail(tool, "nar-006")
+    assert detail["retrieval"]["rank"] is None and detail["retrieval"]["observed"]
+    assert {v["gate"]: v["stage"] for v in detail["verdicts"] if not v["passed"]} == {
+        "citation_validity": "retrieval", "answer_accuracy": "retrieval",
+        "retrieval@5": "retrieval"}
+    page = case_html(detail)
+    assert "<b>no relevant passage</b> among the 1 retrieved" in page
+    assert 'data-rank="1"' in page and "CN_QBR_2025.pptx#c0" in page and "✔ relevant" not in page
+    hit = case_html(case_detail(tool, "nar-001"))
+    assert "first relevant passage at rank <b>1</b>" in hit
+    assert '<tr class="rse-relevant" data-rank="1">' in hit and "✔ relevant" in hit
+    assert "stage: retrieval (no relevant passage in the top k)" in page

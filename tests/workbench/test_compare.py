@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ragspine_eval import runs
 from ragspine_eval.errors import RagspineEvalError, ReportError
-from ragspine_eval.workbench import compare
+from ragspine_eval.workbench import compare, compare_view
 
 def test_a_case_that_went_wrong_fails_the_gate_naming_it(tmp_path):
     pair = compare_pair(tmp_path, compare_report(), compare_report(wrong="num-002"))
@@ -205,3 +205,46 @@ def test_an_engine_error_in_the_after_run_fails_the_gate_and_is_no_flip(tmp_path
     assert set(compare.apart(pair)["why"]) == {compare.AFTER_ERROR}
     with pytest.raises(AssertionError, match="FAIL: 1 engine error in the after run.*num-002"):
         compare.assert_no_flips(pair)
+
+
+def _narrative_run(ranks: dict[str, int | None]) -> dict:
+    """Narrative cases whose one relevant passage (HK_DOC) is at the given rank (None: not
+    retrieved); a miss also answers off the document, so answer_accuracy flips with it."""
+    from builders import HK_TEXT, narrative_outcome
+
+    from conftest import HK_DOC, make_case
+    from ragspine_eval.qa.report import evaluate
+
+    other = {"doc": "OTHER.pptx", "locator": "OTHER.pptx#p1", "text": "unrelated"}
+    cases, outcomes = [], []
+    for case_id, rank in ranks.items():
+        passages = [other] * 12
+        if rank is not None:
+            passages[rank - 1] = {"doc": HK_DOC, "locator": f"{HK_DOC}#p1", "text": HK_TEXT}
+        out = narrative_outcome(passages=passages)
+        if rank is None:
+            out.answer = out.narrative_answer = "unrelated"
+        cases.append(make_case(case_id, "narrative"))
+        outcomes.append(out)
+    return evaluate(cases, outcomes, "tool", reference_texts={HK_DOC: HK_TEXT}).to_dict()
+
+
+def test_retrieval_change_pairs_hit_at_k_and_the_flips_carry_their_ranks(tmp_path):
+    before = _narrative_run({"nar-1": 2, "nar-2": 1, "nar-3": 4, "nar-4": None})
+    after = _narrative_run({"nar-1": None, "nar-2": 1, "nar-3": 8, "nar-4": 1})
+    pair = compare_pair(tmp_path, before, after)
+    change = compare.retrieval_change(pair).set_index("k")
+    assert change.loc[5, "cases"] == 4
+    assert (change.loc[5, "hit before"], change.loc[5, "hit after"]) == (0.75, 0.5)
+    assert (change.loc[5, "hit → miss"], change.loc[5, "miss → hit"]) == (2, 1)  # nar-1, nar-3
+    assert change.loc[5, "McNemar p"] == 1.0
+    assert (change.loc[1, "hit → miss"], change.loc[1, "miss → hit"]) == (0, 1)
+    assert change.loc[10, "hit → miss"] == 1
+    flips = compare.flip_table(pair).set_index(["id", "gate"])
+    assert tuple(flips.loc[("nar-1", "answer_accuracy"), ["rank before", "rank after"]]) == \
+        ("2", "none")
+    assert tuple(flips.loc[("nar-4", "answer_accuracy"), ["rank before", "rank after"]]) == \
+        ("none", "1")
+    assert "retrieval rank 2 → none" in compare_view.flips_html(pair)
+    assert compare.retrieval_change(compare_pair(tmp_path, compare_report(),
+                                                 compare_report())).empty

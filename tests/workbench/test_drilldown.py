@@ -43,10 +43,11 @@ def test_a_passing_run_and_a_run_without_baseline_say_so_first():
 
 
 def rows(html: str) -> list[dict]:
-    return [{"id": unescape(i), "gate": g, "buckets": json.loads(unescape(b)), "regressed": bool(r)}
-            for r, i, g, b in re.findall(
+    return [{"id": unescape(i), "gate": g, "buckets": json.loads(unescape(b)), "regressed": bool(r),
+             "stage": s}
+            for r, i, g, b, s in re.findall(
                 r'<tr class="rse-row( rse-regressed)?" data-id="([^"]*)" data-gate="([^"]*)" '
-                r"data-buckets='([^']*)'>", html)]
+                r"data-buckets='([^']*)' data-stage=\"([^\"]*)\">", html)]
 
 
 def test_the_table_holds_every_failing_verdict_regressions_first_with_its_buckets():
@@ -56,7 +57,8 @@ def test_the_table_holds_every_failing_verdict_regressions_first_with_its_bucket
     failing = {(r.id, g) for g, m in current.gates().items() for r in m.failures}
     assert {(r["id"], r["gate"]) for r in table} == failing
     assert table[0] == {"id": "num-002", "gate": "numeric_accuracy", "regressed": True,
-                        "buckets": [f"{k}={v}" for k, v in current.cases[1].tags.items()]}
+                        "buckets": [f"{k}={v}" for k, v in current.cases[1].tags.items()],
+                        "stage": "answer"}
     assert [r["regressed"] for r in table] == sorted((r["regressed"] for r in table), reverse=True)
     # a hidden case view for each failing case, opened by its row
     slots = re.findall(r'<div class="rse-case-slot" data-case="([^"]*)" hidden>', html)
@@ -66,7 +68,8 @@ def test_the_table_holds_every_failing_verdict_regressions_first_with_its_bucket
 def test_the_explorer_embeds_clickable_charts_and_a_clean_run_says_there_is_nothing_to_explore():
     current, stored, _ = regressed()
     html = drilldown.explorer_html(current, stored)
-    assert html.count('class="rse-chart"') == 2 and html.count('"name": "pick"') == 2
+    # the heatmap, the failure bars and the stage bars, each with its click selection
+    assert html.count('class="rse-chart"') == 3 and html.count('"name": "pick"') == 3
     clean = drilldown.explorer_html(report(), make_baseline_entry(report()))
     assert rows(clean) == [] and "No failing verdict: every gate passed every case." in clean
 

@@ -107,6 +107,51 @@ def test_hover_click_and_open_a_case_offline(failing_report):
         assert seen.network == [] and seen.errors == []
 
 
+def stage_segment(page, gate: str, stage: str):
+    """The stage chart's bar segment of (gate, stage): Vega labels each mark with its encoded
+    fields, the stage chart's with "gate: …; stage: …"."""
+    bars = page.locator(f'.rse-explorer path[aria-label*="gate: {gate}; stage: {stage};"]')
+    assert bars.count() == 1, f"{bars.count()} marks for {gate} × {stage}"
+    return bars.first
+
+
+def test_the_stage_chart_filters_the_table_to_one_gate_at_one_stage(failing_report, tmp_path):
+    """Story 14: nar-006 fails answer_accuracy at retrieval (no relevant passage in the top 5);
+    a click on that segment of "failures by stage and gate" leaves exactly it in the table."""
+    html, report = failing_report
+    everything = {(r.id, g) for g, m in report.gates().items() for r in m.failures}
+    at_retrieval = {(r.id, g) for g, m in report.gates().items() for r in m.failures
+                    if g == "answer_accuracy" and r.stage == "retrieval"}
+    assert at_retrieval == {("nar-006", "answer_accuracy")}
+    with offline_page(html) as seen:
+        page = seen.page
+        segment = stage_segment(page, "answer_accuracy", "retrieval")
+        segment.scroll_into_view_if_needed()
+        box = segment.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.wait_for_selector("#vg-tooltip-element.visible")
+        assert "retrieval (no relevant passage in the top k)" in page.inner_text(
+            "#vg-tooltip-element")
+        page.mouse.click(x, y)
+        assert shown_rows(page) == at_retrieval
+        status = page.inner_text(".rse-filter-status")
+        assert status == "Showing 1 of {} failing verdicts: answer_accuracy × retrieval".format(
+            len(everything))
+        page.screenshot(path=str(tmp_path / "stage-chart.png"), full_page=False)
+        if os.environ.get("RSE_SCREENSHOT_DIR"):  # to look at it: the figure, the table
+            page.screenshot(path=str(Path(os.environ["RSE_SCREENSHOT_DIR"]) / "stage-chart.png"))
+        page.locator("tr.rse-row:not([hidden])").first.click()
+        view = page.locator('.rse-case-slot[data-case="nar-006"]')
+        assert "no relevant passage among the 1 retrieved" in view.inner_text()
+        page.click(".rse-clear")
+        assert shown_rows(page) == everything
+        # routing: every verdict there (the clarification cases, comp-003's route)
+        stage_segment(page, "clarification_appropriateness", "routing").click()
+        assert shown_rows(page) == {(i, "clarification_appropriateness") for i in FLIPPED}
+        assert seen.network == [] and seen.errors == []
+
+
 def test_the_failure_table_fits_a_1280_px_window_with_regressions_first(failing_report):
     html, _ = failing_report
     with offline_page(html, width=1280) as seen:

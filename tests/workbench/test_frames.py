@@ -19,8 +19,8 @@ HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"
 
 def test_headline_has_every_gate_then_fabrication_with_baseline_and_delta():
     head = frames.headline(report(num2_right=False), make_baseline_entry(report()))
-    assert head["gate"].tolist()[-1] == "fabrication"
-    assert len(head) == 7
+    assert head["gate"].tolist()[-2:] == ["retrieval@5", "fabrication"]
+    assert len(head) == 8  # the six, the retrieval gate, fabrication
     row = head.set_index("gate").loc["numeric_accuracy"]
     assert (row["current"], row["baseline"], row["delta"]) == (0.5, 1.0, -0.5)
     assert row["passed/total"] == "1/2" and row["status"] == "regression"
@@ -60,8 +60,9 @@ def test_failures_by_counts_only_failures():
 
 def test_failure_table_has_the_drill_down_columns_and_filters():
     table = frames.failure_table(report(num2_right=False))
-    assert list(table.columns) == ["id", "gate", "at baseline", "topic", "scope", "qtype",
-                                   "case_type", "question", "expected", "actual", "answer excerpt"]
+    assert list(table.columns) == ["id", "gate", "stage", "rank", "at baseline", "topic", "scope",
+                                   "qtype", "case_type", "question", "expected", "actual",
+                                   "answer excerpt"]
     assert set(table["id"]) == {"num-002"} and set(table["at baseline"]) == {"no baseline"}
     assert frames.failure_table(report(num2_right=False), scope="ACME_HK").empty
     assert len(frames.failure_table(report(num2_right=False), scope="ACME_CN")) == len(table)
@@ -187,3 +188,24 @@ def test_run_info_shows_provenance_and_the_report_path(tmp_path):
     assert "data/kb [" in fields["knowledge base"]
     assert fields["baseline"] == "data/golden/qa_baseline.json [tool: no entry yet]"
     assert "git commit" in fields and "started" in fields
+
+
+def test_stage_failures_and_retrieval_by_tag_read_the_report():
+    from builders import real_run
+
+    from ragspine_eval.qa.report import evaluate
+
+    cases, outcomes, refs = real_run("agent")
+    run = evaluate(cases, outcomes, "agent", reference_texts=refs)
+    stages = frames.stage_failures(run)
+    assert {(g, s) for g, s in zip(stages["gate"], stages["stage"])} >= {
+        ("answer_accuracy", "retrieval"), ("retrieval@5", "retrieval"),
+        ("clarification_appropriateness", "routing")}
+    assert stages["failures"].sum() == sum(len(m.failures) for m in run.gates().values())
+    table = frames.failure_table(run, gate="answer_accuracy")
+    assert dict(zip(table["id"], zip(table["stage"], table["rank"]))) == {
+        "nar-006": ("retrieval", "none"), "comp-003": ("routing", "none")}
+    by_tag = frames.retrieval_by_tag(run).set_index(["tag", "value"])
+    assert by_tag.loc[("all", "all"), "measured"] == 17
+    cn = by_tag.loc[("scope", "ACME_CN")]
+    assert cn["hit@5"] < 1.0 and cn["ci_lo"] < cn["hit@5"] < cn["ci_hi"]

@@ -139,6 +139,18 @@ def test_run_all_in_jupyterlab_gives_tooltips_and_a_click_that_filters(lab):
         assert 0 < len(shown) < total
         assert all(g == "clarification_appropriateness" and "qtype=attribution" in b
                    for g, b in shown)
+        # the "failures by stage and gate" chart filters the same table (story 14)
+        page.click(".rse-explorer .rse-clear")
+        segment = page.locator('.rse-explorer path[aria-label*="gate: answer_accuracy; '
+                               'stage: retrieval;"]').first
+        segment.scroll_into_view_if_needed()
+        box = segment.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.rse-explorer tr.rse-row')).filter(r => !r.hidden).map(
+            r => [r.dataset.id, r.dataset.gate, r.dataset.stage])""")
+        assert shown == [["nar-006", "answer_accuracy", "retrieval"]]
+        page.click(".rse-explorer .rse-clear")
         assert page.locator(".jp-Notebook .jp-RenderedSVG, .jp-Notebook .jp-RenderedImage"
                             ).count() == 0  # every chart live, none a picture unseen
         # every case view's nested keys read as words here too (JupyterLab's own CSS

@@ -108,12 +108,14 @@ def test_a_failing_gate_is_reported_after_every_notebook_was_rendered(tmp_path):
 
 def test_html_report_draws_every_chart_offline(main_job_reports):
     page = open_offline(main_job_reports[2] / "qa_agent.html")
-    assert len(page.charts) == 4  # gate bars, heatmap, failures per qtype, intervals by tag
+    # gate bars, heatmap, failures per qtype, failures by stage and gate, intervals by tag
+    assert len(page.charts) == 5
     assert all(c["live"] and c["width"] > 100 and c["height"] > 100 for c in page.charts)
     # the tool-vs-agent flips, when there are any, are a sortable DataTable
     assert page.searches == page.tables
     assert page.page_lengths == ["15"] * page.tables  # the box shows the page length in use
-    assert "All 10 failing verdicts" in page.text  # the explorer's table, every row shown
+    # the explorer's table, every row shown: the ten of the six gates and the retrieval gate's two
+    assert "All 12 failing verdicts" in page.text
     assert page.network == [] and page.errors == []
 
 

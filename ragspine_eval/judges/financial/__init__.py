@@ -1,4 +1,4 @@
-"""The financial faithfulness judge (registered as `financial` in qa/judges.py).
+"""The financial faithfulness judge (registered as `financial` in judges/registry.py).
 
 One idea a module: quantities (a number with its scale, unit and hedge, compared with a
 tolerance), vocabulary (the KB's metric names, entities, channels, periods and directions in

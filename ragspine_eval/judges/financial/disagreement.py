@@ -14,6 +14,7 @@ and the committed baselines are untouched); the same report gives the same secon
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from ragspine_eval.judges.groundedness import check_claim, split_claims
@@ -92,10 +93,19 @@ def second_opinion(report: Any, judge: str = "financial",
         cases += 1
         for claim in split_claims(case.narrative_answer):
             claims += 1
-            ours = check_claim(gate, claim, case.retrieved_context)
-            theirs = check_claim(other, claim, case.retrieved_context)
+            ours = check_claim(gate, claim, case.retrieved_context, case_date(case))
+            theirs = check_claim(other, claim, case.retrieved_context, case_date(case))
             if ours.entailed != theirs.entailed:
                 found.append(Disagreement(case.id, claim, ours.entailed, theirs.entailed,
                                           theirs.rule, theirs.passage,
                                           theirs.detail or ", ".join(theirs.missing)))
     return SecondOpinion(judges.describe(gate), judges.describe(other), cases, claims, found)
+
+
+def case_date(case: Any) -> date | None:
+    """The case's reference date (ISO in a report's case record), for a judge that reads one."""
+    when = getattr(case, "reference_date", None)
+    try:
+        return date.fromisoformat(when) if isinstance(when, str) else None
+    except ValueError:
+        return None

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragspine_eval.judges.financial.passages import Passage
+from ragspine_eval.judges.financial.periods import is_stated
 from ragspine_eval.judges.financial.quantities import matches
 from ragspine_eval.judges.financial.vocabulary import Unit
 
@@ -43,21 +44,12 @@ def dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
         if u.quantity is None or u.quantity.unit is None:
             continue
         period = nearest_period(u, clause, text)
-        if period is not None and period.key == "prior":
-            period = resolve_prior(period, clause)
+        if period is not None and not is_stated(period.key):
+            period = None
         dated.append((period.key if period is not None else "", at, u.quantity.value))
     if len({key for key, _, _ in dated}) < len(dated):  # periods shared: keep the text's order
         return [value for _, _, value in dated]
     return [value for _, _, value in sorted(dated)]
-
-
-def resolve_prior(prior: Unit, clause: Sequence[Unit]) -> Unit | None:
-    """"a year earlier" / 上年 as the period a year before the clause's own (FY2025 -> FY2024);
-    None when the clause states no other period."""
-    own = next((u for u in clause if u.kind == "period" and u.key != "prior"), None)
-    if own is None:
-        return None
-    return replace(prior, key=f"{int(own.key[:4]) - 1}{own.key[4:]}")
 
 
 _ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
@@ -84,18 +76,23 @@ def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple
     for p in support:
         figures = [u for u in p.analysis.units if u.quantity is not None]
         if len(figures) == 1 and p.keys.get("period") and p.keys.get("metric", set()) <= metrics:
-            for key in p.keys["period"] - {"prior"}:
+            for key in filter(is_stated, p.keys["period"]):
                 out.setdefault(key, (p, figures[0]))
     return out
 
 
 def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bool:
     """A percentage the claim states is the change between two of the facts' figures a year
-    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other."""
+    apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other; a sum of money or
+    percentage points is the difference itself (增加1.4亿美元: 1180 -> 1320; ROE up 0.9
+    percentage points: 13.9% -> 14.8%)."""
     claim = unit.quantity
-    if claim is None or claim.unit != "PCT":
+    if claim is None or claim.unit is None:
         return False
     found = points(about, support)
+    if claim.unit != "PCT":  # 增加1.4亿美元, up 0.9 percentage points: the difference itself
+        return any(matches(claim, replace(claim, value=diff, hedge=None))
+                   for diff in _differences(found, "PCT" if claim.unit == "PP" else claim.unit))
     metrics = {u.key for u in about if u.kind == "metric"}
     values = [u.quantity.value for p in support
               if len(figures := [u for u in p.analysis.units if u.quantity is not None]) == 1
@@ -109,6 +106,17 @@ def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bo
                 return True
     return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
                for a in values for b in values if b and a < b)
+
+
+def _differences(found: dict[str, tuple[Passage, Unit]], unit: str) -> list[Any]:
+    """The differences between the figures of `unit` a year apart (a percentage's in points)."""
+    out = []
+    for key, (_, now) in found.items():
+        before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
+        if (before is not None and now.quantity is not None and before[1].quantity is not None
+                and now.quantity.unit == before[1].quantity.unit == unit):
+            out.append(abs(now.quantity.value - before[1].quantity.value))
+    return out
 
 
 def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]

@@ -8,15 +8,20 @@ naming the passage (1 = the first retrieved one) and what disagrees:
    (quantities.matches: scale, unit, rounding, a stated approximation within 5%);
 2. `entity swapped`, `metric swapped`, `channel swapped`: the clause names a Hong Kong, a
    revenue, an agency where its passage names another one of the same kind and not this one;
-3. `period changed`: the clause's period (FY2025, 2025H1) is not one its passage states, and
-   the passage states one;
+3. `period changed`: the clause's period (FY2025, 2025H1, 去年 resolved: periods.py) is not
+   one its passage states, and the passage states one; a name the passage binds to other words
+   (binding.misbound: 保监局 for what it says of 积金局) is a swap of its kind; `comparison basis
+   changed` / `horizon changed`: 环比 where the passages say 同比, long term for short term
+   (binding.unscoped); `comparison reversed`: 香港利润高于中国 where the facts give China more
+   (comparisons.py);
 4. `direction flipped`, `negation`: the clause says up where the passage clause it aligns with
    says down, or negates what the passage states (polarity.py);
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
    one clause's, are held by the passages it was judged against (an added cause, say);
 otherwise `supported`. A claim with no word of the financial vocabulary (no entity, metric,
-channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`: every
-quantity stated somewhere in the context and at least `GENERAL_THRESHOLD` of its words there.
+channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`
+(general.py: every number and name in the context, its stemmed words clause by clause, its
+negations).
 Invariants: deterministic and offline (the lexicon and rjieba's dictionary ship in packages);
 the verdict is `ClaimCheck(entailed, coverage, missing, rule, passage, detail)`.
 """
@@ -25,34 +30,44 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import date
 
+from ragspine_eval.judges.financial.binding import misbound, shifted, unscoped
+from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects
 from ragspine_eval.judges.financial.facts import (
     compared,
     dated_figures,
     derived,
     nearest_period,
-    resolve_prior,
     trend,
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
+from ragspine_eval.judges.financial.general import judge_general
+from ragspine_eval.judges.financial.periods import is_stated, resolve
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
-from ragspine_eval.judges.financial.vocabulary import SWAPPABLE, Unit, analyse, stem
+from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse
 from ragspine_eval.judges.groundedness import ClaimCheck
 
 FINANCIAL_THRESHOLD = 0.85
 CLAUSE_THRESHOLD = 0.5
-GENERAL_THRESHOLD = 0.65
 SUPPORTED = "supported"
 NUMBER = "number not found"
 PERIOD = "period changed"
 DIRECTION = "direction flipped"
 NEGATION = "negation"
 WORDS = "unsupported words"
-RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), PERIOD, DIRECTION, NEGATION, WORDS,
-         SUPPORTED)
+BASIS = "comparison basis changed"
+COMPARISON = "comparison reversed"
+HORIZON = "horizon changed"
+NAME = "name not found"
+RULES = (NUMBER, *(f"{k} swapped" for k in SWAPPABLE), "rank swapped", PERIOD, BASIS, HORIZON,
+         COMPARISON, NAME, DIRECTION, NEGATION, WORDS, SUPPORTED)
+_GENERAL_RULES = {"number": NUMBER, "period": PERIOD, "words": WORDS, "negation": NEGATION,
+                  "supported": SUPPORTED}
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _MEMO = 4096
-_COUNTED = ("content", "word", "term", "entity", "metric", "channel", "up", "down")
+_COUNTED = ("content", "word", "term", *SWAPPABLE, *SCOPED, "up", "down")
 
 
 class _Decided(Exception):
@@ -88,31 +103,37 @@ def _same_subject(passage: Passage, clause: Sequence[Unit]) -> bool:
 class FinancialJudge:
     """Judges a claim against the passages that could support it (see the module docstring)."""
 
-    registered_as = "financial"  # its name in qa.judges, which imports it on first use
+    registered_as = "financial"  # its name in judges.registry, which imports it on first use
+    dated = True  # check_claim hands it the case's reference date (去年 / last year)
 
     def __init__(self, threshold: float = FINANCIAL_THRESHOLD):
         self.threshold = threshold
         # the last verdicts by (claim, context): a run asks about the same answer again and
         # again (a repeated case, a cycled golden set); replaced whole, never shared by threads
-        self._memo: dict[tuple[str, tuple[str, ...]], ClaimCheck] = {}
+        self._memo: dict[tuple[str, tuple[str, ...], date | None], ClaimCheck] = {}
 
-    def entails(self, claim: str, context: Sequence[str]) -> bool:
-        return self.assess(claim, context).entailed
+    def entails(self, claim: str, context: Sequence[str],
+                reference_date: date | None = None) -> bool:
+        return self.assess(claim, context, reference_date).entailed
 
-    def assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
-        key = (claim, tuple(context))
+    def assess(self, claim: str, context: Sequence[str],
+               reference_date: date | None = None) -> ClaimCheck:
+        """The verdict; `reference_date` (the case's, when it has one) resolves 去年 / last
+        year / 三季度: without it a relative period is left unresolved, never guessed."""
+        key = (claim, tuple(context), reference_date)
         found = self._memo.get(key)
         if found is None:
-            found = self._assess(claim, key[1])
+            found = self._assess(claim, key[1], reference_date)
             if len(self._memo) >= _MEMO:
                 self._memo = {}
             self._memo[key] = found
         return found
 
-    def _assess(self, claim: str, context: Sequence[str]) -> ClaimCheck:
+    def _assess(self, claim: str, context: Sequence[str], reference: date | None) -> ClaimCheck:
         passages = [read_passage(i, p) for i, p in enumerate(context)]
         analysis = analyse(claim)
-        units = analysis.units
+        clauses = resolved_periods(analysis.clauses, reference)
+        units = tuple(u for clause in clauses for u in clause)
         if not any(u.kind in _COUNTED or u.kind == "quantity" for u in units):
             return ClaimCheck(claim, True, 1.0, (), SUPPORTED, None, "the claim states nothing "
                               "to check (no number and no content word)")
@@ -122,12 +143,12 @@ class FinancialJudge:
             return self.general(claim, units, passages)
         subject = next((u for u in units if u.kind == "entity"), None)
         topic = next((u for u in units if u.kind == "metric"), None)
-        periods = [u.key for u in units if u.kind == "period" and u.key != "prior"]
+        periods = [u.key for u in units if u.kind == "period"]
         held = total = 0
         missing: list[str] = []
         first: Passage | None = None
         try:
-            for clause in analysis.clauses:
+            for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
                 # a clause that names no entity (or no metric) is about the claim's first one
                 inherited = [u for u in (subject, topic) if u is not None
@@ -139,13 +160,36 @@ class FinancialJudge:
                 first = first or passage
                 support = [p for p in passages if p is passage or _same_subject(p, about)]
                 self._numbers(clause, about, passage, passages, analysis.text)
-                self._swaps(clause, passage, support)
+                self._swaps(clause, about, passage, support)
                 self._subject(clause, subject, names_entity, passage)
+                bound = misbound(clause, passage)
+                if bound is not None:
+                    kind, unit, theirs = bound
+                    raise _Decided(f"{kind} swapped", passage,
+                                   f"the claim says this of {unit.surface} ({unit.key}) where "
+                                   f"passage {passage.index + 1} says it of {theirs}")
+                towards = shifted(clause, analysis.text, passage)
+                if towards is not None:
+                    raise _Decided("product swapped", passage,
+                                   f"the claim shifts towards {towards[0]} where passage "
+                                   f"{passage.index + 1} shifts towards {towards[1]}")
+                comparison = compare_subjects(clause, about, support, analysis.text)
+                if comparison is not None and not comparison.holds:
+                    raise _Decided(COMPARISON, passage, comparison.detail)
                 turn = trend(periods, about, support)
-                self._polarity(clause, passage, turn)
+                off = unscoped(clause, support, turn is not None)
+                if off is not None:
+                    unit, stated = off
+                    raise _Decided(BASIS if unit.kind == "basis" else HORIZON, passage,
+                                   f"the claim says {unit.surface} ({unit.key}) where the "
+                                   f"passages say {stated or 'nothing of the kind'}")
+                if comparison is None:  # a comparison the facts bear out says its direction
+                    self._polarity(clause, passage, turn)
                 counted = [u for u in clause if u.kind in _COUNTED]
-                lacking = [u for u in counted
-                           if not self._held(u, clause, support, turn, analysis.text)]
+                lacking = [u for u in counted if not (
+                    comparison is not None and (u.kind in ("up", "down")
+                                                or comparative(u.surface))
+                    or self._held(u, clause, support, turn, analysis.text))]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
@@ -193,8 +237,6 @@ class FinancialJudge:
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
             period = nearest_period(unit, clause, text)
-            if period is not None and period.key == "prior":
-                period = resolve_prior(period, clause)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -231,15 +273,22 @@ class FinancialJudge:
                            f"{' / '.join(dict.fromkeys(u.surface for u in aligned if u.kind == 'entity'))}")
 
     @staticmethod
-    def _swaps(clause: Sequence[Unit], passage: Passage, support: Sequence[Passage]) -> None:
+    def _swaps(clause: Sequence[Unit], about: Sequence[Unit], passage: Passage,
+               support: Sequence[Passage]) -> None:
+        """A name the clause's passage names another of, held by no supporting passage that
+        speaks of the clause's metric (a strategy page naming agency does not hold what the
+        clause says agency did to new sales); a period its passage does not state."""
+        metrics = {u.key for u in about if u.kind == "metric"}
         for unit in clause:
             kind = unit.kind
             if (kind in SWAPPABLE and passage.keys.get(kind)
-                    and not any(p.holds(unit) for p in support)):
+                    and not any(p.holds(unit) and (kind == "metric" or not metrics
+                                                   or metrics & p.keys.get("metric", set()))
+                                for p in support)):
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")
-            if (kind == "period" and unit.key != "prior" and passage.keys.get("period")
+            if (kind == "period" and passage.keys.get("period")
                     and not passage.holds(unit)
                     and not any(u.quantity is not None for u in clause)):
                 raise _Decided(PERIOD, passage,
@@ -270,6 +319,8 @@ class FinancialJudge:
     @staticmethod
     def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
               trend: tuple[str, Unit] | None, text: str) -> bool:
+        if unit.kind in SCOPED:
+            return True  # binding.unscoped has found it stated (or the clause was rejected)
         if unit.kind in ("up", "down"):
             if _stated_alike(clause, support):
                 return True  # a passage says this clause in the same words: its direction too
@@ -293,31 +344,35 @@ class FinancialJudge:
             return trend is not None and wanted == trend[0]
         return any(p.holds(unit) for p in support)
 
-    def general(self, claim: str, units: Sequence[Unit], passages: Sequence[Passage]
-                ) -> ClaimCheck:
-        """Outside the financial vocabulary: every quantity in some passage, and at least
-        GENERAL_THRESHOLD of the words in the context."""
-        for unit in units:
-            if (unit.quantity is not None or unit.kind == "period" and unit.key != "prior") and not any(
-                    p.holds(unit) for p in passages):
-                if unit.quantity is None:
-                    return ClaimCheck(claim, False, None, (unit.surface,), PERIOD, None,
-                                      f"the year {unit.surface} is in no passage")
-                return ClaimCheck(claim, False, None, (unit.surface,), NUMBER, None,
-                                  f"the number {unit.surface.strip()} "
-                                  f"({unit.quantity.describe()}) is in no passage")
-        counted = [u for u in units if u.kind in _COUNTED]
-        words = " ".join(p.analysis.text.lower() for p in passages)
-        # outside the KB's domain a lexicon synonym is no evidence: a word must be there itself
-        lacking = [u.surface for u in counted if not (
-            any(p.holds(u) for p in passages) if u.kind not in ("word", "term") else
-            re.search(rf"(?<![a-z]){re.escape(stem(u.surface.lower()))}", words))]
-        coverage = (len(counted) - len(lacking)) / len(counted) if counted else 1.0
-        ok = coverage >= GENERAL_THRESHOLD
-        return ClaimCheck(claim, ok, coverage, tuple(dict.fromkeys(lacking)),
-                          SUPPORTED if ok else WORDS, None,
-                          f"no financial term: {coverage:.0%} of its words are in the context "
-                          f"(needs {GENERAL_THRESHOLD:.0%})")
+    @staticmethod
+    def general(claim: str, units: Sequence[Unit], passages: Sequence[Passage]) -> ClaimCheck:
+        """Outside the financial vocabulary: general.judge_general."""
+        return judge_general(claim, units, passages, _GENERAL_RULES)
+
+
+def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
+                     ) -> tuple[tuple[Unit, ...], ...]:
+    """The clauses with every relative period (去年, a year earlier, 三季度) replaced by the
+    stated one it means (periods.resolve: the clause's own period, the claim's year, the
+    reference date), and dropped where nothing says which it is. A clause's own period is
+    the first it states, else the one the claim's clauses before it state."""
+    year = next((u.key[:4] for c in clauses for u in c if u.kind == "period"
+                 and is_stated(u.key)), None)
+    out = []
+    before: str | None = None  # the period of the claim's clauses so far
+    for clause in clauses:
+        own = next((u.key for u in clause if u.kind == "period" and is_stated(u.key)), before)
+        before = own
+        kept = []
+        for u in clause:
+            if u.kind == "period" and not is_stated(u.key):
+                key = resolve(u.key, own, year, reference)
+                if key is None:
+                    continue
+                u = replace(u, key=key)
+            kept.append(u)
+        out.append(tuple(kept))
+    return tuple(out)
 
 
 def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:

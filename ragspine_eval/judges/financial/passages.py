@@ -6,7 +6,8 @@ channel or period it names (2), any other word (1); the clause's `subject` (the 
 entity and metric, for a clause that names none) count as its units. The best score wins; on a
 tie, the passage of the claim's clause before, then the one sharing the clause's directions
 and negations, then the first. `best_clause` does the same inside one passage, to find the clause a
-direction or a negation is compared with. `holds(passage, unit)` says whether a passage
+direction or a negation is compared with (on a tie, the clause sharing its negations, then its
+directions, then the first). `holds(passage, unit)` says whether a passage
 supports one unit: the same concept key, a Chinese word found in its text, or a quantity that
 `quantities.matches` one of its own.
 Invariants: a claim is judged against the passages that could support it, never against a bag
@@ -94,17 +95,20 @@ def best_passage(clause: Sequence[Unit], subject: Sequence[Unit], passages: Sequ
 
 def best_clause(clause: Sequence[Unit], passage: Passage) -> tuple[Unit, ...]:
     """The passage's clause that shares most units (directions aside) with the claim's; on a
-    tie, the one sharing its negations, then the first."""
+    tie, the one sharing its negations, then its directions, then the first."""
     wanted = [(u, w) for u, w in weighed(clause) if u.kind not in ("up", "down")]
     negations = [u.key for u in clause if u.kind == "neg"]
+    turns = [s for s, _ in stances(clause)]
     best: tuple[Unit, ...] = ()
-    top = (0, 0)
+    top = (0, 0, 0)
     for theirs in passage.analysis.clauses:
         keys = {(u.kind, u.key) for u in theirs}
         text = "".join(u.surface for u in theirs)
+        said = {s for s, _ in stances(theirs)}
         score = (sum(w for u, w in wanted if (u.kind, u.key) in keys
                      or (u.kind == "content" and not u.key.isascii() and u.key in text)),
-                 sum(1 for key in negations if ("neg", key) in keys))
+                 sum(1 for key in negations if ("neg", key) in keys),
+                 sum(1 for s in turns if s in said))
         if score[0] > 0 and score > top:
             best, top = theirs, score
     return best

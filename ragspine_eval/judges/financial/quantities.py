@@ -1,6 +1,6 @@
 """Quantities: a number with its scale, its unit and how it is stated, compared as one thing.
 
-`read_quantities(text)` finds every number `qa.numbers` reads (digits, full-width digits,
+`read_quantities(text)` finds every number `judges.numbers` reads (digits, full-width digits,
 separators, 万 / 亿 / 百万, million / billion, Chinese numerals, percent words) and what stands
 around it:
 - a unit: percent (%, percent, 百分之, the KB's PCT), percentage points (个百分点, pp), a
@@ -12,7 +12,8 @@ around it:
 `matches(claim, passage)` says whether a claim's quantity is the passage's:
 - the units must not contradict (a percent is not a sum of money; US dollars are not yuan); a
   quantity without a unit matches on value alone, or on the number a unit code scales (1702 in
-  1702 USD_M);
+  1702 USD_M); a bare fraction below 1 against a percentage is that percentage (0.148 = 14.8%,
+  while 0.0148 is not);
 - stated plainly, the values are equal, or the passage's value rounds to the claim's at the
   precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
 - stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
@@ -79,10 +80,15 @@ class Quantity:
 
 def _plain(value: Decimal) -> str:
     if abs(value) >= 10**9:
-        return f"{value / 10**9:f}".rstrip("0").rstrip(".") + " billion"
+        return _trimmed(value / 10**9) + " billion"
     if abs(value) >= 10**6:
-        return f"{value / 10**6:f}".rstrip("0").rstrip(".") + " million"
-    return f"{value.normalize():f}"
+        return _trimmed(value / 10**6) + " million"
+    return _trimmed(value)
+
+
+def _trimmed(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text  # 140, not 14
 
 
 def _precision(value: Decimal) -> Decimal:
@@ -119,10 +125,10 @@ def read_quantities(text: str) -> list[Quantity]:
         elif (m := _SCALE_AFTER.match(after)) and not written_scale:
             value, precision = value * _SCALES[m.group(1)], precision * _SCALES[m.group(1)]
             end, after = end + m.end(), text[end + m.end():end + m.end() + 24]
-        if m := _PERCENT_AFTER.match(after):
-            unit, end = "PCT", end + m.end()
-        elif m := _POINTS_AFTER.match(after):
+        if m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
             unit, end = "PP", end + m.end()
+        elif m := _PERCENT_AFTER.match(after):
+            unit, end = "PCT", end + m.end()
         elif text.startswith("百分之", start):
             unit = "PCT"
         if unit is None:
@@ -163,11 +169,16 @@ def matches(claim: Quantity, passage: Quantity) -> bool:
     c, p = claim.value, passage.value
     if claim.unit is None and passage.written is not None and c == passage.written:
         p = c  # "收入为1702" against "1702 USD_M": the number as the fact writes it
+    precision = claim.precision
+    if claim.unit is None and passage.unit == "PCT" and 0 < abs(c) < 1:
+        c, precision = c * 100, precision * 100  # 0.148 is 14.8%: a ratio written as a fraction
+    elif claim.unit == "PCT" and passage.unit is None and 0 < abs(p) < 1:
+        p = p * 100
     if c == p:
         return claim.hedge in (None, "approx", "nearly")
     gap = abs(c - p)
     scale = abs(p) or Decimal(1)
-    rounds = gap * 2 <= claim.precision
+    rounds = gap * 2 <= precision
     if claim.hedge is None:
         return rounds and gap / scale <= PLAIN_ROUNDING
     if claim.hedge == "approx":

@@ -1,59 +1,50 @@
 """The financial judge's vocabulary: a text read as units of meaning, the same in both languages.
 
 `analyse(text)` turns a claim or a passage into `Unit`s, in order, each in a clause:
-- `period` (FY2025 = 2025财年 = 2025年 = fiscal 2025; 2025H1 = H1 2025 = 2025年上半年), read
-  before the numbers so that a year is never a quantity;
+- `period` (periods.py: FY2025 = 2025财年 = 2025年 = fiscal 2025; 2025H1 = H1 2025 = 2025年上半年;
+  去年 kept relative for the judge to resolve), read before the numbers so that a year is never
+  a quantity;
 - `quantity` (quantities.py: value, unit, hedge);
 - a concept of the lexicon (`lexicon.tsv`, shipped in this package, plus the codes of the
-  knowledge base's facts.csv where the project has one): `entity`, `metric`, `channel`, `up`,
-  `down`, `neg`, `word`, each keyed by its concept (香港, Hong Kong, HK and ACME_HK are one key);
+  knowledge base's facts.csv where the project has one): `entity`, `metric`, `channel`,
+  `regulator`, `product`, `rank`, `basis`, `horizon`, `up`, `down`, `neg`, `word`, each keyed by
+  its concept (香港, Hong Kong, HK and ACME_HK are one key);
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
-  whose dictionary ships inside the package; English: its Snowball-like stem, see `stem`).
+  whose dictionary ships inside the package; English: its Snowball stem, see `stem`).
 
-Clauses end at ，,；;。：: and at a full stop that ends a sentence; the judge compares a claim's
-clause with a passage's clause. Invariants: the result depends on the text, the lexicon and the
-KB's codes only; analyses are memoised by text (a run asks about the same passages again and
-again); the segmenter is imported on first use of a Chinese text.
+Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
+statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge
+compares a claim's clause with a passage's clause. Invariants: the result depends on the text,
+the lexicon and the KB's codes only; analyses are memoised by text (a run asks about the same
+passages again and again); the segmenter is imported on first use of a Chinese text.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from ragspine_eval.judges.financial.periods import key as period_key
+from ragspine_eval.judges.financial.periods import pattern as period_pattern
+from ragspine_eval.judges.financial.periods import with_digit_years
 from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
 
-SWAPPABLE = ("entity", "metric", "channel")
+SWAPPABLE = ("entity", "metric", "channel", "regulator", "product")
+SCOPED = ("basis", "horizon")  # a claim's comparison basis and horizon must be its passage's
+_SUBJECTS = ("entity", "metric", "channel")  # a second one after a change opens a new clause
+_STATED = ("up", "down", "quantity")
+_CONNECTIVE = re.compile(r"而|但|却|不过|(?<![a-z])(?:and|while|whereas|but|yet)(?![a-z])")
 WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
-_YEAR = r"((?:19|20)\d{2})"
-# (pattern, part): the part of the year a period names; "FY" is the whole (fiscal) year
-_PERIODS = [
-    (rf"{_YEAR}\s*(?:年\s*)?(?:上半年|上半财年|h1|1h|中期)|(?:h1|1h|first half(?: of)?|interim)"
-     rf"\s*(?:of\s*)?(?:fy\s*)?{_YEAR}|{_YEAR}\s*年?\s*(?:hy|hy1)", "H1"),
-    (rf"{_YEAR}\s*(?:年\s*)?(?:下半年|h2|2h)|(?:h2|2h|second half(?: of)?)\s*(?:of\s*)?{_YEAR}",
-     "H2"),
-    (rf"{_YEAR}\s*(?:年\s*)?(?:第?([一二三四1-4])季度|q([1-4]))|(?:q([1-4])|([a-z]+) quarter(?: of)?)"
-     rf"\s*(?:of\s*)?{_YEAR}", "Q"),
-    (rf"(?:fy|财年|fiscal(?: year)?)\s*[,\s]?\s*{_YEAR}|(?<![a-z])fy\s?(\d{{2}})(?!\d)|{_YEAR}\s*(?:财年|年度|年|fy)|"
-     rf"(?<![\d.]){_YEAR}(?!\.?\d|%)", "FY"),
-]
-_PRIOR = (r"a year earlier|a year ago|the year before|the previous year|the prior year|"
-          r"last year|上年同期|去年同期|上年|去年|上一年|前一年")
-_PERIODS.append((_PRIOR, "prior"))  # a year before the claim's own period (judge.py resolves it)
-_PERIOD = re.compile("|".join(f"(?P<p{i}>{p})" for i, (p, _) in enumerate(_PERIODS)))
-_QUARTER_WORDS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "一": "1", "二": "2",
-                  "三": "3", "四": "4"}
-_SUFFIXES = ("ingly", "edly", "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly",
-             "s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +71,18 @@ class Analysis:
         return tuple(u for clause in self.clauses for u in clause)
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English stem: the commonest inflectional suffixes cut, keeping three letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """The Snowball English stem of a lower-cased word (snowballstemmer: announced, announcing
+    and announcement are one stem)."""
+    return _stemmer().stemWord(word)
 
 
 class Lexicon:
@@ -153,24 +150,6 @@ def _segmenter() -> Any:
     return jieba
 
 
-def _period_key(m: re.Match[str]) -> str:
-    for i, (_, part) in enumerate(_PERIODS):
-        if m.group(f"p{i}") is None:
-            continue
-        if part == "prior":
-            return "prior"
-        found = [g for g in m.group(f"p{i}") and m.groups() if g]
-        year = next((g for g in found if re.fullmatch(_YEAR, g)), None)
-        if year is None:  # FY25
-            year = "20" + next(g for g in found if re.fullmatch(r"\d{2}", g))
-        if part != "Q":
-            return f"{year}{part}"
-        quarter = next((g for g in found if g != year and (g in _QUARTER_WORDS or g.isdigit())),
-                       "")
-        return f"{year}Q{_QUARTER_WORDS.get(quarter, quarter)}"
-    raise AssertionError("a period match names no part")  # pragma: no cover
-
-
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """The text's units, clause by clause (see the module docstring)."""
@@ -179,10 +158,10 @@ def analyse(text: str) -> Analysis:
     units: list[Unit] = []
 
     def period(m: re.Match[str]) -> str:
-        units.append(Unit("period", _period_key(m), m.start(), m.group()))
+        units.append(Unit("period", period_key(m), m.start(), m.group()))
         return " " * len(m.group())
 
-    lowered = _PERIOD.sub(period, lowered)
+    lowered = period_pattern().sub(period, with_digit_years(lowered))
     found = read_quantities(lowered)
     if found:
         chars = list(lowered)
@@ -209,7 +188,31 @@ def analyse(text: str) -> Analysis:
         while unit.start > ends[at]:
             at += 1
         clauses[at].append(unit)
-    return Analysis(text, tuple(tuple(c) for c in clauses if c))
+    return Analysis(text, tuple(part for c in clauses if c
+                                for part in _split_subjects(c, text.lower())))
+
+
+def _split_subjects(clause: list[Unit], text: str) -> list[tuple[Unit, ...]]:
+    """A clause cut at a connective (而, 但, 却, and, while, but) that stands between two
+    statements (a change or a figure each) about two subjects of one kind: 香港收入下降而中国
+    上升 is 香港收入下降 | 而中国上升, USD 3,104 million in Hong Kong and USD 2,460 million in
+    China is two clauses too, so that each figure and direction is bound to its own subject.
+    Hong Kong and China both contributed stays one: nothing is stated of Hong Kong alone."""
+    parts: list[list[Unit]] = [[clause[0]]]
+    for at, unit in enumerate(clause[1:], start=1):
+        before = clause[at - 1]
+        gap = text[before.start + len(before.surface):unit.start]
+        if _CONNECTIVE.search(gap) and _two_subjects(parts[-1], clause[at:]):
+            parts.append([])
+        parts[-1].append(unit)
+    return [tuple(p) for p in parts]
+
+
+def _two_subjects(left: Sequence[Unit], right: Sequence[Unit]) -> bool:
+    if not (any(u.kind in _STATED for u in left) and any(u.kind in _STATED for u in right)):
+        return False
+    return any(u.kind == v.kind and u.key != v.key for u in left if u.kind in _SUBJECTS
+               for v in right)
 
 
 def _words(text: str, lex: Lexicon) -> list[Unit]:

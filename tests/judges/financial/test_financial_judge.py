@@ -18,7 +18,7 @@ from ragspine_eval import paths
 from ragspine_eval.judges import registry as judges
 from ragspine_eval.judges.financial.judge import FinancialJudge
 from ragspine_eval.judges.groundedness import split_claims
-from ragspine_eval.judges.registry import check_judge, read_labelled
+from ragspine_eval.judges.registry import check_judge, check_labelled, read_labelled
 
 NARRATIVES = {row["doc_id"]: row["text"] for row in map(
     json.loads, (paths.KB_DIR / "narratives.jsonl").read_text(encoding="utf-8").splitlines())}
@@ -195,5 +195,9 @@ CLAIM_SET = paths.DATA_DIR / "judge" / "financial_claims_heldout.jsonl"
 @pytest.mark.skipif(not CLAIM_SET.exists(),
                     reason="the labelled claim set is not in data/judge")
 def test_it_reaches_the_target_on_the_held_out_half_of_the_claim_set():
-    result = check_judge(read_labelled(CLAIM_SET), FinancialJudge())
-    assert result.balanced_accuracy >= 0.85
+    # issue 32's targets on the held-out half: 0.88 in all, every kind 0.75, zh and en 0.85
+    result = check_labelled(CLAIM_SET, FinancialJudge())
+    assert result.balanced_accuracy >= 0.88
+    by = {(g.field, g.name): g.balanced_accuracy for g in result.groups}
+    assert min(v for (field, _), v in by.items() if field == "kind") >= 0.75, by
+    assert by[("lang", "zh")] >= 0.85 and by[("lang", "en")] >= 0.85, by

@@ -30,6 +30,10 @@ def one(text: str):
     ("14.8%", Decimal("14.8"), "PCT"),
     ("３个百分点", Decimal("3"), "PP"),
     ("十三亿二千万元", Decimal("1320000000"), "CNY"),
+    ("0.9 percentage points", Decimal("0.9"), "PP"),  # points, not percent
+    ("one thousand seven hundred and two million US dollars", Decimal("1702000000"), "USD"),
+    ("three million four hundred thousand US dollars", Decimal("3400000"), "USD"),
+    ("USD 905k", Decimal("905000"), "USD"),
 ])
 def test_a_number_its_scale_and_its_unit_are_one_quantity(text, value, unit):
     q = one(normalized(text))
@@ -51,9 +55,20 @@ def test_a_number_its_scale_and_its_unit_are_one_quantity(text, value, unit):
     ("17.02亿元", "1702 USD_M", False),  # yuan are not dollars
     ("14.8%", "14.8 USD_M", False),  # a percent is not a sum of money
     ("1702", "1702 USD_M", True),  # no unit: the value alone
+    ("0.148", "14.8 PCT", True),  # a ratio written as a fraction is the percentage
+    ("0.0148", "14.8 PCT", False),
+    ("0.148%", "14.8 PCT", False),  # a wrong scale stays wrong
+    ("1.48%", "14.8 PCT", False),
+    ("17.02百万美元", "1702 USD_M", False),
+    ("818千美元", "818 USD_M", False),
 ])
 def test_when_a_claims_quantity_is_the_passages(claim, passage, same):
     assert matches(one(normalized(claim)), one(normalized(passage))) is same
+
+
+def test_a_sum_is_described_with_its_zeros():
+    assert one("usd 140 million").describe() == "140 million USD"
+    assert one("1.702亿美元").describe() == "170.2 million USD"
 
 
 def test_the_approximation_tolerance_is_five_percent():

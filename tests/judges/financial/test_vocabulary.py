@@ -44,5 +44,22 @@ def test_the_kb_codes_come_from_facts_csv():
 def test_lexicon_words_stay_one_word_in_chinese_and_clauses_split_at_commas():
     analysis = analyse("香港收入同比走弱，主要原因是MCV客群萎缩。")
     assert len(analysis.clauses) == 2
-    assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "down"]
+    assert [u.kind for u in analysis.clauses[0]] == ["entity", "metric", "basis", "down"]
     assert ("term", "customer_segment") in {(u.kind, u.key) for u in analysis.clauses[1]}
+
+
+@pytest.mark.parametrize(("text", "parts"), [
+    ("香港收入下降而中国上升。", 2),  # two subjects, a change each
+    ("Hong Kong revenue fell while China revenue rose.", 2),
+    ("USD 3,104 million in Hong Kong and USD 2,460 million in China.", 2),
+    ("ACME Group new sales grew as Hong Kong and China both contributed.", 1),  # one statement
+    ("香港与中国收入均上升。", 1),
+])
+def test_a_clause_is_cut_between_statements_about_two_subjects(text, parts):
+    assert len(analyse(text).clauses) == parts
+
+
+def test_basis_horizon_rank_regulator_and_product_are_their_own_kinds():
+    kinds = {(u.kind, u.key) for u in analyse("环比 长期 第二驱动力 积金局 趸交").units}
+    assert {("basis", "QOQ"), ("horizon", "LONG"), ("rank", "SECOND"), ("regulator", "MPFA"),
+            ("product", "SINGLE_PREMIUM")} <= kinds

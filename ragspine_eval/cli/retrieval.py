@@ -1,0 +1,70 @@
+"""`ragspine-eval retrieval`: flags onto `gated.retrieval.run_gated_retrieval`, its lines printed.
+
+    ragspine-eval retrieval --kb W --golden Q [--top-k K] [--engine-config FILE]
+
+Per question the rank and page rank of the first relevant hit under the question file's rules,
+recall@k, page_recall@k, MRR and page MRR, gated under the ratchet per workspace, top_k and
+engine configuration. Exit codes as every subcommand: 0 pass, 1 a regression or engine errors,
+2 bad input, 3 a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from ragspine_eval import paths
+from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+
+HELP = "retrieval only over an engine workspace: rank of the first relevant hit per question"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kb", type=Path, required=True, metavar="W",
+                        help="the engine workspace (a folder made by `ragspine ingest` or "
+                             "`ragspine-eval kb build`)")
+    parser.add_argument("--golden", type=Path, required=True, metavar="Q",
+                        help="a question file of `ragspine batch` (.jsonl, .json, .csv, .txt) "
+                             "or an nl-answers-gold v1/v2 file")
+    parser.add_argument("--top-k", type=positive_int, default=None, metavar="K",
+                        help="passages asked per question (default: the engine config's "
+                             "top_k, else 10)")
+    parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
+                        help="engine settings, TOML or JSON: profile, contextual_index, "
+                             "page_parent, graph, query_translation, reranker, top_k, name")
+    parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store")
+    add_gate_arguments(parser, paths.RETRIEVAL_BASELINE)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.cli import common
+    from ragspine_eval.engines.engine_config import load_engine_config
+    from ragspine_eval.gated.retrieval import RetrievalOutputs, run_gated_retrieval
+
+    config = load_engine_config(args.engine_config)
+    progress = common.progress_bar("retrieval")
+    gated = run_gated_retrieval(
+        args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
+        outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
+        options=gate_options(args), record_command=record_command(args), echo=print,
+        store=not args.no_store, progress=progress)
+    return gated.exit_code
+
+
+def record_command(args: argparse.Namespace) -> str:
+    """The command that records this run in its baseline."""
+    parts = ["ragspine-eval retrieval", f"--kb {shlex.quote(str(args.kb))}",
+             f"--golden {shlex.quote(str(args.golden))}"]
+    if args.top_k is not None:
+        parts.append(f"--top-k {args.top_k}")
+    if args.engine_config is not None:
+        parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    if Path(args.baseline).resolve() != paths.RETRIEVAL_BASELINE.resolve():
+        parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
+    return " ".join(parts + ["--update-baseline"])

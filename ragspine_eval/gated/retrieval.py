@@ -1,0 +1,177 @@
+"""The gated retrieval-only run: one call that the CLI and the retrieval notebook share.
+
+`run_gated_retrieval` checks, runs, writes and gates, in this order, as the QA one does:
+1. the output paths, the gate options, the workspace, the question file, the engine
+   configuration and the stored entry are checked before the engine is opened (exit 2, nothing
+   written);
+2. the questions run (retrieval_only/run.py) and the provenance names the entry compared;
+3. the JSON report is written;
+4. the ratchet under the run's key (`baseline_key`: the workspace's folder name, `@k` and top_k,
+   and `+` the engine configuration's label when one is given), so a configuration is gated
+   against its own entry; without `options` (a notebook) the run is only compared. A run with
+   engine errors never creates or changes a baseline;
+5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone;
+6. the run store keeps the report (kind "retrieval", the same key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths, ratchet, runs
+from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import write_json_atomic
+from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.outputs import GatedOutputs
+from ragspine_eval.outputs import escape
+from ragspine_eval.ratchet import store as baseline_store
+from ragspine_eval.retrieval_only.report import (
+    RetrievalRunReport,
+    compare_retrieval,
+    make_retrieval_entry,
+)
+
+Echo = Callable[[str], None]
+
+
+RetrievalOutputs = GatedOutputs
+
+
+@dataclass
+class RetrievalGatedRun:
+    report: RetrievalRunReport
+    key: str
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: ratchet.BaselineComparison | None
+    gate: ratchet.GateResult | None = None
+    written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.gate is not None:
+            return self.gate.exit_code
+        if self.report.errors:
+            return 1
+        return 0 if self.comparison is None or self.comparison.passed else 1
+
+    @property
+    def verdict(self) -> str:
+        if self.report.errors:
+            return f"FAIL: retrieval {self.key}: {len(self.report.errors)} engine errors"
+        status = self.gate.status if self.gate else (
+            "no baseline" if self.comparison is None else
+            "pass" if self.comparison.passed else "regression")
+        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: retrieval {self.key} gate {status}"
+
+
+def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT) -> str:
+    """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings."""
+    name = Path(workspace).resolve().name or "workspace"
+    key = f"{name}@k{top_k}"
+    return key if not config.settings() else f"{key}+{config.label}"
+
+
+def verdict_of(run: RetrievalGatedRun) -> str:
+    """The run's verdict as the run store lists it."""
+    if run.report.errors:
+        return "errors"
+    if run.gate is not None:
+        return "fail" if run.gate.exit_code else ("no baseline" if run.comparison is None
+                                                  else "pass")
+    return "no baseline" if run.comparison is None else (
+        "pass" if run.comparison.passed else "fail")
+
+
+def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
+                        config: EngineConfig = DEFAULT,
+                        baseline_path: str | Path = paths.RETRIEVAL_BASELINE,
+                        outputs: RetrievalOutputs | None = None,
+                        options: ratchet.GateOptions | None = None,
+                        record_command: str | None = None, echo: Echo | None = None,
+                        store: bool = True,
+                        progress: Callable[[int, int, int], None] | None = None
+                        ) -> RetrievalGatedRun:
+    """Check, run, write, gate, write the CI files, keep (see the module docstring)."""
+    from dataclasses import replace
+
+    from ragspine_eval.golden.question_files import load_question_file
+    from ragspine_eval.outputs.retrieval_files import retrieval_table
+    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.retrieval_only.run import run_retrieval_eval
+
+    say = escape.escaped_echo(echo)
+    outputs = outputs or RetrievalOutputs()
+    workspace, golden, baseline_path = Path(workspace), Path(golden), Path(baseline_path)
+    ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
+                           "summary": outputs.summary_md}, baseline=baseline_path,
+                          inputs={golden: f"question file {golden}",
+                                  workspace: f"workspace {workspace}",
+                                  paths.PROJECT_ROOT / "notebooks": "notebooks",
+                                  **({Path(config.path): f"engine config {config.path}"}
+                                     if config.path else {})})
+    top_k = top_k if top_k is not None else (config.top_k or 10)
+    key = baseline_key(workspace, top_k, config)
+    if options is not None:
+        if record_command is not None:
+            options = replace(options, record_command=record_command)
+        options.check()
+    read_workspace(workspace)
+    load_question_file(golden)
+    stored = ratchet.load_baselines(baseline_path).get(key)
+    if stored is not None:
+        ratchet.validate_entry(baseline_path, key, stored)
+
+    report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress)
+    report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
+    for line in (*retrieval_table(report, stored, key), *report.provenance.lines()):
+        say(line)
+    run = RetrievalGatedRun(report, key, baseline_path, stored,
+                            None if stored is None else compare_retrieval(report, stored))
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+                    run.written, say)
+    before = baseline_store.snapshot(baseline_path)
+    if options is not None:
+        if run.comparison is not None:
+            for drift in run.comparison.drift:
+                if drift["kind"] == "engine_config":
+                    say(f"DRIFT [{key}] {drift['text']}")
+        if report.errors:
+            run.gate = ratchet.check_without_recording(
+                baseline_path, key, run.comparison,
+                f"FAIL because of {len(report.errors)} engine error(s): a run with engine errors "
+                f"never creates or changes a baseline", status="engine errors")
+        else:
+            run.gate = ratchet.run_gate(baseline_path, key, make_retrieval_entry(report), options)
+        for line in run.gate.lines:
+            say(line)
+    try:
+        _write_ci_files(run, outputs, say)
+    except RagspineEvalError:
+        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
+        raise
+    run.kept = runs.keep(report.to_dict, kind="retrieval", key=key, store=store, echo=say,
+                         verdict=verdict_of(run))
+    if options is not None:
+        say(run.verdict)
+    return run
+
+
+def _write_ci_files(run: RetrievalGatedRun, outputs: RetrievalOutputs, say: Echo) -> None:
+    from ragspine_eval.outputs.retrieval_files import (
+        write_retrieval_junit,
+        write_retrieval_summary,
+    )
+
+    comparison = run.gate.comparison if run.gate is not None else run.comparison
+    write_announced(outputs.junit, "junit",
+                    lambda p: write_retrieval_junit(p, run.report, comparison, run.key),
+                    run.written, say)
+    write_announced(outputs.summary_md, "summary",
+                    lambda p: write_retrieval_summary(p, run.report, run.stored, run.gate,
+                                                      run.key), run.written, say)

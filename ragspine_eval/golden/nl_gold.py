@@ -1,0 +1,130 @@
+"""nl-answers-gold v1 and v2 files as question cases, read strictly with the line of each case.
+
+The format (the part the engine's batch reads, its documented shape): an object with
+`schema_version` (`nl-answers-gold-v1` or `-v2`) and `cases`, each with `case_id`, `case_class`
+(positive, abstain, adversarial), `question` ({"en": ..., "zh": ...}, at least one non-empty),
+`expected` with `status` (answered, abstained), `required_claims` (each an anchor or
+{"any_of": [anchors]}; an anchor has `kind`, `page_index` from 0, and one of `quote`, `text`,
+`value`), optional `forbidden_numbers`, `known_gap`; a case may be `offline_only`. v2 adds a
+non-empty `changelog` whose entries name a case and give `change`, `old`, `new`, `evidence`.
+
+Invariants: one question per case and language, id `<case_id>:<lang>`, tagged `case_class`
+(known-gap for a case marked `known_gap`) and `language`; adversarial and offline_only cases
+are left out (no question the engine's retrieval could be judged on); a case expected to abstain
+has no page group, so it is not judged; every problem is a QuestionFileError naming the line of
+the case it is in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.golden.question_case import QuestionCase, QuestionFileError, json_items
+
+_CLASSES = ("positive", "abstain", "adversarial")
+_STATUSES = ("answered", "abstained")
+_CHANGELOG_KEYS = ("case_id", "change", "old", "new", "evidence")
+
+
+def _case_lines(text: str) -> list[int]:
+    match = re.search(r'"cases"\s*:\s*\[', text)
+    return [] if match is None else [line for line, _ in json_items(text, match.end() - 1)]
+
+
+def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
+                  ) -> Iterator[tuple[int | None, int, QuestionCase]]:
+    """(line, index, question) for every question of the file; QuestionFileError on a problem."""
+    raw_cases = payload.get("cases")
+    if not isinstance(raw_cases, list):
+        raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
+    lines = _case_lines(text)
+    ids = {c.get("case_id") for c in raw_cases if isinstance(c, dict)}
+    if payload["schema_version"] == "nl-answers-gold-v2":
+        _check_changelog(path, payload.get("changelog"), ids)
+    index = 0
+    for i, raw in enumerate(raw_cases):
+        line = lines[i] if len(lines) == len(raw_cases) else None
+        for question in _questions(path, line, raw):
+            index += 1
+            yield line, index, question
+
+
+def _check_changelog(path: Path, changelog: Any, ids: set[Any]) -> None:
+    if not isinstance(changelog, list) or not changelog:
+        raise QuestionFileError(path, None, None, "nl-answers-gold-v2 needs a non-empty "
+                                                  "`changelog`")
+    for i, entry in enumerate(changelog):
+        where = f"changelog[{i}]"
+        if not isinstance(entry, dict):
+            raise QuestionFileError(path, None, None, f"{where} must be an object")
+        missing = [k for k in _CHANGELOG_KEYS if k not in entry]
+        if missing:
+            raise QuestionFileError(path, None, None, f"{where} lacks {', '.join(missing)}")
+        if not isinstance(entry["evidence"], str) or not entry["evidence"].strip():
+            raise QuestionFileError(path, None, None, f"{where}: evidence must be a non-empty text")
+        if entry["case_id"] not in ids:
+            raise QuestionFileError(path, None, None,
+                                    f"{where} names the unknown case {entry['case_id']!r}")
+
+
+def _questions(path: Path, line: int | None, raw: Any) -> list[QuestionCase]:
+    if not isinstance(raw, dict):
+        raise QuestionFileError(path, line, None, "a case must be an object")
+    case_id = raw.get("case_id")
+    if not isinstance(case_id, str) or not case_id:
+        raise QuestionFileError(path, line, None, "missing case_id")
+
+    def bad(reason: str) -> QuestionFileError:
+        return QuestionFileError(path, line, case_id, reason)
+
+    case_class = raw.get("case_class")
+    if case_class not in _CLASSES:
+        raise bad(f"case_class must be one of {', '.join(_CLASSES)}, got {case_class!r}")
+    question = raw.get("question")
+    if not isinstance(question, dict):
+        raise bad("question must be an object {\"en\": ..., \"zh\": ...}")
+    texts = [(lang, q.strip()) for lang in ("en", "zh")
+             if isinstance(q := question.get(lang), str) and q.strip()]
+    if not texts:
+        raise bad("question needs a non-empty en or zh")
+    expected = raw.get("expected")
+    if not isinstance(expected, dict):
+        raise bad("missing expected")
+    status = expected.get("status")
+    if status not in _STATUSES:
+        raise bad(f"expected.status must be one of {', '.join(_STATUSES)}, got {status!r}")
+    groups = []
+    for spec in expected.get("required_claims") or []:
+        options = spec.get("any_of") if isinstance(spec, dict) and "any_of" in spec else [spec]
+        if not isinstance(options, list) or not options:
+            raise bad("any_of must be a non-empty array")
+        groups.append(frozenset(_anchor_page(bad, option) for option in options))
+    forbidden = expected.get("forbidden_numbers") or []
+    if not isinstance(forbidden, list) or not all(isinstance(n, str) for n in forbidden):
+        raise bad("forbidden_numbers must be an array of texts")
+    if case_class == "adversarial" or raw.get("offline_only"):
+        return []
+    shown_class = "known-gap" if expected.get("known_gap") else case_class
+    page_groups = () if status == "abstained" else tuple(groups)
+    return [QuestionCase(f"{case_id}:{lang}", text, None, page_groups, (),
+                         {"case_class": shown_class, "language": lang}, line)
+            for lang, text in texts]
+
+
+def _anchor_page(bad: Any, anchor: Any) -> int:
+    if not isinstance(anchor, dict):
+        raise bad("a claim must be an object")
+    page_index = anchor.get("page_index")
+    if not isinstance(page_index, int) or isinstance(page_index, bool) or page_index < 0:
+        raise bad(f"page_index must be a whole number from 0, got {page_index!r}")
+    if not isinstance(anchor.get("kind"), str):
+        raise bad("a claim needs a kind")
+    for key in ("quote", "text", "value", "unit"):
+        if anchor.get(key) is not None and not isinstance(anchor[key], str):
+            raise bad(f"a claim's {key} must be a text")
+    if not (anchor.get("quote") or anchor.get("text") or anchor.get("value")):
+        raise bad("a claim needs a quote, a text or a value")
+    return page_index + 1

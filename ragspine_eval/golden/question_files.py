@@ -1,0 +1,295 @@
+"""The engine's question sets as golden sets: `ragspine batch` question files and nl-answers-gold.
+
+Owns reading, strictly and with file:line errors, the formats the engine's `ragspine batch`
+reads (its documented contract, read in ragspine/cli/batch.py and its question loader; no code
+of it is used here):
+- `.jsonl` (one object a line), `.json` (an array, or an object with a `questions` array),
+  `.csv` (a header row), `.txt` (one question a line, `#` comments): each question has `question`
+  and optionally `id` (default `q<N>`, N its place in the file from 1), `expected` (a text or a
+  number, or an object whose `value` is the text and whose `source.doc` is a document, the QA
+  golden set's shape), `pages` (or `page`: `12`, `[12, 13]`, `"12, 14-15"`, from 1) and `doc` (a
+  document name or a list of them). Any other key is a tag of the question (its value a text);
+- nl-answers-gold v1 and v2 (`.json` with `schema_version` `nl-answers-gold-v1`/`-v2`): a
+  question per case and language (`<case_id>:<lang>`), its page groups from
+  `expected.required_claims` (each `any_of` a group; `page_index` from 0, so page + 1), none for a
+  case expected to abstain; adversarial and `offline_only` cases are left out, as the engine does.
+
+Invariants:
+- a file loads whole or not at all: the first problem raises `QuestionFileError` naming the file,
+  the line (where the format has lines; the object's first line in a `.json`), the question id
+  when one could be read, and the reason; `check_question_file` collects every problem instead;
+- strict where the engine is lenient in ways that hide a mistake: a key twice in one object, a
+  question that is not text or is empty, a page that is not a positive whole number or a range
+  start > end, an id given twice, a `doc` that is not text, an `expected` that is a list or a
+  boolean, a tag whose value is not a scalar, and an empty file are errors;
+- `QuestionCase.page_groups` are the engine's page groups: a hit is relevant to a group when its
+  page is in the group (and its document matches `docs` when given); every group must be hit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.files import reading
+from ragspine_eval.golden.question_case import QuestionCase, QuestionFileError, json_items
+
+__all__ = ["QuestionCase", "QuestionFileError", "check_question_file", "is_question_file",
+           "load_question_file", "parse_pages"]
+
+SUFFIXES = (".jsonl", ".json", ".csv", ".txt")
+NL_GOLD_VERSIONS = ("nl-answers-gold-v1", "nl-answers-gold-v2")
+KNOWN_KEYS = frozenset({"id", "question", "expected", "pages", "page", "doc"})
+_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
+_NL_CLASSES = ("positive", "abstain", "adversarial")
+
+
+def is_question_file(path: str | Path) -> bool:
+    """True for a file the engine's batch reads: a question file suffix other than a QA golden
+    set (.jsonl lines with `case_type`, the project's own format, read by golden/cases.py)."""
+    path = Path(path)
+    if path.suffix.lower() not in SUFFIXES:
+        return False
+    if path.suffix.lower() != ".jsonl":
+        return True
+    try:
+        with path.open("r", encoding="utf-8-sig") as handle:
+            for raw in handle:
+                if raw.strip():
+                    first = json.loads(raw)
+                    return not (isinstance(first, dict) and "case_type" in first)
+    except (OSError, ValueError):
+        return True  # let the reader name the problem
+    return True
+
+
+def parse_pages(value: Any) -> frozenset[int]:
+    """Pages from 1: `12`, `[12, 13]`, `"12, 14-15"`; empty for null or ``""``; ValueError else."""
+    if value is None or value == "":
+        return frozenset()
+    if isinstance(value, bool):
+        raise ValueError(f"page {value!r} is not a page number")
+    if isinstance(value, int):
+        if value < 1:
+            raise ValueError(f"page {value} is not a page number (pages count from 1)")
+        return frozenset({value})
+    if isinstance(value, float) and value.is_integer():
+        return parse_pages(int(value))
+    if isinstance(value, str):
+        pages: set[int] = set()
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            if part.isdigit():
+                pages |= parse_pages(int(part))
+                continue
+            match = _RANGE.match(part)
+            if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+                raise ValueError(f"page {part!r} is neither a page number nor a range like 3-5")
+            pages.update(range(int(match.group(1)), int(match.group(2)) + 1))
+        return frozenset(pages)
+    if isinstance(value, list):
+        out: set[int] = set()
+        for item in value:
+            if isinstance(item, list):
+                raise ValueError("pages nest lists; give one list of pages")
+            out |= parse_pages(item)
+        return frozenset(out)
+    raise ValueError(f"page {reading.clip(value)} is not a page number")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _case(record: Mapping[str, Any], index: int, line: int | None, path: Path) -> QuestionCase:
+    raw_id = record.get("id")
+    case_id = _text(raw_id) if raw_id not in (None, "") else f"q{index}"
+
+    def bad(reason: str) -> QuestionFileError:
+        return QuestionFileError(path, line, case_id, reason)
+
+    if isinstance(raw_id, bool | list | dict):
+        raise bad(f"id {reading.clip(raw_id)} must be a text or a number")
+    question = record.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise bad("missing question" if question in (None, "") else
+                  f"question must be a text, got {reading.clip(question)}")
+    docs: list[str] = []
+    raw_doc = record.get("doc")
+    if isinstance(raw_doc, str):
+        docs += [raw_doc] if raw_doc else []
+    elif isinstance(raw_doc, list) and all(isinstance(d, str) for d in raw_doc):
+        docs += [d for d in raw_doc if d]
+    elif raw_doc is not None:
+        raise bad(f"doc must be a document name or a list of them, got {reading.clip(raw_doc)}")
+    raw_expected = record.get("expected")
+    expected: str | None
+    if isinstance(raw_expected, Mapping):  # the QA golden set's expected object
+        value = raw_expected.get("value")
+        expected = None if value is None else _text(value)
+        source = raw_expected.get("source")
+        if isinstance(source, Mapping) and source.get("doc"):
+            docs.append(str(source["doc"]))
+    elif raw_expected is None or raw_expected == "":
+        expected = None
+    elif isinstance(raw_expected, bool | list):
+        raise bad(f"expected must be a text or a number, got {reading.clip(raw_expected)}")
+    else:
+        expected = _text(raw_expected)
+    pages = record["pages"] if "pages" in record else record.get("page")
+    try:
+        group = parse_pages(pages)
+    except ValueError as exc:
+        raise bad(str(exc)) from None
+    tags: dict[str, str] = {}
+    for key, value in record.items():
+        if key in KNOWN_KEYS or value is None:
+            continue
+        if isinstance(value, list | dict):
+            raise bad(f"the key {reading.clip(key)} is a tag and must hold a text or a number "
+                      f"(the format's own keys are {', '.join(sorted(KNOWN_KEYS))})")
+        tags[str(key)] = _text(value)
+    return QuestionCase(case_id, question.strip(), expected, (group,) if group else (),
+                        tuple(docs), tags, line)
+
+
+def _array_start(text: str, key: str | None) -> int | None:
+    if key is None:
+        i = len(text) - len(text.lstrip())
+        return i if text[i:i + 1] == "[" else None
+    match = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+    return match.end() - 1 if match else None
+
+
+def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
+    """(line, record) of each question of a .jsonl, .json, .csv or .txt file."""
+    def error(reason: str) -> QuestionFileError:
+        return QuestionFileError(path, None, None, reason)
+
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        for line, raw in reading.iter_lines(path, "golden", error,
+                                            lambda n, r: QuestionFileError(path, n, None, r)):
+            if not raw.strip():
+                continue
+            try:
+                yield line, reading.parse_json(raw)
+            except reading.JSONProblem as exc:  # this line's problem: the next lines still read
+                yield line, QuestionFileError(path, line, None, exc.reason)
+        return
+    text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    if suffix == ".txt":
+        for line, raw in enumerate(text.splitlines(), start=1):
+            if raw.strip() and not raw.strip().startswith("#"):
+                yield line, {"question": raw.strip()}
+        return
+    if suffix == ".csv":
+        reader = csv.DictReader(io.StringIO(text))
+        if reader.fieldnames is None or "question" not in reader.fieldnames:
+            raise QuestionFileError(path, 1, None, "the header row has no `question` column")
+        for row in reader:
+            if None in row:
+                raise QuestionFileError(path, reader.line_num, None,
+                                        "more cells than the header row has columns")
+            yield reader.line_num, {k: v for k, v in row.items() if v not in (None, "")}
+        return
+    raise error(f"not a question file the engine reads: {suffix or '(no suffix)'} (one of "
+                f"{', '.join(SUFFIXES)})")
+
+
+def _json_payload(path: Path) -> tuple[str, Any]:
+    def error(reason: str) -> QuestionFileError:
+        return QuestionFileError(path, None, None, reason)
+
+    text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    try:
+        return text, reading.parse_json(text)
+    except reading.JSONProblem as exc:
+        raise QuestionFileError(path, exc.line, None, exc.reason) from None
+
+
+def load_question_file(path: str | Path) -> tuple[QuestionCase, ...]:
+    """Every question of the file, or QuestionFileError for the first problem."""
+    cases, errors = _load(Path(path), stop=True)
+    return cases
+
+
+def check_question_file(path: str | Path) -> tuple[tuple[QuestionCase, ...],
+                                                   list[QuestionFileError]]:
+    """Every valid question and every problem (for `ragspine-eval golden`)."""
+    return _load(Path(path), stop=False)
+
+
+def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[QuestionFileError]]:
+    if not path.is_file():
+        raise QuestionFileError(path, None, None, "no such file")
+    errors: list[QuestionFileError] = []
+    cases: list[QuestionCase] = []
+    if path.suffix.lower() == ".json":
+        text, payload = _json_payload(path)
+        if isinstance(payload, dict) and payload.get("schema_version") in NL_GOLD_VERSIONS:
+            from ragspine_eval.golden.nl_gold import nl_gold_cases
+
+            items = nl_gold_cases(path, text, payload)
+        else:
+            items = _json_questions(path, text, payload)
+    else:
+        items = ((line, index, record) for index, (line, record)
+                 in enumerate(_records(path), start=1))
+    try:
+        for line, index, record in items:
+            try:
+                if isinstance(record, QuestionFileError):
+                    raise record
+                if isinstance(record, QuestionCase):
+                    cases.append(record)
+                elif not isinstance(record, Mapping):
+                    raise QuestionFileError(path, line, None, "a question must be a JSON object")
+                else:
+                    cases.append(_case(record, index, line, path))
+            except QuestionFileError as exc:
+                if stop:
+                    raise
+                errors.append(exc)
+    except QuestionFileError as exc:  # the file itself (not one question) cannot be read on
+        if stop:
+            raise
+        errors.append(exc)
+    seen: dict[str, QuestionCase] = {}
+    for case in cases:
+        if case.id in seen:
+            exc = QuestionFileError(path, case.line, case.id,
+                                    f"the id is given twice (first on line {seen[case.id].line})")
+            if stop:
+                raise exc
+            errors.append(exc)
+        seen.setdefault(case.id, case)
+    if not cases and not errors:
+        exc = QuestionFileError(path, None, None, "the file holds no question")
+        if stop:
+            raise exc
+        errors.append(exc)
+    return tuple(cases), errors
+
+
+def _json_questions(path: Path, text: str, payload: Any) -> Iterator[tuple[int | None, int, Any]]:
+    if isinstance(payload, list):
+        start = _array_start(text, None)
+    elif isinstance(payload, dict) and isinstance(payload.get("questions"), list):
+        payload, start = payload["questions"], _array_start(text, "questions")
+    else:
+        raise QuestionFileError(path, 1, None, "a .json question file is an array of questions "
+                                               "or an object with a `questions` array")
+    lines = [line for line, _ in json_items(text, start)] if start is not None else []
+    for index, record in enumerate(payload, start=1):
+        yield (lines[index - 1] if len(lines) == len(payload) else None), index, record

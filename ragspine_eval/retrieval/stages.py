@@ -1,0 +1,159 @@
+"""Failure stages: where in the engine each failing verdict went wrong, and RAGChecker's claim split.
+
+`stage_of` places one failing verdict of one case at the first of these stages that explains it:
+- `engine_error`: the engine raised, timed out or answered malformed (no verdict at all);
+- `routing`: the engine clarified wrongly (the clarification gate failed, or it asked first
+  where the case expects an answer), or routed the question where the answer cannot come from
+  (a narrative case not sent to the narrative retriever, a numeric one not sent to the fact
+  tools);
+- `refusal_guard`: the refusal gate or fabrication failed, or the engine refused a case that
+  expects an answer (whatever else then fails follows from the refusal);
+- `retrieval`: a verdict that needs a passage (faithfulness, answer_accuracy, citation_validity,
+  the retrieval gate) failed on a case with relevance, and no relevant passage is in the top k
+  (k: the retrieval gate's);
+- `answer`: a relevant passage was in the top k, and the answer is still wrong or unsupported
+  (and every numeric failure the stages above do not explain: the fact was looked up);
+- `unobserved`: a verdict that needs a passage failed and the engine did not report what it
+  retrieved (an HTTP or callable engine without `passages`): retrieval or answer, nobody can
+  say which, and it is never counted as a retrieval miss.
+A case's stage (`case_stage`) is the first in `STAGES` order among its failing verdicts' stages.
+The inputs are plain values (gate names, verdicts, the route, ranks), so this module stays below
+the QA harness and any harness can place its failures the same way.
+
+`claim_split` is RAGChecker's retriever/generator split of a narrative answer's claims (Ru et
+al., "RAGChecker: A Fine-grained Framework for Diagnosing Retrieval-Augmented Generation",
+NeurIPS 2024 Datasets and Benchmarks, section 3): RAGChecker checks each response claim for
+entailment against each retrieved chunk; a claim entailed by a relevant chunk counts towards
+*noise sensitivity in relevant chunks* when the claim is wrong and towards *context utilization*
+when it is right, one entailed only by irrelevant chunks towards *noise sensitivity in
+irrelevant chunks*, and one entailed by no chunk towards *hallucination* (wrong) or
+*self-knowledge* (right); faithfulness is the share entailed by any chunk. This project has no
+per-claim ground truth, so it counts the three supports alone: claims supported by a relevant
+retrieved passage, by an irrelevant one only, by none. Each passage is judged on its own, as
+RAGChecker does per chunk (so a claim the judge finds only in several passages together counts
+as "none" here, though faithfulness, which judges against all of them, passes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Stage = Literal["engine_error", "routing", "refusal_guard", "retrieval", "answer", "unobserved"]
+STAGES: tuple[Stage, ...] = ("engine_error", "routing", "refusal_guard", "retrieval",
+                             "answer", "unobserved")
+STAGE_TEXT = {
+    "engine_error": "engine error",
+    "routing": "routing or clarification",
+    "refusal_guard": "refusal guard",
+    "retrieval": "retrieval (no relevant passage in the top k)",
+    "answer": "answer (what it needed was retrieved or looked up)",
+    "unobserved": "retrieval not observed (retrieval or answer)",
+}
+# verdicts whose failure may come from the passages retrieved (and the retrieval gate, retrieval@k)
+NEEDS_PASSAGE = frozenset({"faithfulness", "answer_accuracy", "citation_validity", "retrieval"})
+REFUSAL_GATES = frozenset({"refusal_appropriateness", "fabrication"})
+CLARIFICATION_GATE = "clarification_appropriateness"
+# the routes that can answer each case type (the engine's route names)
+ROUTES_FOR = {"narrative": frozenset({"narrative", "composite"}),
+              "composite": frozenset({"composite"}),
+              "numeric": frozenset({"structured", "composite"})}
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFacts:
+    """What placing a case's failures needs to know about it, as plain values: its type, what it
+    expects (clarification mode, refusal), what the engine did (route, clarification mode,
+    refused, error), and its retrieval (observed; rank of the first relevant passage)."""
+
+    case_type: str
+    expected_clarification: str
+    expects_refusal: bool
+    route: str
+    clarification_mode: str
+    refused: bool
+    error: bool = False
+    retrieval_observed: bool = False
+    rank: int | None = None
+    has_relevance: bool = True  # the case has relevance rules (a case without needs no passage)
+
+
+def stage_of(gate: str, facts: CaseFacts, k: int) -> Stage:
+    """The stage of one failing verdict of `gate` on the case `facts` describes (see above)."""
+    if facts.error:
+        return "engine_error"
+    if gate == CLARIFICATION_GATE or facts.clarification_mode != facts.expected_clarification:
+        return "routing"
+    if gate in REFUSAL_GATES or (facts.refused and not facts.expects_refusal):
+        return "refusal_guard"
+    routes = ROUTES_FOR.get(facts.case_type)
+    if routes is not None and facts.route not in routes:
+        return "routing"
+    if facts.has_relevance and (gate in NEEDS_PASSAGE or gate.startswith("retrieval@")):
+        if not facts.retrieval_observed:
+            return "unobserved"
+        if facts.rank is None or facts.rank > k:
+            return "retrieval"
+    return "answer"
+
+
+def case_stage(stages: Iterable[Stage]) -> Stage | None:
+    """The first stage in STAGES order among a case's failing verdicts (None: none failed)."""
+    found = set(stages)
+    return next((s for s in STAGES if s in found), None)
+
+
+def stage_counts(stages: Iterable[tuple[str, Stage]]) -> dict[str, dict[str, int]]:
+    """{gate: {stage: failures}} from (gate, stage) pairs, stages in STAGES order."""
+    counts: dict[str, dict[str, int]] = {}
+    for gate, stage in stages:
+        bucket = counts.setdefault(gate, {})
+        bucket[stage] = bucket.get(stage, 0) + 1
+    return {g: {s: c[s] for s in STAGES if s in c} for g, c in counts.items()}
+
+
+# --- RAGChecker's claim split -----------------------------------------------------------------
+
+Support = Literal["relevant", "irrelevant", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSplit:
+    """Per claim of a narrative answer, which retrieved passages support it (see above)."""
+
+    claims: tuple[str, ...]
+    support: tuple[Support, ...]
+
+    def count(self, support: Support) -> int:
+        return sum(1 for s in self.support if s == support)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"relevant": self.count("relevant"), "irrelevant": self.count("irrelevant"),
+                "none": self.count("none"),
+                "claims": [{"claim": c, "support": s}
+                           for c, s in zip(self.claims, self.support, strict=True)]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ClaimSplit:
+        claims = data.get("claims", ())
+        return cls(tuple(c["claim"] for c in claims), tuple(c["support"] for c in claims))
+
+
+def claim_split(claims: Sequence[str], passages: Sequence[str], relevant: Sequence[bool],
+                judge: Any) -> ClaimSplit:
+    """Each claim's support: entailed (judge.entails(claim, [passage])) by a relevant passage,
+    else by an irrelevant one, else by none. Passages are judged one at a time, each against
+    every claim, so a judge that remembers its last context reads each passage once."""
+    if len(passages) != len(relevant):
+        raise ValueError(f"{len(passages)} passages but {len(relevant)} relevance flags")
+    by_relevant = [False] * len(claims)
+    by_other = [False] * len(claims)
+    for text, is_relevant in zip(passages, relevant, strict=True):
+        found = by_relevant if is_relevant else by_other
+        for i, claim in enumerate(claims):
+            if not found[i] and not by_relevant[i] and judge.entails(claim, [text]):
+                found[i] = True
+    support: list[Support] = ["relevant" if r else "irrelevant" if o else "none"
+                              for r, o in zip(by_relevant, by_other, strict=True)]
+    return ClaimSplit(tuple(claims), tuple(support))

@@ -1,0 +1,72 @@
+"""Latency per case: nearest-rank percentiles, by tag, errors left out, the trace's LLM calls."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ragspine_eval.execution.latency import (
+    LLMTrace,
+    LatencySummary,
+    lines,
+    listening,
+    percentile,
+    summarize,
+)
+
+
+def test_nearest_rank_percentiles_are_times_some_case_took():
+    values = [0.1 * i for i in range(1, 21)]  # 0.1 .. 2.0
+    assert percentile(values, 50) == values[9]
+    assert percentile(values, 95) == values[18]
+    assert percentile([3.0], 95) == 3.0 and percentile([], 50) is None
+    assert LatencySummary.of([0.2, 0.1, 0.4]).to_dict() == {"n": 3, "p50": 0.2, "p95": 0.4,
+                                                            "max": 0.4}
+
+
+def test_summarize_by_tag_leaves_errors_out_of_the_percentiles():
+    got = summarize([("a", {"t": "x"}, 0.1, False), ("b", {"t": "x"}, 0.3, False),
+                     ("c", {"t": "y"}, 9.0, True), ("d", {}, None, False)])
+    assert got["run"] == {"n": 2, "p50": 0.1, "p95": 0.3, "max": 0.3}
+    assert set(got["by_tag"]) == {"t=x"} and got["cases"] == {"a": 0.1, "b": 0.3, "c": 9.0}
+    assert "llm" not in got
+    assert lines(got)[0] == "latency per case: p50 100.0 ms · p95 300.0 ms · max 300.0 ms (2 cases)"
+
+
+def test_the_trace_counts_this_threads_llm_calls_per_stage():
+    trace = LLMTrace()
+    logger = logging.getLogger("ragspine.trace")
+    with listening(trace):
+        with trace.case() as calls:
+            logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 12},
+                                                      {"stage": "rerank", "ms": 3}],
+                                        "token_usage": {"input_tokens": 100, "output_tokens": 7}})
+            other = threading.Thread(target=lambda: logger.info(
+                "trace", extra={"llm_calls": [{"stage": "answer", "ms": 99}]}))
+            other.start()
+            other.join()
+        assert [c["stage"] for c in calls] == ["answer", "rerank", "(request)"]
+        logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 50}]})  # no case open
+    assert trace.totals() == {"answer": {"calls": 1, "ms": 12}, "rerank": {"calls": 1, "ms": 3},
+                              "(request)": {"calls": 0, "ms": 0, "input_tokens": 100,
+                                            "output_tokens": 7}}
+    assert trace not in logger.handlers
+
+
+def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():
+    from ragspine_eval.engines.base import CaseOutcome
+    from ragspine_eval.execution.latency import llm_totals, seconds_of, timed
+
+    logger = logging.getLogger("ragspine.trace")
+    level = logger.level
+
+    def answer(stage):
+        logger.info("trace", extra={"llm_calls": [{"stage": stage, "ms": 4}]})
+        return CaseOutcome(answer="x")
+
+    one, two = timed(answer, "synthesis"), timed(answer, "tool_round")
+    assert seconds_of(one) > 0 and seconds_of(CaseOutcome()) is None
+    assert one == CaseOutcome(answer="x")  # not a field: equality and the report unchanged
+    assert llm_totals([one, two]) == {"synthesis": {"calls": 1, "ms": 4},
+                                      "tool_round": {"calls": 1, "ms": 4}}
+    assert logger.level == level and not any(isinstance(h, LLMTrace) for h in logger.handlers)
