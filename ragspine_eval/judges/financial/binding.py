@@ -93,3 +93,29 @@ def unscoped(clause: Sequence[Unit], support: Sequence[Passage], year_on_year: b
             continue  # a change stated without a basis is read year on year
         return unit, ", ".join(stated)
     return None
+
+
+_RESPECTIVELY = re.compile(r"分别|各为|依次|(?<![a-z])respectively(?![a-z])")
+_PAIRED = ("entity", "channel", "metric", "period")
+
+
+def crosswise(clause: Sequence[Unit], text: str, support: Sequence[Passage]
+              ) -> tuple[str, Unit, Unit] | None:
+    """(kind, the figure, the subject it is bound to) of the first figure of a `分别` /
+    `respectively` clause that no supporting passage states for its own subject: the i-th
+    figure belongs to the i-th subject of a kind the clause names as many of as it states
+    figures (香港和中国的收入分别为17.02亿和13.2亿); None when each is its own subject's."""
+    figures = [u for u in clause if u.quantity is not None]
+    if len(figures) < 2 or not clause:
+        return None
+    where = text[clause[0].start:clause[-1].start + len(clause[-1].surface) + 16].lower()
+    if _RESPECTIVELY.search(where) is None:
+        return None
+    for kind in _PAIRED:
+        subjects = list({u.key: u for u in clause if u.kind == kind}.values())
+        if len(subjects) != len(figures):
+            continue
+        for figure, subject in zip(figures, subjects):
+            if not any(p.holds(figure) and p.holds(subject) for p in support):
+                return kind, figure, subject
+    return None

@@ -81,42 +81,76 @@ def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple
     return out
 
 
-def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage]) -> bool:
+def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage],
+            periods: Sequence[str] = ()) -> bool:
     """A percentage the claim states is the change between two of the facts' figures a year
     apart (收入同比增长10.7%: 1538 -> 1702), or a share of one in the other; a sum of money or
     percentage points is the difference itself (增加1.4亿美元: 1180 -> 1320; ROE up 0.9
-    percentage points: 13.9% -> 14.8%)."""
+    percentage points: 13.9% -> 14.8%), or the difference between two subjects' figures for one
+    period (中国利润比香港多4.78亿: 990 - 512). A change is of the periods the clause names
+    (`periods`, stated keys): Q4 over Q3 is not the change from FY2024 to FY2025."""
     claim = unit.quantity
     if claim is None or claim.unit is None:
         return False
     found = points(about, support)
+    named = {k for k in periods if is_stated(k)}
     if claim.unit != "PCT":  # 增加1.4亿美元, up 0.9 percentage points: the difference itself
+        unit_of = "PCT" if claim.unit == "PP" else claim.unit
         return any(matches(claim, replace(claim, value=diff, hedge=None))
-                   for diff in _differences(found, "PCT" if claim.unit == "PP" else claim.unit))
+                   for diff in (*_differences(found, unit_of, named),
+                                *_between_subjects(about, support, unit_of, named)))
     metrics = {u.key for u in about if u.kind == "metric"}
     values = [u.quantity.value for p in support
               if len(figures := [u for u in p.analysis.units if u.quantity is not None]) == 1
               and p.keys.get("metric", set()) <= metrics for u in figures[:1]
               if u.quantity is not None]  # every fact's figure: a share is of one in another
-    for key, (_, now) in found.items():
-        before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
-        if before is not None and before[1].quantity and now.quantity and before[1].quantity.value:
-            change = (now.quantity.value / before[1].quantity.value - 1) * 100
+    for key, before, now, then in _year_pairs(found, named):
+        if then.quantity and now.quantity and then.quantity.value:
+            change = (now.quantity.value / then.quantity.value - 1) * 100
             if matches(claim, replace(claim, value=abs(change), unit="PCT", hedge=None)):
                 return True
     return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
                for a in values for b in values if b and a < b)
 
 
-def _differences(found: dict[str, tuple[Passage, Unit]], unit: str) -> list[Any]:
-    """The differences between the figures of `unit` a year apart (a percentage's in points)."""
+def _year_pairs(found: dict[str, tuple[Passage, Unit]], named: set[str]
+                ) -> list[tuple[str, str, Unit, Unit]]:
+    """(period, the period a year before, its figure, the earlier figure) of the facts, only
+    those whose two periods include every period the clause names."""
     out = []
     for key, (_, now) in found.items():
-        before = found.get(f"{int(key[:4]) - 1}{key[4:]}")
-        if (before is not None and now.quantity is not None and before[1].quantity is not None
-                and now.quantity.unit == before[1].quantity.unit == unit):
-            out.append(abs(now.quantity.value - before[1].quantity.value))
+        before = f"{int(key[:4]) - 1}{key[4:]}"
+        if before in found and named <= {key, before}:
+            out.append((key, before, now, found[before][1]))
     return out
+
+
+def _differences(found: dict[str, tuple[Passage, Unit]], unit: str, named: set[str]
+                 ) -> list[Any]:
+    """The differences between the figures of `unit` a year apart (a percentage's in points)."""
+    return [abs(now.quantity.value - then.quantity.value)
+            for _, _, now, then in _year_pairs(found, named)
+            if now.quantity is not None and then.quantity is not None
+            and now.quantity.unit == then.quantity.unit == unit]
+
+
+def _between_subjects(about: Sequence[Unit], support: Sequence[Passage], unit: str,
+                      named: set[str]) -> list[Any]:
+    """The differences between the one figures two entities' fact rows state for the clause's
+    metric and one period (the clause's, where it names one), when the clause names both."""
+    entities = {u.key for u in about if u.kind == "entity"}
+    metrics = {u.key for u in about if u.kind == "metric"}
+    if len(entities) < 2 or not metrics:
+        return []
+    rows = []
+    for p in support:
+        figures = [q for q in p.quantities]
+        ents = p.keys.get("entity", frozenset())
+        if (len(figures) == 1 and len(ents) == 1 and ents <= entities and not p.keys.get("channel")
+                and p.keys.get("metric", frozenset()) <= metrics and p.keys.get("period")
+                and figures[0].unit == unit and (not named or named <= p.keys["period"])):
+            rows.append((ents, p.keys["period"], figures[0].value))
+    return [abs(a - b) for ea, pa, a in rows for eb, pb, b in rows if ea != eb and pa == pb]
 
 
 def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]
@@ -138,3 +172,30 @@ def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passa
                 return way, Unit(way, way, now.start, f"{then.surface.strip()} in {before} to "
                                  f"{now.surface.strip()} in {key}")
     return None
+
+
+def sums_up(about: Sequence[Unit], support: Sequence[Passage]) -> bool:
+    """Whether the channels the clause names make up the whole (中国收入全部来自代理人和银保,
+    agency and bancassurance together made up all of China's revenue): the fact rows of each
+    channel, for the clause's entity, metric and period, add up to the entity's own row."""
+    channels = {u.key for u in about if u.kind == "channel"}
+    metrics = {u.key for u in about if u.kind == "metric"}
+    entities = {u.key for u in about if u.kind == "entity"}
+    named = {u.key for u in about if u.kind == "period" and is_stated(u.key)}
+    if len(channels) < 2 or not metrics:
+        return False
+    parts: dict[str, Any] = {}
+    whole = None
+    for p in support:
+        if (len(p.quantities) != 1 or not p.keys.get("metric", frozenset()) <= metrics
+                or not p.keys.get("entity", frozenset()) <= entities
+                or not named <= p.keys.get("period", frozenset())):
+            continue
+        theirs = p.keys.get("channel", frozenset())
+        if not theirs:
+            whole = p.quantities[0]
+        elif len(theirs) == 1 and theirs <= channels:
+            parts.setdefault(next(iter(theirs)), p.quantities[0].value)
+    if whole is None or set(parts) != channels:
+        return False
+    return matches(whole, replace(whole, value=sum(parts.values())))

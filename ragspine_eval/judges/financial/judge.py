@@ -33,13 +33,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from ragspine_eval.judges.financial.binding import misbound, shifted, unscoped
+from ragspine_eval.judges.financial.binding import crosswise, misbound, shifted, unscoped
 from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects
 from ragspine_eval.judges.financial.facts import (
     compared,
     dated_figures,
     derived,
     nearest_period,
+    sums_up,
     trend,
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
@@ -147,12 +148,15 @@ class FinancialJudge:
         held = total = 0
         missing: list[str] = []
         first: Passage | None = None
+        when: Unit | None = None  # the period of the claim's clauses so far
         try:
             for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
-                # a clause that names no entity (or no metric) is about the claim's first one
-                inherited = [u for u in (subject, topic) if u is not None
+                # a clause that names no entity (or no metric, or no period) is about the
+                # claim's first one (the period of the clause before)
+                inherited = [u for u in (subject, topic, when) if u is not None
                              and not any(v.kind == u.kind for v in clause)]
+                when = next((u for u in reversed(clause) if u.kind == "period"), when)
                 about = (*clause, *inherited)
                 passage = best_passage(clause, inherited, passages,
                                        prefer=None if names_entity else first)
@@ -160,6 +164,7 @@ class FinancialJudge:
                 first = first or passage
                 support = [p for p in passages if p is passage or _same_subject(p, about)]
                 self._numbers(clause, about, passage, passages, analysis.text)
+                self._respectively(clause, support, analysis.text)
                 self._swaps(clause, about, passage, support)
                 self._subject(clause, subject, names_entity, passage)
                 bound = misbound(clause, passage)
@@ -189,7 +194,7 @@ class FinancialJudge:
                 lacking = [u for u in counted if not (
                     comparison is not None and (u.kind in ("up", "down")
                                                 or comparative(u.surface))
-                    or self._held(u, clause, support, turn, analysis.text))]
+                    or self._held(u, clause, about, support, turn, analysis.text))]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
@@ -213,10 +218,11 @@ class FinancialJudge:
         """Each quantity stated by a passage about the same subject, and for the period the
         claim gives it (the nearest period of the clause) where that passage states periods;
         a number stated only of another entity, metric or channel is a swap of that kind."""
+        periods = [u.key for u in about if u.kind == "period"]
         for unit in clause:
             if unit.quantity is None:
                 continue
-            if derived(unit, about, [p for p in passages if _same_subject(p, about)]):
+            if derived(unit, about, [p for p in passages if _same_subject(p, about)], periods):
                 continue
             anywhere = [p for p in passages if p.holds(unit)]
             holding = [p for p in anywhere if _same_subject(p, about)]
@@ -236,7 +242,8 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} ({unit.quantity.describe()}) "
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
-            period = nearest_period(unit, clause, text)
+            period = nearest_period(unit, clause, text) or next(
+                (u for u in about if u.kind == "period"), None)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -244,6 +251,16 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} is passage "
                                f"{there.index + 1}'s for {', '.join(sorted(there.keys['period']))}"
                                f", not for the claim's period {period.surface} ({period.key})")
+
+    @staticmethod
+    def _respectively(clause: Sequence[Unit], support: Sequence[Passage], text: str) -> None:
+        """分别 / respectively: each figure is its own subject's (binding.crosswise)."""
+        found = crosswise(clause, text, support)
+        if found is not None:
+            kind, figure, subject = found
+            raise _Decided(PERIOD if kind == "period" else f"{kind} swapped", None,
+                           f"the claim binds {figure.surface.strip()} to {subject.surface} "
+                           f"({subject.key}), and no passage states it of {subject.surface}")
 
     @staticmethod
     def _subject(clause: Sequence[Unit], subject: Unit | None, names_entity: bool,
@@ -317,10 +334,13 @@ class FinancialJudge:
                            f"{passage.index + 1} states without a negation")
 
     @staticmethod
-    def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
+    def _held(unit: Unit, clause: Sequence[Unit], about: Sequence[Unit],
+              support: Sequence[Passage],
               trend: tuple[str, Unit] | None, text: str) -> bool:
         if unit.kind in SCOPED:
             return True  # binding.unscoped has found it stated (or the clause was rejected)
+        if unit.kind == "word" and unit.key == "whole":  # all of it from these channels
+            return sums_up(about, support)
         if unit.kind in ("up", "down"):
             if _stated_alike(clause, support):
                 return True  # a passage says this clause in the same words: its direction too

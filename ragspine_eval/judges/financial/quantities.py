@@ -48,6 +48,9 @@ _HEDGES_AFTER = {"approx": ("左右", "上下", "or so"), "over": ("以上", "�
                  "under": ("以下", "or less")}
 _SCALE_AFTER = re.compile(r"\s*(bn|b|mn|m|k)(?![a-z])")
 _SCALES = {"bn": 10**9, "b": 10**9, "mn": 10**6, "m": 10**6, "k": 10**3}
+_SECOND_SCALE = re.compile(r"\s*(million|billion)(?![a-z])")  # 3.104 thousand million
+_HALF_A = re.compile(r"(?<![a-z])(?:half a|a half)\s+(million|billion)(?![a-z])")
+_WORD_SCALES = {"million": 10**6, "billion": 10**9}
 _UNIT_CODE = re.compile(r"[\s,]*([a-z]{3})_(m|k|b|bn|mn)(?![a-z])")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z]))")
 _POINTS_AFTER = re.compile(r"\s*(?:个百分点|percentage points?|pp(?![a-z])|ppts?(?![a-z]))")
@@ -109,13 +112,9 @@ def _prefix(before: str, words: tuple[str, ...]) -> str | None:
 def read_quantities(text: str) -> list[Quantity]:
     """Every quantity of a lower-cased text (see the module docstring), in order."""
     found = []
-    for span in number_spans(text):
-        start, end = span.start, len(text[:span.end].rstrip())
-        if text[start:end].isalpha() and Decimal(span.value) <= 12:
-            continue  # "second", "two", "first": a rank or a count in words, not a figure
-        value, unit, hedge = Decimal(span.value), None, None
+    for start, end, value, precision in _numbers(text):
+        unit, hedge = None, None
         written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
-        precision = _precision(value)
         after = text[end:end + 24]
         written = value
         if m := _UNIT_CODE.match(after):
@@ -154,6 +153,34 @@ def read_quantities(text: str) -> list[Quantity]:
         found.append(Quantity(value, unit, hedge, precision, start, end, text[start:end],
                               written))
     return found
+
+
+def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
+    """(start, end, value, precision) of every number of the text as a figure is written:
+    a count in words is none ("two drivers", "second"); 4亿1500万 and 81亿8千万 are one number
+    (a run of a larger scale followed at once by a smaller one); a second scale word multiplies
+    (3.104 thousand million); half a billion is 0.5 billion."""
+    out: list[tuple[int, int, Decimal, Decimal]] = []
+    for span in number_spans(text):
+        start, end = span.start, len(text[:span.end].rstrip())
+        value = Decimal(span.value)
+        if re.sub(r"[\s-]", "", text[start:end]).isalpha() and value <= 12:
+            continue  # "second", "two", "first": a rank or a count in words, not a figure
+        precision = _precision(value)
+        if (m := _SECOND_SCALE.match(text, end)) and re.search(r"thousand|hundred|千|百",
+                                                               text[start:end]):
+            scale = _WORD_SCALES[m.group(1)]
+            value, precision, end = value * scale, precision * scale, m.end()
+        if out and out[-1][1] == start and re.search(r"[亿万]$", text[out[-1][0]:out[-1][1]]):
+            first_start, _, first, first_precision = out[-1]
+            if value < first_precision:  # 4亿 then 1500万: one number, 415 million
+                out[-1] = (first_start, end, first + value, _precision(first + value))
+                continue
+        out.append((start, end, value, precision))
+    for m in _HALF_A.finditer(text):
+        scale = Decimal(_WORD_SCALES[m.group(1)])
+        out.append((m.start(), m.end(), scale / 2, scale / 10))
+    return sorted(out)
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
