@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from ragspine_eval.judges.financial.passages import Passage, best_clause
 from ragspine_eval.judges.financial.vocabulary import SCOPED, Unit
 
-BOUND = ("entity", "metric", "channel", "regulator", "product", "rank")
+BOUND = ("entity", "metric", "channel", "regulator", "product", "fee", "rank")
 
 
 def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] | None:

@@ -94,6 +94,9 @@ def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage],
         return False
     found = points(about, support)
     named = {k for k in periods if is_stated(k)}
+    if claim.unit == "TIMES":  # 1.12倍, 1.29 times: one figure over the other
+        return any(matches(claim, replace(claim, value=ratio, hedge=None))
+                   for ratio in _ratios(about, support, found, named))
     if claim.unit != "PCT":  # 增加1.4亿美元, up 0.9 percentage points: the difference itself
         unit_of = "PCT" if claim.unit == "PP" else claim.unit
         return any(matches(claim, replace(claim, value=diff, hedge=None))
@@ -134,10 +137,27 @@ def _differences(found: dict[str, tuple[Passage, Unit]], unit: str, named: set[s
             and now.quantity.unit == then.quantity.unit == unit]
 
 
+def _ratios(about: Sequence[Unit], support: Sequence[Passage],
+            found: dict[str, tuple[Passage, Unit]], named: set[str]) -> list[Any]:
+    """Each figure over the one a year before, and one subject's over the other's."""
+    out = [now.quantity.value / then.quantity.value for _, _, now, then in _year_pairs(found, named)
+           if now.quantity is not None and then.quantity is not None and then.quantity.value]
+    rows = _subject_rows(about, support, None, named)
+    return out + [a / b for ea, pa, a in rows for eb, pb, b in rows if ea != eb and pa == pb and b]
+
+
 def _between_subjects(about: Sequence[Unit], support: Sequence[Passage], unit: str,
                       named: set[str]) -> list[Any]:
     """The differences between the one figures two entities' fact rows state for the clause's
     metric and one period (the clause's, where it names one), when the clause names both."""
+    rows = _subject_rows(about, support, unit, named)
+    return [abs(a - b) for ea, pa, a in rows for eb, pb, b in rows if ea != eb and pa == pb]
+
+
+def _subject_rows(about: Sequence[Unit], support: Sequence[Passage], unit: str | None,
+                  named: set[str]) -> list[tuple[frozenset[str], frozenset[str], Any]]:
+    """(entity, periods, figure) of the fact rows of the clause's entities (two at least) for
+    its metric, in `unit` (any where None) and of the periods it names."""
     entities = {u.key for u in about if u.kind == "entity"}
     metrics = {u.key for u in about if u.kind == "metric"}
     if len(entities) < 2 or not metrics:
@@ -148,9 +168,9 @@ def _between_subjects(about: Sequence[Unit], support: Sequence[Passage], unit: s
         ents = p.keys.get("entity", frozenset())
         if (len(figures) == 1 and len(ents) == 1 and ents <= entities and not p.keys.get("channel")
                 and p.keys.get("metric", frozenset()) <= metrics and p.keys.get("period")
-                and figures[0].unit == unit and (not named or named <= p.keys["period"])):
+                and unit in (None, figures[0].unit) and named <= p.keys["period"]):
             rows.append((ents, p.keys["period"], figures[0].value))
-    return [abs(a - b) for ea, pa, a in rows for eb, pb, b in rows if ea != eb and pa == pb]
+    return rows
 
 
 def trend(periods: Sequence[str], about: Sequence[Unit], support: Sequence[Passage]

@@ -32,6 +32,7 @@ from decimal import Decimal
 from ragspine_eval.judges.numbers import number_spans
 
 APPROX_TOLERANCE = Decimal("0.05")
+ROUND_APPROX_TOLERANCE = Decimal("0.10")  # 约10% for 10.7%: rounded where it is written
 PLAIN_ROUNDING = Decimal("0.01")
 
 _CURRENCY = [("USD", ("美元", "美金", "usd", "us$", "us dollars", "us dollar", "dollars",
@@ -51,6 +52,16 @@ _SCALES = {"bn": 10**9, "b": 10**9, "mn": 10**6, "m": 10**6, "k": 10**3}
 _SECOND_SCALE = re.compile(r"\s*(million|billion)(?![a-z])")  # 3.104 thousand million
 _HALF_A = re.compile(r"(?<![a-z])(?:half a|a half)\s+(million|billion)(?![a-z])")
 _WORD_SCALES = {"million": 10**6, "billion": 10**9}
+_BASIS_POINTS_AFTER = re.compile(r"\s*(?:个基点|基点|basis points?|bps?(?![a-z]))")
+_TIMES_AFTER = re.compile(r"\s*(?:倍|times(?![a-z])|x(?![a-z])|-?fold(?![a-z]))")
+_PER_MILLE_AFTER = re.compile(r"\s*‰")
+_ZH_SMALL = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
+# 七成 = 70%, 一成二 = 12%: tenths; 三分之二, two-thirds: a fraction as a percentage
+_TENTHS = re.compile(r"([一二三四五六七八九十两]|\d)成([一二三四五六七八九])?")
+_ZH_FRACTION = re.compile(r"(?<![百千万])([二三四五六七八九十])分之([一二三四五六七八九])")
+_EN_FRACTION = re.compile(r"(?<![a-z])(?:(one|two|three)-(third|quarter|fifth)s?(?![a-z])|"
+                          r"(a|one|two|three)\s+(third|quarter|fifth)s?(?=\s+of(?![a-z])))")
+_EN_PARTS = {"a": 1, "one": 1, "two": 2, "three": 3, "third": 3, "quarter": 4, "fifth": 5}
 _UNIT_CODE = re.compile(r"[\s,]*([a-z]{3})_(m|k|b|bn|mn)(?![a-z])")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z]))")
 _POINTS_AFTER = re.compile(r"\s*(?:个百分点|percentage points?|pp(?![a-z])|ppts?(?![a-z]))")
@@ -112,6 +123,8 @@ def _prefix(before: str, words: tuple[str, ...]) -> str | None:
 def read_quantities(text: str) -> list[Quantity]:
     """Every quantity of a lower-cased text (see the module docstring), in order."""
     found = []
+    shares = [(m.start(), m.end()) for pattern in (_TENTHS, _ZH_FRACTION, _EN_FRACTION)
+              for m in pattern.finditer(text)]
     for start, end, value, precision in _numbers(text):
         unit, hedge = None, None
         written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
@@ -124,12 +137,23 @@ def read_quantities(text: str) -> list[Quantity]:
         elif (m := _SCALE_AFTER.match(after)) and not written_scale:
             value, precision = value * _SCALES[m.group(1)], precision * _SCALES[m.group(1)]
             end, after = end + m.end(), text[end + m.end():end + m.end() + 24]
-        if m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
+        if any(a == start for a, _ in shares):  # 七成, 三分之二, two-thirds: a percentage
+            unit = "PCT"
+        elif m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
             unit, end = "PP", end + m.end()
+        elif m := _BASIS_POINTS_AFTER.match(after):  # 90个基点, 90 basis points: 0.9 points
+            value, precision, unit, end = value / 100, precision / 100, "PP", end + m.end()
         elif m := _PERCENT_AFTER.match(after):
             unit, end = "PCT", end + m.end()
+        elif m := _PER_MILLE_AFTER.match(after):  # 8‰ is 0.8%
+            value, precision, unit, end = value / 10, precision / 10, "PCT", end + m.end()
         elif text.startswith("百分之", start):
             unit = "PCT"
+        elif text.endswith("千分之", 0, start):  # 千分之十四点八 is 1.48%
+            value, precision, unit = value / 10, precision / 10, "PCT"
+            start -= 3
+        elif m := _TIMES_AFTER.match(after):  # 1.12倍, 1.12 times: a ratio
+            unit, end = "TIMES", end + m.end()
         if unit is None:
             for code, words in _CURRENCY:
                 word = next((w for w in words if after.lstrip().startswith(w)), None)
@@ -180,7 +204,16 @@ def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
     for m in _HALF_A.finditer(text):
         scale = Decimal(_WORD_SCALES[m.group(1)])
         out.append((m.start(), m.end(), scale / 2, scale / 10))
-    return sorted(out)
+    shares = [(m.start(), m.end(), Decimal(_ZH_SMALL.get(m.group(1), 0) or int(m.group(1)))
+               * 10 + _ZH_SMALL.get(m.group(2) or "零", 0), Decimal(1 if m.group(2) else 10))
+              for m in _TENTHS.finditer(text) if m.group(1)]
+    shares += [(m.start(), m.end(), Decimal(100) * _ZH_SMALL[m.group(2)] / _ZH_SMALL[m.group(1)],
+                Decimal("0.1")) for m in _ZH_FRACTION.finditer(text)]
+    shares += [(m.start(), m.end(), Decimal(100) * _EN_PARTS[m.group(1) or m.group(3)]
+                / _EN_PARTS[m.group(2) or m.group(4)], Decimal("0.1"))
+               for m in _EN_FRACTION.finditer(text)]
+    out = [n for n in out if not any(a < n[1] and n[0] < b for a, b, _, _ in shares)]
+    return sorted(out + [(a, b, v.quantize(Decimal("0.01")), p) for a, b, v, p in shares])
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
@@ -209,7 +242,7 @@ def matches(claim: Quantity, passage: Quantity) -> bool:
     if claim.hedge is None:
         return rounds and gap / scale <= PLAIN_ROUNDING
     if claim.hedge == "approx":
-        return gap / scale <= APPROX_TOLERANCE
+        return gap / scale <= APPROX_TOLERANCE or (rounds and gap / scale <= ROUND_APPROX_TOLERANCE)
     if claim.hedge == "over":
         return p > c
     if claim.hedge == "under":

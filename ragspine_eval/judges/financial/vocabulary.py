@@ -36,7 +36,7 @@ from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
 
-SWAPPABLE = ("entity", "metric", "channel", "regulator", "product")
+SWAPPABLE = ("entity", "metric", "channel", "regulator", "product", "fee")
 SCOPED = ("basis", "horizon")  # a claim's comparison basis and horizon must be its passage's
 _SUBJECTS = ("entity", "metric", "channel")  # a second one after a change opens a new clause
 _STATED = ("up", "down", "quantity")
