@@ -220,7 +220,7 @@ class FinancialJudge:
         a number stated only of another entity, metric or channel is a swap of that kind."""
         periods = [u.key for u in about if u.kind == "period"]
         for unit in clause:
-            if unit.quantity is None:
+            if unit.quantity is None or _count_in_words(unit):
                 continue
             if derived(unit, about, [p for p in passages if _same_subject(p, about)], periods):
                 continue
@@ -393,6 +393,14 @@ def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
             kept.append(u)
         out.append(tuple(kept))
     return tuple(out)
+
+
+def _count_in_words(unit: Unit) -> bool:
+    """A small count written in words with no unit (two drivers, three factors): how many
+    things the claim lists, which a financial passage says by listing them, not a figure."""
+    q = unit.quantity
+    return (q is not None and q.unit is None and q.value <= 12
+            and re.fullmatch(r"[a-z][a-z\s-]*", q.surface.strip()) is not None)
 
 
 def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:

@@ -37,10 +37,14 @@ _REL_YEAR = {
           r"a year ago|the year before|the previous year|the prior year|last year|"
           r"the same period last year|the same period a year earlier|上一个会计年度|上个会计年度|"
           r"上一会计年度|上一个年度|上个年度|上一个财政年度|上个财政年度|上一财政年度|"
-          r"the previous financial year|last financial year|the prior financial year",
+          r"the previous financial year|last financial year|the prior financial year|"
+          r"the year-ago period|the prior-year period|the preceding year|the preceding fiscal year|"
+          r"the fiscal year before|the previous full year|the prior full year|前一财年|前一个财年|"
+          r"上一个完整财年|上个完整财年|上一完整财年",
     "0": r"今年|本年度|本财年|earlier this year|今年早些时候|本年|本会计年度|本财政年度|this fiscal year|the current fiscal year|"
          r"this financial year|the current financial year|this year|the current year",
-    "-2": r"前年|两年前|两年以前|the year before last|two years ago|two years earlier",
+    "-2": r"前年|两年前|两年以前|the year before last|two years ago|two years earlier|"
+          r"two fiscal years ago|two financial years ago",
 }
 # the longest first: "the year before last" is not "the year before"
 _REL_ANY = "|".join(sorted((w for ws in _REL_YEAR.values() for w in ws.split("|")), key=len,
@@ -61,13 +65,13 @@ _MONTH_NAMES = {m: i for i, m in enumerate(
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "3": 3, "6": 6, "9": 9, "12": 12,
           "三": 3, "六": 6, "九": 9, "十二": 12, "year": 12, "年度": 12, "财年": 12, "半年": 6,
-          "季度": 3}
+          "半年度": 6, "季度": 3, "quarter": 3, "half year": 6, "half-year": 6}
 # a span named by its end: 截至2025年6月30日止六个月, the year ended 31 December 2025
-_ZH_COUNT = r"(?:(三|六|九|十二|3|6|9|12)\s*个月|(年度|财年|半年|季度))"
+_ZH_COUNT = r"(?:(三|六|九|十二|3|6|9|12)\s*个月|(年度|财年|半年度|半年|季度))"
 _ENDED_ZH = (rf"截至\s*{_Y}\s*年\s*(\d{{1,2}})\s*月\s*(?:\d{{1,2}}\s*日)?\s*止?\s*(?:的\s*)?"
              rf"{_ZH_COUNT}")
 _ENDED_EN = (rf"(?:the\s+)?(?:(?:first|last|past)\s+)?(?:(three|six|nine|twelve)\s+months|"
-             rf"(?:fiscal\s+|financial\s+)?(year))\s+(?:to|ended|ending|through)\s+"
+             rf"(?:fiscal\s+|financial\s+)?(half[- ]year|year|quarter))\s+(?:to|ended|ending|through)\s+"
              rf"(?:\d{{1,2}}\s+)?({_MON})(?:\s+\d{{1,2}})?,?\s+{_Y}")
 _CN_DIGITS = {c: str(i) for i, c in enumerate("〇一二三四五六七八九")} | {"零": "0"}
 
@@ -87,7 +91,7 @@ _PATTERNS: list[tuple[str, str]] = [
      rf"(?:fy\s*)?{_YEAR_OR_SHORT}|(?<![a-z0-9])9m\s?{_YEAR_OR_SHORT}", "nine"),
     (rf"{_Y}\s*年?\s*(?:前六个月|前6个月|后六个月|后6个月)", "half"),
     # halves with a year
-    (rf"{_Y}\s*(?:年\s*)?(?:财年\s*)?(?:(上|下|首|前|后)半(?:年|财年)(?:度)?|(h[12]|[12]h)|(hy1?|中期|interim))", "half"),
+    (rf"{_Y}\s*(?:年\s*)?(?:财年\s*)?(?:(上|下|首|前|后)半(?:年|财年)(?:度)?|(h[12]|[12]h)|(hy1?|中期|interim|半年度|半年报))", "half"),
     (rf"(?:the\s+)?(?:(h[12]|[12]h)|(hy1?|interim(?: results)?|first six months)|(first|second|back) half(?: year)?)"
      rf"\s*(?:of\s+|for\s+|ended\s+)?(?:fy\s*|fiscal\s+(?:year\s+)?)?{_YEAR_OR_SHORT}", "half"),
     # quarters with a year
@@ -222,9 +226,16 @@ def key(m: re.Match[str]) -> str:
 _CN_YEAR = re.compile(r"[〇零一二三四五六七八九]{4}(?=\s*(?:年|财年|财政年|会计年))")
 
 
+_CN_MONTH = re.compile(r"(?:(?<=年)|(?<=[-–—~至到]))([一二三四五六七八九]|十[一二])"
+                       r"(?=\s*(?:月|[-–—~至到]))")
+
+
 def with_digit_years(lowered: str) -> str:
-    """二〇二五年 as 2025年: the same length, so every position stays where it was."""
-    return _CN_YEAR.sub(lambda m: "".join(_CN_DIGITS[c] for c in m.group()), lowered)
+    """二〇二五年 as 2025年, 一至六月 as 1至6月: the same length, so every position stays where
+    it was."""
+    lowered = _CN_YEAR.sub(lambda m: "".join(_CN_DIGITS[c] for c in m.group()), lowered)
+    return _CN_MONTH.sub(lambda m: str(int(_CN_DIGITS.get(m.group()[-1], "0"))
+                                       + (10 if m.group()[0] == "十" else 0)), lowered)
 
 
 def read_periods(lowered: str) -> list[tuple[str, int, str]]:

@@ -37,10 +37,11 @@ PLAIN_ROUNDING = Decimal("0.01")
 
 _CURRENCY = [("USD", ("美元", "美金", "usd", "us$", "us dollars", "us dollar", "dollars",
                       "dollar", "$")),
-             ("HKD", ("港元", "港币", "hkd", "hk$")),
+             ("HKD", ("港元", "港币", "hkd", "hk$", "hong kong dollars", "hong kong dollar")),
              ("CNY", ("人民币", "元", "cny", "rmb", "yuan", "renminbi"))]
 _HEDGES = {"approx": ("约为", "大约", "约", "大概", "approximately", "approx.", "approx", "about",
-                      "roughly", "around", "circa", "an estimated", "estimated"),
+                      "roughly", "around", "circa", "an estimated", "estimated", "some",
+                      "in the region of", "of around", "of about", "or so"),
            "over": ("略高于", "稍高于", "slightly above", "slightly more than", "超过", "逾", "多于", "高于", "more than", "over", "above", "exceeding",
                     "in excess of"),
            "under": ("略低于", "稍低于", "slightly below", "slightly less than", "不到", "低于", "少于", "不足", "less than", "under", "below", "fewer than"),
@@ -63,7 +64,7 @@ _EN_FRACTION = re.compile(r"(?<![a-z])(?:(one|two|three)-(third|quarter|fifth)s?
                           r"(a|one|two|three)\s+(third|quarter|fifth)s?(?=\s+of(?![a-z])))")
 _EN_PARTS = {"a": 1, "one": 1, "two": 2, "three": 3, "third": 3, "quarter": 4, "fifth": 5}
 _UNIT_CODE = re.compile(r"[\s,]*([a-z]{3})_(m|k|b|bn|mn)(?![a-z])")
-_PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z]))")
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z])|pc(?![a-z]))")
 _POINTS_AFTER = re.compile(r"\s*(?:个百分点|percentage points?|pp(?![a-z])|ppts?(?![a-z]))")
 
 
@@ -155,17 +156,20 @@ def read_quantities(text: str) -> list[Quantity]:
         elif m := _TIMES_AFTER.match(after):  # 1.12倍, 1.12 times: a ratio
             unit, end = "TIMES", end + m.end()
         if unit is None:
-            for code, words in _CURRENCY:
-                word = next((w for w in words if after.lstrip().startswith(w)), None)
-                if word is None:
-                    word = _prefix(text[max(0, start - 12):start], words)
-                    if word is not None:
-                        start = text.rindex(word, 0, start)
-                else:
-                    end += len(after) - len(after.lstrip()) + len(word)
-                if word is not None:
-                    unit = code
-                    break
+            if after.lstrip()[:1] in ("多", "余") and hedge is None:  # 17亿多美元: over 17亿
+                hedge, end = "over", end + len(after) - len(after.lstrip()) + 1
+                after = text[end:end + 24]
+            # the longest currency word after the number, else before it (HK$ is not $)
+            following = [(len(w), code, w) for code, words in _CURRENCY for w in words
+                         if after.lstrip().startswith(w)]
+            preceding = [(len(w), code, w) for code, words in _CURRENCY
+                         if (w := _prefix(text[max(0, start - 12):start], words))]
+            if following:
+                _, unit, word = max(following)
+                end += len(after) - len(after.lstrip()) + len(word)
+            elif preceding:
+                _, unit, word = max(preceding)
+                start = text.rindex(word, 0, start)
         before = text[max(0, start - 20):start]
         hedged = [(len(w), k, w) for k, ws in _HEDGES.items() if (w := _prefix(before, ws))]
         if hedged:  # the longest: "just under" is nearly, not under
@@ -181,14 +185,14 @@ def read_quantities(text: str) -> list[Quantity]:
 
 def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
     """(start, end, value, precision) of every number of the text as a figure is written:
-    a count in words is none ("two drivers", "second"); 4亿1500万 and 81亿8千万 are one number
+    a rank or count in one word is none ("second", "两"); 4亿1500万 and 81亿8千万 are one number
     (a run of a larger scale followed at once by a smaller one); a second scale word multiplies
     (3.104 thousand million); half a billion is 0.5 billion."""
     out: list[tuple[int, int, Decimal, Decimal]] = []
     for span in number_spans(text):
         start, end = span.start, len(text[:span.end].rstrip())
         value = Decimal(span.value)
-        if re.sub(r"[\s-]", "", text[start:end]).isalpha() and value <= 12:
+        if text[start:end].isalpha() and value <= 12:
             continue  # "second", "two", "first": a rank or a count in words, not a figure
         precision = _precision(value)
         if (m := _SECOND_SCALE.match(text, end)) and re.search(r"thousand|hundred|千|百",

@@ -46,6 +46,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
 # the formal numerals of cheques and contracts (壹拾柒亿零贰佰万) as the common ones, one for one
+_TRADITIONAL = str.maketrans("億萬", "亿万")  # a scale in traditional script
 _FORMAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬億", "一二三四五六七八九十百千万亿")
 _FORMAL_RUN = re.compile("(?=[〇零一二三四五六七八九十百千万亿两]*[壹贰叁肆伍陆柒捌玖拾佰仟萬億])"
                          "[〇零一二三四五六七八九十百千万亿两壹贰叁肆伍陆柒捌玖拾佰仟萬億]{2,}")
@@ -166,7 +167,7 @@ def analyse(text: str) -> Analysis:
     """The text's units, clause by clause (see the module docstring)."""
     text = _SPACED.sub(lambda m: m.group().replace(" ", ""),
                        _FORMAL_RUN.sub(lambda m: m.group().translate(_FORMAL),
-                                       normalized(strip_citations(text))))
+                                       normalized(strip_citations(text)).translate(_TRADITIONAL)))
     lowered = _ATTRIBUTION.sub(lambda m: " " * len(m.group()), text.lower())
     units: list[Unit] = []
 
