@@ -55,15 +55,27 @@ def dated_figures(clause: Sequence[Unit], text: str) -> list[Any]:
 _ATTACHING = ("", "in", "for", "during", "的", "in the", "over")
 
 
+_FROM = re.compile(r"(?:(?<![a-z])from|由|从)\s*$")
+
+
 def nearest_period(unit: Unit, clause: Sequence[Unit], text: str) -> Unit | None:
     """The period a quantity is stated for: the clause's period closest to it, one joined to
-    it by nothing but "in", "for" or 的 first (USD 1,320 million in FY2025; 2025财年的13.2亿)."""
+    it by nothing but "in", "for" or 的 first (USD 1,320 million in FY2025; 2025财年的13.2亿).
+    In a change that names one period, the figure it moved from is of the period a year
+    before (grew to USD 1.32 billion in FY2025 from USD 1.18 billion; 由11.8亿增至13.2亿)."""
     def gap(period: Unit) -> tuple[int, int]:
         end_q, end_p = unit.start + len(unit.surface), period.start + len(period.surface)
         between = (text[end_p:unit.start] if end_p <= unit.start
                    else text[end_q:period.start]).strip().lower()
         return (0 if between in _ATTACHING else 1, len(between))
-    return min((u for u in clause if u.kind == "period"), key=gap, default=None)
+    stated = [u for u in clause if u.kind == "period"]
+    found = min(stated, key=gap, default=None)
+    if (found is not None and len({u.key for u in stated}) == 1 and is_stated(found.key)
+            and _FROM.search(text[max(0, unit.start - 6):unit.start].lower())
+            and sum(1 for u in clause if u.quantity is not None) >= 2
+            and re.fullmatch(r"\d{4}(FY|H1|H2|Q[1-4])", found.key)):
+        return replace(found, key=f"{int(found.key[:4]) - 1}{found.key[4:]}")
+    return found
 
 
 def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple[Passage, Unit]]:

@@ -34,7 +34,7 @@ from dataclasses import replace
 from datetime import date
 
 from ragspine_eval.judges.financial.binding import crosswise, misbound, shifted, unscoped
-from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects
+from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects, continues
 from ragspine_eval.judges.financial.facts import (
     compared,
     dated_figures,
@@ -149,6 +149,7 @@ class FinancialJudge:
         missing: list[str] = []
         first: Passage | None = None
         when: Unit | None = None  # the period of the claim's clauses so far
+        before: tuple[Unit, ...] = ()  # the clause before
         try:
             for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
@@ -179,6 +180,11 @@ class FinancialJudge:
                                    f"the claim shifts towards {towards[0]} where passage "
                                    f"{passage.index + 1} shifts towards {towards[1]}")
                 comparison = compare_subjects(clause, about, support, analysis.text)
+                if comparison is None and continues(before, clause, analysis.text):
+                    both = (*before, *about)  # 31.04亿，高于中国的24.6亿: one comparison
+                    comparison = compare_subjects(
+                        (*before, *clause), both,
+                        [p for p in passages if _same_subject(p, both)], analysis.text)
                 if comparison is not None and not comparison.holds:
                     raise _Decided(COMPARISON, passage, comparison.detail)
                 turn = trend(periods, about, support)
@@ -199,6 +205,7 @@ class FinancialJudge:
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
                     raise _Decided(WORDS, passage, _words_detail(lacking, counted, passage))
+                before = clause
             coverage = held / total if total else 1.0
             if coverage < self.threshold:
                 raise _Decided(WORDS, first, f"{len(missing)} of {total} words have no support "
