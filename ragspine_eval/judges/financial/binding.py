@@ -99,23 +99,31 @@ _RESPECTIVELY = re.compile(r"分别|各为|依次|(?<![a-z])respectively(?![a-z]
 _PAIRED = ("entity", "channel", "metric", "period")
 
 
+def paired(clause: Sequence[Unit], text: str) -> dict[str, list[tuple[Unit, Unit]]]:
+    """kind -> (figure, its subject) of a `分别` / `respectively` clause: the i-th figure
+    belongs to the i-th subject of each kind the clause names as many of as it states figures
+    (香港和中国的收入分别为17.02亿和13.2亿; 2024财年和2025财年分别为…); {} otherwise."""
+    figures = [u for u in clause if u.quantity is not None]
+    if len(figures) < 2:
+        return {}
+    where = text[clause[0].start:clause[-1].start + len(clause[-1].surface) + 16].lower()
+    if _RESPECTIVELY.search(where) is None:
+        return {}
+    out = {}
+    for kind in _PAIRED:
+        subjects = list({u.key: u for u in clause if u.kind == kind}.values())
+        if len(subjects) == len(figures):
+            out[kind] = list(zip(figures, subjects))
+    return out
+
+
 def crosswise(clause: Sequence[Unit], text: str, support: Sequence[Passage]
               ) -> tuple[str, Unit, Unit] | None:
     """(kind, the figure, the subject it is bound to) of the first figure of a `分别` /
-    `respectively` clause that no supporting passage states for its own subject: the i-th
-    figure belongs to the i-th subject of a kind the clause names as many of as it states
-    figures (香港和中国的收入分别为17.02亿和13.2亿); None when each is its own subject's."""
-    figures = [u for u in clause if u.quantity is not None]
-    if len(figures) < 2 or not clause:
-        return None
-    where = text[clause[0].start:clause[-1].start + len(clause[-1].surface) + 16].lower()
-    if _RESPECTIVELY.search(where) is None:
-        return None
-    for kind in _PAIRED:
-        subjects = list({u.key: u for u in clause if u.kind == kind}.values())
-        if len(subjects) != len(figures):
-            continue
-        for figure, subject in zip(figures, subjects):
+    `respectively` clause (`paired`) that no supporting passage states for its own subject;
+    None when each is its own subject's."""
+    for kind, pairs in paired(clause, text).items():
+        for figure, subject in pairs:
             if not any(p.holds(figure) and p.holds(subject) for p in support):
                 return kind, figure, subject
     return None

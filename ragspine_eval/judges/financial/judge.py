@@ -33,7 +33,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from ragspine_eval.judges.financial.binding import crosswise, misbound, shifted, unscoped
+from ragspine_eval.judges.financial.binding import (
+    crosswise,
+    misbound,
+    paired,
+    shifted,
+    unscoped,
+)
 from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects, continues
 from ragspine_eval.judges.financial.facts import (
     compared,
@@ -226,6 +232,7 @@ class FinancialJudge:
         claim gives it (the nearest period of the clause) where that passage states periods;
         a number stated only of another entity, metric or channel is a swap of that kind."""
         periods = [u.key for u in about if u.kind == "period"]
+        own = {f.start: p for f, p in paired(clause, text).get("period", [])}  # 分别
         for unit in clause:
             if unit.quantity is None or _count_in_words(unit):
                 continue
@@ -249,7 +256,7 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} ({unit.quantity.describe()}) "
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
-            period = nearest_period(unit, clause, text) or next(
+            period = own.get(unit.start) or nearest_period(unit, clause, text) or next(
                 (u for u in about if u.kind == "period"), None)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):

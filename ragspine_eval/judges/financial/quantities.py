@@ -51,7 +51,7 @@ _HEDGES_AFTER = {"approx": ("左右", "上下", "or so"), "over": ("以上", "�
 _SCALE_AFTER = re.compile(r"\s*(bn|b|mn|m|k)(?![a-z])")
 _SCALES = {"bn": 10**9, "b": 10**9, "mn": 10**6, "m": 10**6, "k": 10**3}
 _SECOND_SCALE = re.compile(r"\s*(million|billion)(?![a-z])")  # 3.104 thousand million
-_HALF_A = re.compile(r"(?<![a-z])(?:half a|a half)\s+(million|billion)(?![a-z])")
+_HALF_A = re.compile(r"(?<![a-z])(half a|a half|a)\s+(million|billion)(?![a-z])")
 _WORD_SCALES = {"million": 10**6, "billion": 10**9}
 _BASIS_POINTS_AFTER = re.compile(r"\s*(?:个基点|基点|basis points?|bps?(?![a-z]))")
 _TIMES_AFTER = re.compile(r"\s*(?:倍|times(?![a-z])|x(?![a-z])|-?fold(?![a-z]))")
@@ -187,7 +187,7 @@ def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
     """(start, end, value, precision) of every number of the text as a figure is written:
     a rank or count in one word is none ("second", "两"); 4亿1500万 and 81亿8千万 are one number
     (a run of a larger scale followed at once by a smaller one); a second scale word multiplies
-    (3.104 thousand million); half a billion is 0.5 billion."""
+    (3.104 thousand million); half a billion is 0.5 billion, a billion one."""
     out: list[tuple[int, int, Decimal, Decimal]] = []
     for span in number_spans(text):
         start, end = span.start, len(text[:span.end].rstrip())
@@ -205,9 +205,9 @@ def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
                 out[-1] = (first_start, end, first + value, _precision(first + value))
                 continue
         out.append((start, end, value, precision))
-    for m in _HALF_A.finditer(text):
-        scale = Decimal(_WORD_SCALES[m.group(1)])
-        out.append((m.start(), m.end(), scale / 2, scale / 10))
+    for m in _HALF_A.finditer(text):  # half a billion, a billion
+        scale = Decimal(_WORD_SCALES[m.group(2)])
+        out.append((m.start(), m.end(), scale / (1 if m.group(1) == "a" else 2), scale / 10))
     shares = [(m.start(), m.end(), Decimal(_ZH_SMALL.get(m.group(1), 0) or int(m.group(1)))
                * 10 + _ZH_SMALL.get(m.group(2) or "零", 0), Decimal(1 if m.group(2) else 10))
               for m in _TENTHS.finditer(text) if m.group(1)]
