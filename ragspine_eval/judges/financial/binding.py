@@ -127,3 +127,27 @@ def crosswise(clause: Sequence[Unit], text: str, support: Sequence[Passage]
             if not any(p.holds(figure) and p.holds(subject) for p in support):
                 return kind, figure, subject
     return None
+
+
+def _ranks(clause: Sequence[Unit]) -> dict[str, str]:
+    """rank -> channel of a clause that names as many ranks as channels, paired in order
+    (核心驱动力是代理人…; first from agency, then from bancassurance)."""
+    ranks = [u.key for u in clause if u.kind == "rank"]
+    channels = list(dict.fromkeys(u.key for u in clause if u.kind == "channel"))
+    return dict(zip(ranks, channels)) if ranks and len(ranks) == len(channels) else {}
+
+
+def misranked(clause: Sequence[Unit], passage: Passage) -> tuple[str, str, str] | None:
+    """(rank, the claim's channel, the passage's) where the clause ranks two or more channels
+    otherwise than the passage does; None when they agree or the passage ranks none."""
+    ours = _ranks(clause)
+    if len(ours) < 2:
+        return None  # one rank and one channel: misbound's
+    theirs: dict[str, str] = {}
+    for c in passage.analysis.clauses:
+        for rank, channel in _ranks(c).items():
+            theirs.setdefault(rank, channel)
+    for rank, channel in ours.items():
+        if rank in theirs and theirs[rank] != channel:
+            return rank, channel, theirs[rank]
+    return None

@@ -36,6 +36,7 @@ from datetime import date
 from ragspine_eval.judges.financial.binding import (
     crosswise,
     misbound,
+    misranked,
     paired,
     shifted,
     unscoped,
@@ -180,6 +181,11 @@ class FinancialJudge:
                     raise _Decided(f"{kind} swapped", passage,
                                    f"the claim says this of {unit.surface} ({unit.key}) where "
                                    f"passage {passage.index + 1} says it of {theirs}")
+                ranked = misranked(clause, passage)
+                if ranked is not None:
+                    raise _Decided("rank swapped", passage,
+                                   f"the claim ranks {ranked[1]} {ranked[0].lower()} where "
+                                   f"passage {passage.index + 1} ranks {ranked[2]} so")
                 towards = shifted(clause, analysis.text, passage)
                 if towards is not None:
                     raise _Decided("product swapped", passage,
@@ -363,6 +369,8 @@ class FinancialJudge:
             comparison = compared(clause, text)
             if comparison is not None:  # "16.2%, higher than the group's 14.8%"
                 return wanted == comparison
+            if trend is not None and _by_a_change(unit, clause, support, text):
+                return wanted == trend[0]  # 增加4.88亿美元: the change the facts give
             figures = dated_figures(clause, text)
             if len(figures) >= 2 and figures[0] != figures[-1]:
                 # "grew from 11.8亿 to 13.2亿", "was up from 1,538m a year earlier": the claim's
@@ -407,6 +415,16 @@ def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
             kept.append(u)
         out.append(tuple(kept))
     return tuple(out)
+
+
+def _by_a_change(direction: Unit, clause: Sequence[Unit], support: Sequence[Passage],
+                 text: str) -> bool:
+    """Whether the direction word is followed at once by a figure no passage states (增加
+    4.88亿美元, up by 0.9 points): the size of the change, not a level to order by period."""
+    end = direction.start + len(direction.surface)
+    return any(u.quantity is not None and u.start >= end
+               and text[end:u.start].strip().lower() in ("", "了", "by", "of")
+               and not any(p.holds(u) for p in support) for u in clause)
 
 
 def _count_in_words(unit: Unit) -> bool:

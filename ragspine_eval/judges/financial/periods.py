@@ -43,6 +43,7 @@ _REL_YEAR = {
           r"上一个完整财年|上个完整财年|上一完整财年",
     "0": r"今年|本年度|本财年|earlier this year|今年早些时候|本年|本会计年度|本财政年度|this fiscal year|the current fiscal year|"
          r"this financial year|the current financial year|this year|the current year",
+    "1": r"一年后|一年以后|次年|翌年|the following year|a year later|the next year|a year on",
     "-2": r"前年|两年前|两年以前|the year before last|two years ago|two years earlier|"
           r"two fiscal years ago|two financial years ago",
 }

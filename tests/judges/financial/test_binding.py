@@ -97,3 +97,19 @@ def test_without_respectively_nothing_is_paired():
     analysis = analyse("2025财年香港和中国的收入为13.2亿美元和17.02亿美元。")
     support = [read_passage(i, t) for i, t in enumerate(REVENUES)]
     assert crosswise(analysis.clauses[0], analysis.text, support) is None
+
+
+DRIVERS = "中国 REVENUE 增长的核心驱动力是代理人产能提升，其次是银保渠道扩张。"
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("China's growth came first from agency productivity and then from bancassurance "
+     "expansion.", True),
+    ("China's growth came first from bancassurance expansion and then from agency "
+     "productivity.", False),
+])
+def test_two_ranks_in_one_clause_are_paired_with_their_channels_in_order(claim, supported):
+    check = FinancialJudge().assess(claim, [DRIVERS])
+    assert check.entailed is supported, check.detail
+    if not supported:
+        assert check.rule == "rank swapped", check.detail

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ragspine_eval.judges.financial.facts import dated_figures, derived, nearest_period, trend
 from ragspine_eval.judges.financial.passages import read_passage
 from ragspine_eval.judges.financial.vocabulary import analyse
@@ -113,3 +115,15 @@ def test_the_figure_a_change_moved_from_is_of_the_year_before():
                              "USD 1.18 billion")
     figures = [u for u in clause if u.quantity is not None]
     assert [nearest_period(f, clause, text).key for f in figures] == ["2025FY", "2024FY"]
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("集团2025财年收入较2024财年的40.12亿美元增加4.88亿美元。", True),
+    ("集团2025财年收入较2024财年的40.12亿美元减少4.88亿美元。", False),
+])
+def test_a_direction_followed_by_the_size_of_a_change_is_the_facts_trend(claim, supported):
+    from ragspine_eval.judges.financial.judge import FinancialJudge
+
+    context = ["ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_GROUP FY2024 REVENUE: 4012 USD_M"]
+    check = FinancialJudge().assess(claim, context)
+    assert check.entailed is supported, check.detail

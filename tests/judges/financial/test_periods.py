@@ -55,6 +55,7 @@ def test_a_relative_period_is_resolved_from_the_clause_then_the_reference_date()
     assert resolve("rel-1H1", None, None, date(2026, 1, 10)) == "2025H1"
     assert resolve("relxFY", None, None, date(2026, 3, 31)) == "2025FY"  # the latest full year
     assert resolve("rel0", "2024FY", "2024", date(2025, 6, 1)) == "2025FY"  # this year: the date's
+    assert keys("一年后") == ["rel1"] and resolve("rel1", "2024FY", "2024", None) == "2025FY"
 
 
 def test_nothing_unresolvable_is_guessed():
