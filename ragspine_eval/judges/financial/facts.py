@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from ragspine_eval.judges.financial.passages import Passage
@@ -70,12 +71,22 @@ def nearest_period(unit: Unit, clause: Sequence[Unit], text: str) -> Unit | None
         return (0 if between in _ATTACHING else 1, len(between))
     stated = [u for u in clause if u.kind == "period"]
     found = min(stated, key=gap, default=None)
-    if (found is not None and len({u.key for u in stated}) == 1 and is_stated(found.key)
-            and _FROM.search(text[max(0, unit.start - 6):unit.start].lower())
-            and sum(1 for u in clause if u.quantity is not None) >= 2
-            and re.fullmatch(r"\d{4}(FY|H1|H2|Q[1-4])", found.key)):
-        return replace(found, key=f"{int(found.key[:4]) - 1}{found.key[4:]}")
+    if (found is not None and len({u.key for u in stated}) == 1
+            and sum(1 for u in clause if u.quantity is not None) >= 2):
+        return year_before(found) if moved_from(unit, text) else found
     return found
+
+
+def moved_from(unit: Unit, text: str) -> bool:
+    """Whether the figure is what a change moved from (from 13.9%, 由11.8亿)."""
+    return _FROM.search(text[max(0, unit.start - 6):unit.start].lower()) is not None
+
+
+def year_before(period: Unit) -> Unit:
+    """The same part of the year before (FY2025 -> FY2024); a key of another form as it is."""
+    if not re.fullmatch(r"\d{4}(FY|H1|H2|Q[1-4])", period.key):
+        return period
+    return replace(period, key=f"{int(period.key[:4]) - 1}{period.key[4:]}")
 
 
 def points(about: Sequence[Unit], support: Sequence[Passage]) -> dict[str, tuple[Passage, Unit]]:
@@ -124,6 +135,9 @@ def derived(unit: Unit, about: Sequence[Unit], support: Sequence[Passage],
             change = (now.quantity.value / then.quantity.value - 1) * 100
             if matches(claim, replace(claim, value=abs(change), unit="PCT", hedge=None)):
                 return True
+            if claim.hedge is None and abs(claim.value - abs(change)) * 2 <= min(
+                    claim.precision, Decimal(1)):
+                return True  # 12% for 12.16%: a computed rate, rounded where it is written
     return any(matches(claim, replace(claim, value=a / b * 100, unit="PCT", hedge=None))
                for a in values for b in values if b and a < b)
 

@@ -46,9 +46,11 @@ from ragspine_eval.judges.financial.facts import (
     compared,
     dated_figures,
     derived,
+    moved_from,
     nearest_period,
     sums_up,
     trend,
+    year_before,
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.judges.financial.general import judge_general
@@ -160,11 +162,13 @@ class FinancialJudge:
         try:
             for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
-                # a clause that names no entity (or no metric, or no period) is about the
-                # claim's first one (the period of the clause before)
+                # a clause that names no entity (or no metric, or no period) is about the one
+                # of the clauses before it, else the claim's first (由于…，香港收入走弱)
                 inherited = [u for u in (subject, topic, when) if u is not None
                              and not any(v.kind == u.kind for v in clause)]
                 when = next((u for u in reversed(clause) if u.kind == "period"), when)
+                subject = next((u for u in reversed(clause) if u.kind == "entity"), subject)
+                topic = next((u for u in reversed(clause) if u.kind == "metric"), topic)
                 about = (*clause, *inherited)
                 passage = best_passage(clause, inherited, passages,
                                        prefer=None if names_entity else first)
@@ -262,8 +266,11 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} ({unit.quantity.describe()}) "
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
-            period = own.get(unit.start) or nearest_period(unit, clause, text) or next(
-                (u for u in about if u.kind == "period"), None)
+            period = own.get(unit.start) or nearest_period(unit, clause, text)
+            if period is None:  # the clause before's: ", from 13.9%" is of the year before
+                period = next((u for u in about if u.kind == "period"), None)
+                if period is not None and moved_from(unit, text):
+                    period = year_before(period)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -325,8 +332,10 @@ class FinancialJudge:
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")
+            compares = len({u.key for u in clause if u.kind == "period"}) > 1  # 较2024财年
             if (kind == "period" and passage.keys.get("period")
-                    and not passage.holds(unit)
+                    and not (passage.holds(unit) or compares and any(p.holds(unit)
+                                                                     for p in support))
                     and not any(u.quantity is not None for u in clause)):
                 raise _Decided(PERIOD, passage,
                                f"the claim's period {unit.surface} ({unit.key}) is not passage "

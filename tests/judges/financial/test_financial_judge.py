@@ -144,6 +144,24 @@ WRITTEN_OTHERWISE = [
     ("Hong Kong's new business premiums were USD 1,520 million in H1 2025.", CONTEXT, None, True,
      None),
     ("香港2025年上半年新业务价值为15.2亿美元。", CONTEXT, None, False, "metric swapped"),
+    # a clause naming no entity is about the entity of the clause before it
+    ("香港收入同比走弱，中国收入则增长，核心驱动力是代理人产能提升。", [HK, CN], None, True, None),
+    ("由于代理人产能提升，香港收入同比走弱。", [HK, CN], None, False, "entity swapped"),
+    # ", from 13.9%": the figure a change moved from is of the year before
+    ("Group ROE edged up to 14.8% in FY2025, from 13.9%.",
+     ["ACME_GROUP FY2025 ROE: 14.8 PCT", "ACME_GROUP FY2024 ROE: 13.9 PCT"], None, True, None),
+    ("Group ROE edged up to 14.8% in FY2025, from 14.2%.",
+     ["ACME_GROUP FY2025 ROE: 14.8 PCT", "ACME_GROUP FY2024 ROE: 13.9 PCT"], None, False,
+     "number not found"),
+    # a computed growth rate rounded where it is written; a comparison of two periods
+    ("Group revenue was up 12% on FY2024 in FY2025.",
+     ["ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_GROUP FY2024 REVENUE: 4012 USD_M"], None,
+     True, None),
+    ("Group revenue was up 13% on FY2024 in FY2025.",
+     ["ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_GROUP FY2024 REVENUE: 4012 USD_M"], None,
+     False, "number not found"),
+    ("香港2025财年收入较2024财年上升。", FACTS, None, True, None),
+    ("香港2025财年收入较2023财年上升。", FACTS, None, False, "period changed"),
 ]
 
 
