@@ -17,6 +17,10 @@ year on year is also what two figures a year apart give (`year_on_year`: the fac
 and how a change stated with no basis at all is read (中国收入增长 supports 中国收入同比增长).
 `shifted(clause, text, passage)`: a shift towards another product than the passage's (转向期缴
 against "from single premium to regular premium" read backwards).
+`paired` / `crosswise`: under 分别 / respectively the i-th figure is the i-th subject's (entity,
+channel, metric or period), and a supporting passage must state it of that one.
+`misranked`: two ranks and two channels in one clause (first from agency, then from
+bancassurance) paired in order, against the passage's pairs.
 Invariants: pure functions of the analysed clause and passages.
 """
 

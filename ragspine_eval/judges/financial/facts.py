@@ -6,6 +6,10 @@ a claim's figure to its period (USD 1,320 million in FY2025; 2025财年的13.2�
 year earlier" say which way; `points` reads the fact rows that state one figure of a metric
 for a period; `trend` compares such figures a year apart (FY2024 -> FY2025: up or down) and
 `derived` checks a percentage against the change between them or a share of one in the other.
+`derived` also reads a ratio (1.12倍) and a difference between two subjects (中国利润比香港多
+4.78亿), always of the periods the clause names; `sums_up` says whether the channels a clause
+names add up to the whole (全部来自代理人和银保); `by_a_change` whether a direction word is followed
+by the size of a change (增加4.88亿美元); `count_in_words` a count such as "two drivers".
 Invariants: pure functions of the units and passages; a figure is compared with
 quantities.matches, the same rounding and tolerance as everywhere else.
 """
@@ -245,3 +249,21 @@ def sums_up(about: Sequence[Unit], support: Sequence[Passage]) -> bool:
     if whole is None or set(parts) != channels:
         return False
     return matches(whole, replace(whole, value=sum(parts.values())))
+
+
+def by_a_change(direction: Unit, clause: Sequence[Unit], support: Sequence[Passage],
+                 text: str) -> bool:
+    """Whether the direction word is followed at once by a figure no passage states (增加
+    4.88亿美元, up by 0.9 points): the size of the change, not a level to order by period."""
+    end = direction.start + len(direction.surface)
+    return any(u.quantity is not None and u.start >= end
+               and text[end:u.start].strip().lower() in ("", "了", "by", "of")
+               and not any(p.holds(u) for p in support) for u in clause)
+
+
+def count_in_words(unit: Unit) -> bool:
+    """A small count written in words with no unit (two drivers, three factors): how many
+    things the claim lists, which a financial passage says by listing them, not a figure."""
+    q = unit.quantity
+    return (q is not None and q.unit is None and q.value <= 12
+            and re.fullmatch(r"[a-z][a-z\s-]*", q.surface.strip()) is not None)

@@ -2,22 +2,29 @@
 
 `FinancialJudge.assess(claim, context)` reads the claim (vocabulary.analyse) and judges it
 clause by clause, each clause against its best passage (passages.best_passage; a clause that
-names no entity is about the claim's first one). The rules, in the order they decide, each
-naming the passage (1 = the first retrieved one) and what disagrees:
+names no entity, metric or period is about the one of the clauses before it, else the claim's
+first). The rules, in the order they decide, each naming the passage (1 = the first retrieved
+one) and what disagrees:
 1. `number not found`: a quantity of the clause that no passage about the same subject states
-   (quantities.matches: scale, unit, rounding, a stated approximation within 5%);
+   (quantities.matches: scale, unit, rounding, a stated approximation within 5%), nor derives
+   for the periods the clause names (facts.derived: a change, a ratio, a share, a difference
+   between two subjects); its period is the one joined to it, the clause's, or the inherited
+   one (a year earlier for what a change moved from); under 分别 / respectively the i-th
+   figure is the i-th subject's (binding.crosswise);
 2. `entity swapped`, `metric swapped`, `channel swapped`: the clause names a Hong Kong, a
    revenue, an agency where its passage names another one of the same kind and not this one;
 3. `period changed`: the clause's period (FY2025, 2025H1, 去年 resolved: periods.py) is not
    one its passage states, and the passage states one; a name the passage binds to other words
-   (binding.misbound: 保监局 for what it says of 积金局) is a swap of its kind; `comparison basis
+   (binding.misbound: 保监局 for what it says of 积金局; binding.misranked: first from
+   bancassurance, then from agency) is a swap of its kind; `comparison basis
    changed` / `horizon changed`: 环比 where the passages say 同比, long term for short term
    (binding.unscoped); `comparison reversed`: 香港利润高于中国 where the facts give China more
-   (comparisons.py);
+   (comparisons.py; also with the clause before when a clause opens with 高于 / above);
 4. `direction flipped`, `negation`: the clause says up where the passage clause it aligns with
    says down, or negates what the passage states (polarity.py);
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
-   one clause's, are held by the passages it was judged against (an added cause, say);
+   one clause's, are held by the passages it was judged against (an added cause, say; 全部 /
+   all of held only where the channels named add up to the whole: facts.sums_up);
 otherwise `supported`. A claim with no word of the financial vocabulary (no entity, metric,
 channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`
 (general.py: every number and name in the context, its stemmed words clause by clause, its
@@ -43,7 +50,9 @@ from ragspine_eval.judges.financial.binding import (
 )
 from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects, continues
 from ragspine_eval.judges.financial.facts import (
+    by_a_change,
     compared,
+    count_in_words,
     dated_figures,
     derived,
     moved_from,
@@ -54,7 +63,7 @@ from ragspine_eval.judges.financial.facts import (
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.judges.financial.general import judge_general
-from ragspine_eval.judges.financial.periods import is_stated, resolve
+from ragspine_eval.judges.financial.periods import resolved_periods
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
 from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse
 from ragspine_eval.judges.groundedness import ClaimCheck
@@ -244,7 +253,7 @@ class FinancialJudge:
         periods = [u.key for u in about if u.kind == "period"]
         own = {f.start: p for f, p in paired(clause, text).get("period", [])}  # 分别
         for unit in clause:
-            if unit.quantity is None or _count_in_words(unit):
+            if unit.quantity is None or count_in_words(unit):
                 continue
             if derived(unit, about, [p for p in passages if _same_subject(p, about)], periods):
                 continue
@@ -378,7 +387,7 @@ class FinancialJudge:
             comparison = compared(clause, text)
             if comparison is not None:  # "16.2%, higher than the group's 14.8%"
                 return wanted == comparison
-            if trend is not None and _by_a_change(unit, clause, support, text):
+            if trend is not None and by_a_change(unit, clause, support, text):
                 return wanted == trend[0]  # 增加4.88亿美元: the change the facts give
             figures = dated_figures(clause, text)
             if len(figures) >= 2 and figures[0] != figures[-1]:
@@ -399,49 +408,6 @@ class FinancialJudge:
     def general(claim: str, units: Sequence[Unit], passages: Sequence[Passage]) -> ClaimCheck:
         """Outside the financial vocabulary: general.judge_general."""
         return judge_general(claim, units, passages, _GENERAL_RULES)
-
-
-def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
-                     ) -> tuple[tuple[Unit, ...], ...]:
-    """The clauses with every relative period (去年, a year earlier, 三季度) replaced by the
-    stated one it means (periods.resolve: the clause's own period, the claim's year, the
-    reference date), and dropped where nothing says which it is. A clause's own period is
-    the first it states, else the one the claim's clauses before it state."""
-    year = next((u.key[:4] for c in clauses for u in c if u.kind == "period"
-                 and is_stated(u.key)), None)
-    out = []
-    before: str | None = None  # the period of the claim's clauses so far
-    for clause in clauses:
-        own = next((u.key for u in clause if u.kind == "period" and is_stated(u.key)), before)
-        before = own
-        kept = []
-        for u in clause:
-            if u.kind == "period" and not is_stated(u.key):
-                key = resolve(u.key, own, year, reference)
-                if key is None:
-                    continue
-                u = replace(u, key=key)
-            kept.append(u)
-        out.append(tuple(kept))
-    return tuple(out)
-
-
-def _by_a_change(direction: Unit, clause: Sequence[Unit], support: Sequence[Passage],
-                 text: str) -> bool:
-    """Whether the direction word is followed at once by a figure no passage states (增加
-    4.88亿美元, up by 0.9 points): the size of the change, not a level to order by period."""
-    end = direction.start + len(direction.surface)
-    return any(u.quantity is not None and u.start >= end
-               and text[end:u.start].strip().lower() in ("", "了", "by", "of")
-               and not any(p.holds(u) for p in support) for u in clause)
-
-
-def _count_in_words(unit: Unit) -> bool:
-    """A small count written in words with no unit (two drivers, three factors): how many
-    things the claim lists, which a financial passage says by listing them, not a figure."""
-    q = unit.quantity
-    return (q is not None and q.unit is None and q.value <= 12
-            and re.fullmatch(r"[a-z][a-z\s-]*", q.surface.strip()) is not None)
 
 
 def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:

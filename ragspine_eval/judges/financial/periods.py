@@ -1,12 +1,15 @@
 """Periods: what stretch of time a claim speaks of, read in every common spelling and resolved.
 
-`read_periods(lowered)` finds every period a (lower-cased, NFKC) text names and keys it:
+`read_periods(lowered)` finds every period a (lower-cased, NFKC) text names and keys it
+(a span named by its end and length, 截至2025年6月30日止六个月 or the year ended 31 December
+2025, keyed by the months it covers; one crossing a year end, the year ended 30 June 2025, as
+`2025E0612`, a key no calendar period has):
 - a stated period: a fiscal year `2025FY` (FY2025, FY25, 2025财年, 2025年度, fiscal 2025, 2025), a
   half `2025H1` / `2025H2` (2025年上半年, 1H25, H1 2025, HY2025, 2025年中期, interim 2025, first
   half of 2025), a quarter `2025Q3` (2025年第三季度, 三季度 of a stated year, Q3 2025, 3Q25,
   third quarter of 2025);
 - a relative one, resolved later because it depends on what the clause and the case say:
-  `rel-1` (去年, 上年同期, 上一财年, last year, the prior year, a year earlier: a year before the
+  `rel1` (一年后, a year later), `rel-1` (去年, 上年同期, 上一财年, last year, the prior year, a year earlier: a year before the
   clause's own period, else the fiscal year before the reference date's), `rel0` (今年, 本财年,
   this year: the reference date's year, else the clause's own), `rel-2` (前年), `rel-1H1`
   (去年上半年: a part of a relative year), `relxQ3` (三季度, the third quarter, H1: a part of
@@ -16,13 +19,20 @@ nothing in the claim or the case says which year it is: **nothing unresolvable i
 reference date: 去年 alone stays unresolved). A fiscal year is the calendar year (the KB's
 FY2025 is 2025). `span(key)` is the months a stated key covers, (first, last) as year*12+month,
 so a claim's period and a passage's are compared as spans.
+`resolved_periods(clauses, reference)` does it for every clause of an analysed claim.
 Invariants: pure functions of the text, the clause's own period and the reference date.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # vocabulary imports this module: its Unit is only named here
+    from ragspine_eval.judges.financial.vocabulary import Unit
 
 _Y = r"((?:19|20)\d{2})"
 _YY = r"(?:'|’)?(\d{2})(?!\d)"
@@ -303,3 +313,28 @@ def resolve(key: str, own: str | None, year: str | None, reference: date | None)
     if own is not None:
         return f"{int(own[:4]) + n}{part}"
     return None
+
+
+def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
+                     ) -> tuple[tuple[Unit, ...], ...]:
+    """The clauses with every relative period (去年, a year earlier, 三季度) replaced by the
+    stated one it means (periods.resolve: the clause's own period, the claim's year, the
+    reference date), and dropped where nothing says which it is. A clause's own period is
+    the first it states, else the one the claim's clauses before it state."""
+    year = next((u.key[:4] for c in clauses for u in c if u.kind == "period"
+                 and is_stated(u.key)), None)
+    out = []
+    before: str | None = None  # the period of the claim's clauses so far
+    for clause in clauses:
+        own = next((u.key for u in clause if u.kind == "period" and is_stated(u.key)), before)
+        before = own
+        kept = []
+        for u in clause:
+            if u.kind == "period" and not is_stated(u.key):
+                key = resolve(u.key, own, year, reference)
+                if key is None:
+                    continue
+                u = replace(u, key=key)
+            kept.append(u)
+        out.append(tuple(kept))
+    return tuple(out)

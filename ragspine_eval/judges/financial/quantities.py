@@ -6,6 +6,9 @@ around it:
 - a unit: percent (%, percent, 百分之, the KB's PCT), percentage points (个百分点, pp), a
   currency (美元, USD, US$, $, 港元, HKD, 人民币, 元, CNY) and the KB's unit codes (USD_M: millions
   of US dollars; any XXX_M, XXX_K, XXX_B the same way); bn / mn / m / k after digits;
+- a ratio (1.12倍, 1.29 times: `TIMES`), basis points (90个基点 = 0.9 points), per mille
+  (千分之十四点八 = 1.48%), tenths and fractions as percentages (七成, 一成二, 三分之二,
+  two-thirds); 4亿1500万 and 81亿8千万 as one number, 3.104 thousand million, (half) a billion;
 - a hedge: approximately (约, 大约, 左右, about, roughly, around), more than (超过, 逾, 以上,
   more than, over), less than (不到, 低于, less than, under), nearly (近, 将近, nearly, almost).
 
@@ -16,7 +19,8 @@ around it:
   while 0.0148 is not);
 - stated plainly, the values are equal, or the passage's value rounds to the claim's at the
   precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
-- stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
+- stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value, or within
+  `ROUND_APPROX_TOLERANCE` (10%) where the passage's value rounds to it (约10% for 10.7%);
 - more than / less than: the passage's value is beyond the claim's; nearly: at most the
   claim's and within the tolerance.
 Invariants: values are Decimals in base units (USD 1,702 million is 1702000000); nothing here

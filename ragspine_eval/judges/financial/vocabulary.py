@@ -12,6 +12,9 @@
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
   whose dictionary ships inside the package; English: its Snowball stem, see `stem`).
 
+Before reading: formal numerals (壹拾柒亿) as the common ones, 億 / 萬 as 亿 / 万, a space
+between thousands (8 180) removed; an attribution frame (正如香港QBR所说, The Group review
+notes that) blanked, as it says who says it, not what; brackets do not break a name.
 Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
 statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge
 compares a claim's clause with a passage's clause. Invariants: the result depends on the text,
