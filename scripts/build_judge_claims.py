@@ -57,7 +57,10 @@ KINDS = ("paraphrase", "approximation", "verbatim", "negation", "direction", "en
          "addition", "number",
          # batch 6 on (issue 32): the ways answers state periods, bases, subjects and figures
          "restated", "period_relative", "period_form", "basis", "horizon", "subject", "region",
-         "channel", "product", "regulator", "metric", "company", "engine_answer")
+         "channel", "product", "regulator", "metric", "company", "engine_answer",
+         # batch 9 (issue 32): written in ways batches 1-8 do not use, so that a judge's figures
+         # on claims it was not developed on can be read apart (data/judge/README.md)
+         "b9_period", "b9_basis", "b9_entity", "b9_channel", "b9_metric", "b9_figure", "b9_shape")
 # an anchor `@2026-03-31` is not a passage: it is the claim's reference date (the day the answer
 # is taken to be written), which resolves 去年 / last year / 上一财年 / this year in the claim
 REFERENCE_DATE = re.compile(r"^@(\d{4}-\d{2}-\d{2})$")
@@ -231,8 +234,10 @@ REQUIRED = ("id", "kind", "lang", "label", "claim", "context")
 OPTIONAL = ("reference_date", "origin")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # words whose period is only known from the reference date: a claim using one must carry it
-RELATIVE = re.compile(r"去年|今年|前年|上一财年|最近一个完整财年|last year|this year|year before last|"
-                      r"last fiscal year|previous financial year|most recent full", re.IGNORECASE)
+RELATIVE = re.compile(r"去年|今年|前年|上一财年|上财年|本财年|上年度|两年前|过去一个财年|最近一个完整财年|"
+                      r"last year|this year|year before last|two years ago|this fiscal year|"
+                      r"last fiscal year|prior fiscal year|previous financial year|most recent full",
+                      re.IGNORECASE)
 
 
 def _line_problems(where: str, row: object) -> list[str]:

@@ -17,6 +17,10 @@ year on year is also what two figures a year apart give (`year_on_year`: the fac
 and how a change stated with no basis at all is read (中国收入增长 supports 中国收入同比增长).
 `shifted(clause, text, passage)`: a shift towards another product than the passage's (转向期缴
 against "from single premium to regular premium" read backwards).
+`paired` / `crosswise`: under 分别 / respectively the i-th figure is the i-th subject's (entity,
+channel, metric or period), and a supporting passage must state it of that one.
+`misranked`: two ranks and two channels in one clause (first from agency, then from
+bancassurance) paired in order, against the passage's pairs.
 Invariants: pure functions of the analysed clause and passages.
 """
 
@@ -28,7 +32,7 @@ from collections.abc import Sequence
 from ragspine_eval.judges.financial.passages import Passage, best_clause
 from ragspine_eval.judges.financial.vocabulary import SCOPED, Unit
 
-BOUND = ("entity", "metric", "channel", "regulator", "product", "rank")
+BOUND = ("entity", "metric", "channel", "regulator", "product", "fee", "rank")
 
 
 def misbound(clause: Sequence[Unit], passage: Passage) -> tuple[str, Unit, str] | None:
@@ -92,4 +96,62 @@ def unscoped(clause: Sequence[Unit], support: Sequence[Passage], year_on_year: b
         if unit.kind == "basis" and unit.key == "YOY" and (year_on_year or not stated):
             continue  # a change stated without a basis is read year on year
         return unit, ", ".join(stated)
+    return None
+
+
+_RESPECTIVELY = re.compile(r"分别|各为|依次|(?<![a-z])respectively(?![a-z])")
+_PAIRED = ("entity", "channel", "metric", "period")
+
+
+def paired(clause: Sequence[Unit], text: str) -> dict[str, list[tuple[Unit, Unit]]]:
+    """kind -> (figure, its subject) of a `分别` / `respectively` clause: the i-th figure
+    belongs to the i-th subject of each kind the clause names as many of as it states figures
+    (香港和中国的收入分别为17.02亿和13.2亿; 2024财年和2025财年分别为…); {} otherwise."""
+    figures = [u for u in clause if u.quantity is not None]
+    if len(figures) < 2:
+        return {}
+    where = text[clause[0].start:clause[-1].start + len(clause[-1].surface) + 16].lower()
+    if _RESPECTIVELY.search(where) is None:
+        return {}
+    out = {}
+    for kind in _PAIRED:
+        subjects = list({u.key: u for u in clause if u.kind == kind}.values())
+        if len(subjects) == len(figures):
+            out[kind] = list(zip(figures, subjects))
+    return out
+
+
+def crosswise(clause: Sequence[Unit], text: str, support: Sequence[Passage]
+              ) -> tuple[str, Unit, Unit] | None:
+    """(kind, the figure, the subject it is bound to) of the first figure of a `分别` /
+    `respectively` clause (`paired`) that no supporting passage states for its own subject;
+    None when each is its own subject's."""
+    for kind, pairs in paired(clause, text).items():
+        for figure, subject in pairs:
+            if not any(p.holds(figure) and p.holds(subject) for p in support):
+                return kind, figure, subject
+    return None
+
+
+def _ranks(clause: Sequence[Unit]) -> dict[str, str]:
+    """rank -> channel of a clause that names as many ranks as channels, paired in order
+    (核心驱动力是代理人…; first from agency, then from bancassurance)."""
+    ranks = [u.key for u in clause if u.kind == "rank"]
+    channels = list(dict.fromkeys(u.key for u in clause if u.kind == "channel"))
+    return dict(zip(ranks, channels)) if ranks and len(ranks) == len(channels) else {}
+
+
+def misranked(clause: Sequence[Unit], passage: Passage) -> tuple[str, str, str] | None:
+    """(rank, the claim's channel, the passage's) where the clause ranks two or more channels
+    otherwise than the passage does; None when they agree or the passage ranks none."""
+    ours = _ranks(clause)
+    if len(ours) < 2:
+        return None  # one rank and one channel: misbound's
+    theirs: dict[str, str] = {}
+    for c in passage.analysis.clauses:
+        for rank, channel in _ranks(c).items():
+            theirs.setdefault(rank, channel)
+    for rank, channel in ours.items():
+        if rank in theirs and theirs[rank] != channel:
+            return rank, channel, theirs[rank]
     return None

@@ -38,6 +38,17 @@ class Comparison:
     detail: str
 
 
+def continues(previous: Sequence[Unit], clause: Sequence[Unit], text: str) -> bool:
+    """Whether the clause opens with a comparative that compares with the clause before
+    (香港新单31.04亿美元，高于中国的24.6亿美元): the two are one comparison."""
+    if not previous or not clause:
+        return False
+    gap = text[previous[-1].start + len(previous[-1].surface):
+               clause[0].start + len(clause[0].surface)].lower()
+    gap = re.sub(r"^[\s，,；;]+(?:(?:which\s+(?:is|was)|and|但|并|且)\s*)?", "", gap)
+    return any(p.match(gap) is not None for p in (_MORE, _LESS))
+
+
 def comparative(surface: str) -> bool:
     """Whether a word is the comparison's own (比, 高, higher, less): held when it holds."""
     word = surface.lower().strip()

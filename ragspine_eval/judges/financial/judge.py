@@ -2,22 +2,29 @@
 
 `FinancialJudge.assess(claim, context)` reads the claim (vocabulary.analyse) and judges it
 clause by clause, each clause against its best passage (passages.best_passage; a clause that
-names no entity is about the claim's first one). The rules, in the order they decide, each
-naming the passage (1 = the first retrieved one) and what disagrees:
+names no entity, metric or period is about the one of the clauses before it, else the claim's
+first). The rules, in the order they decide, each naming the passage (1 = the first retrieved
+one) and what disagrees:
 1. `number not found`: a quantity of the clause that no passage about the same subject states
-   (quantities.matches: scale, unit, rounding, a stated approximation within 5%);
+   (quantities.matches: scale, unit, rounding, a stated approximation within 5%), nor derives
+   for the periods the clause names (facts.derived: a change, a ratio, a share, a difference
+   between two subjects); its period is the one joined to it, the clause's, or the inherited
+   one (a year earlier for what a change moved from); under 分别 / respectively the i-th
+   figure is the i-th subject's (binding.crosswise);
 2. `entity swapped`, `metric swapped`, `channel swapped`: the clause names a Hong Kong, a
    revenue, an agency where its passage names another one of the same kind and not this one;
 3. `period changed`: the clause's period (FY2025, 2025H1, 去年 resolved: periods.py) is not
    one its passage states, and the passage states one; a name the passage binds to other words
-   (binding.misbound: 保监局 for what it says of 积金局) is a swap of its kind; `comparison basis
+   (binding.misbound: 保监局 for what it says of 积金局; binding.misranked: first from
+   bancassurance, then from agency) is a swap of its kind; `comparison basis
    changed` / `horizon changed`: 环比 where the passages say 同比, long term for short term
    (binding.unscoped); `comparison reversed`: 香港利润高于中国 where the facts give China more
-   (comparisons.py);
+   (comparisons.py; also with the clause before when a clause opens with 高于 / above);
 4. `direction flipped`, `negation`: the clause says up where the passage clause it aligns with
    says down, or negates what the passage states (polarity.py);
 5. `unsupported words`: less than `threshold` (0.85, fitted on the fit half of data/judge) of the claim's units, or less than half of
-   one clause's, are held by the passages it was judged against (an added cause, say);
+   one clause's, are held by the passages it was judged against (an added cause, say; 全部 /
+   all of held only where the channels named add up to the whole: facts.sums_up);
 otherwise `supported`. A claim with no word of the financial vocabulary (no entity, metric,
 channel, currency, percent or KB code: English Wikipedia, say) is judged by `general`
 (general.py: every number and name in the context, its stemmed words in the context and in
@@ -33,18 +40,30 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from ragspine_eval.judges.financial.binding import misbound, shifted, unscoped
-from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects
+from ragspine_eval.judges.financial.binding import (
+    crosswise,
+    misbound,
+    misranked,
+    paired,
+    shifted,
+    unscoped,
+)
+from ragspine_eval.judges.financial.comparisons import comparative, compare_subjects, continues
 from ragspine_eval.judges.financial.facts import (
+    by_a_change,
     compared,
+    count_in_words,
     dated_figures,
     derived,
+    moved_from,
     nearest_period,
+    sums_up,
     trend,
+    year_before,
 )
 from ragspine_eval.judges.financial.passages import Passage, best_clause, best_passage, read_passage
 from ragspine_eval.judges.financial.general import judge_general
-from ragspine_eval.judges.financial.periods import is_stated, resolve
+from ragspine_eval.judges.financial.periods import resolved_periods
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
 from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse
 from ragspine_eval.judges.groundedness import ClaimCheck
@@ -147,12 +166,18 @@ class FinancialJudge:
         held = total = 0
         missing: list[str] = []
         first: Passage | None = None
+        when: Unit | None = None  # the period of the claim's clauses so far
+        before: tuple[Unit, ...] = ()  # the clause before
         try:
             for clause in clauses:
                 names_entity = any(u.kind == "entity" for u in clause)
-                # a clause that names no entity (or no metric) is about the claim's first one
-                inherited = [u for u in (subject, topic) if u is not None
+                # a clause that names no entity (or no metric, or no period) is about the one
+                # of the clauses before it, else the claim's first (由于…，香港收入走弱)
+                inherited = [u for u in (subject, topic, when) if u is not None
                              and not any(v.kind == u.kind for v in clause)]
+                when = next((u for u in reversed(clause) if u.kind == "period"), when)
+                subject = next((u for u in reversed(clause) if u.kind == "entity"), subject)
+                topic = next((u for u in reversed(clause) if u.kind == "metric"), topic)
                 about = (*clause, *inherited)
                 passage = best_passage(clause, inherited, passages,
                                        prefer=None if names_entity else first)
@@ -160,6 +185,7 @@ class FinancialJudge:
                 first = first or passage
                 support = [p for p in passages if p is passage or _same_subject(p, about)]
                 self._numbers(clause, about, passage, passages, analysis.text)
+                self._respectively(clause, support, analysis.text)
                 self._swaps(clause, about, passage, support)
                 self._subject(clause, subject, names_entity, passage)
                 bound = misbound(clause, passage)
@@ -168,12 +194,22 @@ class FinancialJudge:
                     raise _Decided(f"{kind} swapped", passage,
                                    f"the claim says this of {unit.surface} ({unit.key}) where "
                                    f"passage {passage.index + 1} says it of {theirs}")
+                ranked = misranked(clause, passage)
+                if ranked is not None:
+                    raise _Decided("rank swapped", passage,
+                                   f"the claim ranks {ranked[1]} {ranked[0].lower()} where "
+                                   f"passage {passage.index + 1} ranks {ranked[2]} so")
                 towards = shifted(clause, analysis.text, passage)
                 if towards is not None:
                     raise _Decided("product swapped", passage,
                                    f"the claim shifts towards {towards[0]} where passage "
                                    f"{passage.index + 1} shifts towards {towards[1]}")
                 comparison = compare_subjects(clause, about, support, analysis.text)
+                if comparison is None and continues(before, clause, analysis.text):
+                    both = (*before, *about)  # 31.04亿，高于中国的24.6亿: one comparison
+                    comparison = compare_subjects(
+                        (*before, *clause), both,
+                        [p for p in passages if _same_subject(p, both)], analysis.text)
                 if comparison is not None and not comparison.holds:
                     raise _Decided(COMPARISON, passage, comparison.detail)
                 turn = trend(periods, about, support)
@@ -189,11 +225,12 @@ class FinancialJudge:
                 lacking = [u for u in counted if not (
                     comparison is not None and (u.kind in ("up", "down")
                                                 or comparative(u.surface))
-                    or self._held(u, clause, support, turn, analysis.text))]
+                    or self._held(u, clause, about, support, turn, analysis.text))]
                 held, total = held + len(counted) - len(lacking), total + len(counted)
                 missing += [u.surface for u in lacking]
                 if counted and (len(counted) - len(lacking)) / len(counted) < CLAUSE_THRESHOLD:
                     raise _Decided(WORDS, passage, _words_detail(lacking, counted, passage))
+                before = clause
             coverage = held / total if total else 1.0
             if coverage < self.threshold:
                 raise _Decided(WORDS, first, f"{len(missing)} of {total} words have no support "
@@ -213,10 +250,12 @@ class FinancialJudge:
         """Each quantity stated by a passage about the same subject, and for the period the
         claim gives it (the nearest period of the clause) where that passage states periods;
         a number stated only of another entity, metric or channel is a swap of that kind."""
+        periods = [u.key for u in about if u.kind == "period"]
+        own = {f.start: p for f, p in paired(clause, text).get("period", [])}  # 分别
         for unit in clause:
-            if unit.quantity is None:
+            if unit.quantity is None or count_in_words(unit):
                 continue
-            if derived(unit, about, [p for p in passages if _same_subject(p, about)]):
+            if derived(unit, about, [p for p in passages if _same_subject(p, about)], periods):
                 continue
             anywhere = [p for p in passages if p.holds(unit)]
             holding = [p for p in anywhere if _same_subject(p, about)]
@@ -236,7 +275,11 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} ({unit.quantity.describe()}) "
                                f"is in no passage about the same subject; passage "
                                f"{passage.index + 1} states {stated}")
-            period = nearest_period(unit, clause, text)
+            period = own.get(unit.start) or nearest_period(unit, clause, text)
+            if period is None:  # the clause before's: ", from 13.9%" is of the year before
+                period = next((u for u in about if u.kind == "period"), None)
+                if period is not None and moved_from(unit, text):
+                    period = year_before(period)
             if period is not None and not any(p.holds(period) or not p.keys.get("period")
                                               for p in holding):
                 there = holding[0]
@@ -244,6 +287,16 @@ class FinancialJudge:
                                f"the number {unit.surface.strip()} is passage "
                                f"{there.index + 1}'s for {', '.join(sorted(there.keys['period']))}"
                                f", not for the claim's period {period.surface} ({period.key})")
+
+    @staticmethod
+    def _respectively(clause: Sequence[Unit], support: Sequence[Passage], text: str) -> None:
+        """分别 / respectively: each figure is its own subject's (binding.crosswise)."""
+        found = crosswise(clause, text, support)
+        if found is not None:
+            kind, figure, subject = found
+            raise _Decided(PERIOD if kind == "period" else f"{kind} swapped", None,
+                           f"the claim binds {figure.surface.strip()} to {subject.surface} "
+                           f"({subject.key}), and no passage states it of {subject.surface}")
 
     @staticmethod
     def _subject(clause: Sequence[Unit], subject: Unit | None, names_entity: bool,
@@ -288,8 +341,10 @@ class FinancialJudge:
                 raise _Decided(f"{kind} swapped", passage,
                                f"the claim names {unit.surface} ({unit.key}) where passage "
                                f"{passage.index + 1} names {_names(passage, kind)}")
+            compares = len({u.key for u in clause if u.kind == "period"}) > 1  # 较2024财年
             if (kind == "period" and passage.keys.get("period")
-                    and not passage.holds(unit)
+                    and not (passage.holds(unit) or compares and any(p.holds(unit)
+                                                                     for p in support))
                     and not any(u.quantity is not None for u in clause)):
                 raise _Decided(PERIOD, passage,
                                f"the claim's period {unit.surface} ({unit.key}) is not passage "
@@ -317,10 +372,13 @@ class FinancialJudge:
                            f"{passage.index + 1} states without a negation")
 
     @staticmethod
-    def _held(unit: Unit, clause: Sequence[Unit], support: Sequence[Passage],
+    def _held(unit: Unit, clause: Sequence[Unit], about: Sequence[Unit],
+              support: Sequence[Passage],
               trend: tuple[str, Unit] | None, text: str) -> bool:
         if unit.kind in SCOPED:
             return True  # binding.unscoped has found it stated (or the clause was rejected)
+        if unit.kind == "word" and unit.key == "whole":  # all of it from these channels
+            return sums_up(about, support)
         if unit.kind in ("up", "down"):
             if _stated_alike(clause, support):
                 return True  # a passage says this clause in the same words: its direction too
@@ -329,6 +387,8 @@ class FinancialJudge:
             comparison = compared(clause, text)
             if comparison is not None:  # "16.2%, higher than the group's 14.8%"
                 return wanted == comparison
+            if trend is not None and by_a_change(unit, clause, support, text):
+                return wanted == trend[0]  # 增加4.88亿美元: the change the facts give
             figures = dated_figures(clause, text)
             if len(figures) >= 2 and figures[0] != figures[-1]:
                 # "grew from 11.8亿 to 13.2亿", "was up from 1,538m a year earlier": the claim's
@@ -348,31 +408,6 @@ class FinancialJudge:
     def general(claim: str, units: Sequence[Unit], passages: Sequence[Passage]) -> ClaimCheck:
         """Outside the financial vocabulary: general.judge_general."""
         return judge_general(claim, units, passages, _GENERAL_RULES)
-
-
-def resolved_periods(clauses: Sequence[Sequence[Unit]], reference: date | None
-                     ) -> tuple[tuple[Unit, ...], ...]:
-    """The clauses with every relative period (去年, a year earlier, 三季度) replaced by the
-    stated one it means (periods.resolve: the clause's own period, the claim's year, the
-    reference date), and dropped where nothing says which it is. A clause's own period is
-    the first it states, else the one the claim's clauses before it state."""
-    year = next((u.key[:4] for c in clauses for u in c if u.kind == "period"
-                 and is_stated(u.key)), None)
-    out = []
-    before: str | None = None  # the period of the claim's clauses so far
-    for clause in clauses:
-        own = next((u.key for u in clause if u.kind == "period" and is_stated(u.key)), before)
-        before = own
-        kept = []
-        for u in clause:
-            if u.kind == "period" and not is_stated(u.key):
-                key = resolve(u.key, own, year, reference)
-                if key is None:
-                    continue
-                u = replace(u, key=key)
-            kept.append(u)
-        out.append(tuple(kept))
-    return tuple(out)
 
 
 def _stated_alike(clause: Sequence[Unit], support: Sequence[Passage]) -> bool:

@@ -6,6 +6,9 @@ around it:
 - a unit: percent (%, percent, 百分之, the KB's PCT), percentage points (个百分点, pp), a
   currency (美元, USD, US$, $, 港元, HKD, 人民币, 元, CNY) and the KB's unit codes (USD_M: millions
   of US dollars; any XXX_M, XXX_K, XXX_B the same way); bn / mn / m / k after digits;
+- a ratio (1.12倍, 1.29 times: `TIMES`), basis points (90个基点 = 0.9 points), per mille
+  (千分之十四点八 = 1.48%), tenths and fractions as percentages (七成, 一成二, 三分之二,
+  two-thirds); 4亿1500万 and 81亿8千万 as one number, 3.104 thousand million, (half) a billion;
 - a hedge: approximately (约, 大约, 左右, about, roughly, around), more than (超过, 逾, 以上,
   more than, over), less than (不到, 低于, less than, under), nearly (近, 将近, nearly, almost).
 
@@ -16,7 +19,8 @@ around it:
   while 0.0148 is not);
 - stated plainly, the values are equal, or the passage's value rounds to the claim's at the
   precision the claim writes (17亿 for 1,702 million) and is within `PLAIN_ROUNDING` (1%) of it;
-- stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value;
+- stated as approximate, within `APPROX_TOLERANCE` (5%) of the passage's value, or within
+  `ROUND_APPROX_TOLERANCE` (10%) where the passage's value rounds to it (约10% for 10.7%);
 - more than / less than: the passage's value is beyond the claim's; nearly: at most the
   claim's and within the tolerance.
 Invariants: values are Decimals in base units (USD 1,702 million is 1702000000); nothing here
@@ -32,14 +36,16 @@ from decimal import Decimal
 from ragspine_eval.judges.numbers import number_spans
 
 APPROX_TOLERANCE = Decimal("0.05")
+ROUND_APPROX_TOLERANCE = Decimal("0.10")  # 约10% for 10.7%: rounded where it is written
 PLAIN_ROUNDING = Decimal("0.01")
 
 _CURRENCY = [("USD", ("美元", "美金", "usd", "us$", "us dollars", "us dollar", "dollars",
                       "dollar", "$")),
-             ("HKD", ("港元", "港币", "hkd", "hk$")),
+             ("HKD", ("港元", "港币", "hkd", "hk$", "hong kong dollars", "hong kong dollar")),
              ("CNY", ("人民币", "元", "cny", "rmb", "yuan", "renminbi"))]
 _HEDGES = {"approx": ("约为", "大约", "约", "大概", "approximately", "approx.", "approx", "about",
-                      "roughly", "around", "circa", "an estimated", "estimated"),
+                      "roughly", "around", "circa", "an estimated", "estimated", "some",
+                      "in the region of", "of around", "of about", "or so"),
            "over": ("略高于", "稍高于", "slightly above", "slightly more than", "超过", "逾", "多于", "高于", "more than", "over", "above", "exceeding",
                     "in excess of"),
            "under": ("略低于", "稍低于", "slightly below", "slightly less than", "不到", "低于", "少于", "不足", "less than", "under", "below", "fewer than"),
@@ -48,8 +54,21 @@ _HEDGES_AFTER = {"approx": ("左右", "上下", "or so"), "over": ("以上", "�
                  "under": ("以下", "or less")}
 _SCALE_AFTER = re.compile(r"\s*(bn|b|mn|m|k)(?![a-z])")
 _SCALES = {"bn": 10**9, "b": 10**9, "mn": 10**6, "m": 10**6, "k": 10**3}
+_SECOND_SCALE = re.compile(r"\s*(million|billion)(?![a-z])")  # 3.104 thousand million
+_HALF_A = re.compile(r"(?<![a-z])(half a|a half|a)\s+(million|billion)(?![a-z])")
+_WORD_SCALES = {"million": 10**6, "billion": 10**9}
+_BASIS_POINTS_AFTER = re.compile(r"\s*(?:个基点|基点|basis points?|bps?(?![a-z]))")
+_TIMES_AFTER = re.compile(r"\s*(?:倍|times(?![a-z])|x(?![a-z])|-?fold(?![a-z]))")
+_PER_MILLE_AFTER = re.compile(r"\s*‰")
+_ZH_SMALL = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
+# 七成 = 70%, 一成二 = 12%: tenths; 三分之二, two-thirds: a fraction as a percentage
+_TENTHS = re.compile(r"([一二三四五六七八九十两]|\d)成([一二三四五六七八九])?")
+_ZH_FRACTION = re.compile(r"(?<![百千万])([二三四五六七八九十])分之([一二三四五六七八九])")
+_EN_FRACTION = re.compile(r"(?<![a-z])(?:(one|two|three)-(third|quarter|fifth)s?(?![a-z])|"
+                          r"(a|one|two|three)\s+(third|quarter|fifth)s?(?=\s+of(?![a-z])))")
+_EN_PARTS = {"a": 1, "one": 1, "two": 2, "three": 3, "third": 3, "quarter": 4, "fifth": 5}
 _UNIT_CODE = re.compile(r"[\s,]*([a-z]{3})_(m|k|b|bn|mn)(?![a-z])")
-_PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z]))")
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent(?:age)?(?! point)|per cent|pct(?![a-z])|pc(?![a-z]))")
 _POINTS_AFTER = re.compile(r"\s*(?:个百分点|percentage points?|pp(?![a-z])|ppts?(?![a-z]))")
 
 
@@ -109,13 +128,11 @@ def _prefix(before: str, words: tuple[str, ...]) -> str | None:
 def read_quantities(text: str) -> list[Quantity]:
     """Every quantity of a lower-cased text (see the module docstring), in order."""
     found = []
-    for span in number_spans(text):
-        start, end = span.start, len(text[:span.end].rstrip())
-        if text[start:end].isalpha() and Decimal(span.value) <= 12:
-            continue  # "second", "two", "first": a rank or a count in words, not a figure
-        value, unit, hedge = Decimal(span.value), None, None
+    shares = [(m.start(), m.end()) for pattern in (_TENTHS, _ZH_FRACTION, _EN_FRACTION)
+              for m in pattern.finditer(text)]
+    for start, end, value, precision in _numbers(text):
+        unit, hedge = None, None
         written_scale = re.search(r"[a-z十百千万亿]", text[start:end]) is not None
-        precision = _precision(value)
         after = text[end:end + 24]
         written = value
         if m := _UNIT_CODE.match(after):
@@ -125,24 +142,38 @@ def read_quantities(text: str) -> list[Quantity]:
         elif (m := _SCALE_AFTER.match(after)) and not written_scale:
             value, precision = value * _SCALES[m.group(1)], precision * _SCALES[m.group(1)]
             end, after = end + m.end(), text[end + m.end():end + m.end() + 24]
-        if m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
+        if any(a == start for a, _ in shares):  # 七成, 三分之二, two-thirds: a percentage
+            unit = "PCT"
+        elif m := _POINTS_AFTER.match(after):  # before percent: "percentage points" is not %
             unit, end = "PP", end + m.end()
+        elif m := _BASIS_POINTS_AFTER.match(after):  # 90个基点, 90 basis points: 0.9 points
+            value, precision, unit, end = value / 100, precision / 100, "PP", end + m.end()
         elif m := _PERCENT_AFTER.match(after):
             unit, end = "PCT", end + m.end()
+        elif m := _PER_MILLE_AFTER.match(after):  # 8‰ is 0.8%
+            value, precision, unit, end = value / 10, precision / 10, "PCT", end + m.end()
         elif text.startswith("百分之", start):
             unit = "PCT"
+        elif text.endswith("千分之", 0, start):  # 千分之十四点八 is 1.48%
+            value, precision, unit = value / 10, precision / 10, "PCT"
+            start -= 3
+        elif m := _TIMES_AFTER.match(after):  # 1.12倍, 1.12 times: a ratio
+            unit, end = "TIMES", end + m.end()
         if unit is None:
-            for code, words in _CURRENCY:
-                word = next((w for w in words if after.lstrip().startswith(w)), None)
-                if word is None:
-                    word = _prefix(text[max(0, start - 12):start], words)
-                    if word is not None:
-                        start = text.rindex(word, 0, start)
-                else:
-                    end += len(after) - len(after.lstrip()) + len(word)
-                if word is not None:
-                    unit = code
-                    break
+            if after.lstrip()[:1] in ("多", "余") and hedge is None:  # 17亿多美元: over 17亿
+                hedge, end = "over", end + len(after) - len(after.lstrip()) + 1
+                after = text[end:end + 24]
+            # the longest currency word after the number, else before it (HK$ is not $)
+            following = [(len(w), code, w) for code, words in _CURRENCY for w in words
+                         if after.lstrip().startswith(w)]
+            preceding = [(len(w), code, w) for code, words in _CURRENCY
+                         if (w := _prefix(text[max(0, start - 12):start], words))]
+            if following:
+                _, unit, word = max(following)
+                end += len(after) - len(after.lstrip()) + len(word)
+            elif preceding:
+                _, unit, word = max(preceding)
+                start = text.rindex(word, 0, start)
         before = text[max(0, start - 20):start]
         hedged = [(len(w), k, w) for k, ws in _HEDGES.items() if (w := _prefix(before, ws))]
         if hedged:  # the longest: "just under" is nearly, not under
@@ -154,6 +185,43 @@ def read_quantities(text: str) -> list[Quantity]:
         found.append(Quantity(value, unit, hedge, precision, start, end, text[start:end],
                               written))
     return found
+
+
+def _numbers(text: str) -> list[tuple[int, int, Decimal, Decimal]]:
+    """(start, end, value, precision) of every number of the text as a figure is written:
+    a rank or count in one word is none ("second", "两"); 4亿1500万 and 81亿8千万 are one number
+    (a run of a larger scale followed at once by a smaller one); a second scale word multiplies
+    (3.104 thousand million); half a billion is 0.5 billion, a billion one."""
+    out: list[tuple[int, int, Decimal, Decimal]] = []
+    for span in number_spans(text):
+        start, end = span.start, len(text[:span.end].rstrip())
+        value = Decimal(span.value)
+        if text[start:end].isalpha() and value <= 12:
+            continue  # "second", "two", "first": a rank or a count in words, not a figure
+        precision = _precision(value)
+        if (m := _SECOND_SCALE.match(text, end)) and re.search(r"thousand|hundred|千|百",
+                                                               text[start:end]):
+            scale = _WORD_SCALES[m.group(1)]
+            value, precision, end = value * scale, precision * scale, m.end()
+        if out and out[-1][1] == start and re.search(r"[亿万]$", text[out[-1][0]:out[-1][1]]):
+            first_start, _, first, first_precision = out[-1]
+            if value < first_precision:  # 4亿 then 1500万: one number, 415 million
+                out[-1] = (first_start, end, first + value, _precision(first + value))
+                continue
+        out.append((start, end, value, precision))
+    for m in _HALF_A.finditer(text):  # half a billion, a billion
+        scale = Decimal(_WORD_SCALES[m.group(2)])
+        out.append((m.start(), m.end(), scale / (1 if m.group(1) == "a" else 2), scale / 10))
+    shares = [(m.start(), m.end(), Decimal(_ZH_SMALL.get(m.group(1), 0) or int(m.group(1)))
+               * 10 + _ZH_SMALL.get(m.group(2) or "零", 0), Decimal(1 if m.group(2) else 10))
+              for m in _TENTHS.finditer(text) if m.group(1)]
+    shares += [(m.start(), m.end(), Decimal(100) * _ZH_SMALL[m.group(2)] / _ZH_SMALL[m.group(1)],
+                Decimal("0.1")) for m in _ZH_FRACTION.finditer(text)]
+    shares += [(m.start(), m.end(), Decimal(100) * _EN_PARTS[m.group(1) or m.group(3)]
+                / _EN_PARTS[m.group(2) or m.group(4)], Decimal("0.1"))
+               for m in _EN_FRACTION.finditer(text)]
+    out = [n for n in out if not any(a < n[1] and n[0] < b for a, b, _, _ in shares)]
+    return sorted(out + [(a, b, v.quantize(Decimal("0.01")), p) for a, b, v, p in shares])
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
@@ -182,7 +250,7 @@ def matches(claim: Quantity, passage: Quantity) -> bool:
     if claim.hedge is None:
         return rounds and gap / scale <= PLAIN_ROUNDING
     if claim.hedge == "approx":
-        return gap / scale <= APPROX_TOLERANCE
+        return gap / scale <= APPROX_TOLERANCE or (rounds and gap / scale <= ROUND_APPROX_TOLERANCE)
     if claim.hedge == "over":
         return p > c
     if claim.hedge == "under":

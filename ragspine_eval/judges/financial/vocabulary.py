@@ -12,6 +12,9 @@
 - `content`: any other word that is not a stop word (Chinese: a word of the rjieba segmenter,
   whose dictionary ships inside the package; English: its Snowball stem, see `stem`).
 
+Before reading: formal numerals (壹拾柒亿) as the common ones, 億 / 萬 as 亿 / 万, a space
+between thousands (8 180) removed; an attribution frame (正如香港QBR所说, The Group review
+notes that) blanked, as it says who says it, not what; brackets do not break a name.
 Clauses end at ，,；;。：: and at a full stop that ends a sentence, and at a connective between
 statements about two entities, metrics or channels (香港收入下降 | 而中国上升); the judge
 compares a claim's clause with a passage's clause. Invariants: the result depends on the text,
@@ -36,7 +39,7 @@ from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
 
-SWAPPABLE = ("entity", "metric", "channel", "regulator", "product")
+SWAPPABLE = ("entity", "metric", "channel", "regulator", "product", "fee")
 SCOPED = ("basis", "horizon")  # a claim's comparison basis and horizon must be its passage's
 _SUBJECTS = ("entity", "metric", "channel")  # a second one after a change opens a new clause
 _STATED = ("up", "down", "quantity")
@@ -45,6 +48,17 @@ WORD_FREQUENCY = 10_000
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CLAUSE_END = re.compile(r"[，,；;。：:！？!?\n]|\.(?=\s|$)")
+# the formal numerals of cheques and contracts (壹拾柒亿零贰佰万) as the common ones, one for one
+_TRADITIONAL = str.maketrans("億萬", "亿万")  # a scale in traditional script
+_FORMAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬億", "一二三四五六七八九十百千万亿")
+_FORMAL_RUN = re.compile("(?=[〇零一二三四五六七八九十百千万亿两]*[壹贰叁肆伍陆柒捌玖拾佰仟萬億])"
+                         "[〇零一二三四五六七八九十百千万亿两壹贰叁肆伍陆柒捌玖拾佰仟萬億]{2,}")
+_SPACED = re.compile(r"(?<![\d.])\d{1,3}(?: \d{3})+(?![\d.])")  # 8 180: a thousands space
+# who says it, not what is said: 正如香港QBR所说 / 据年报显示 / The Group review notes that
+_ATTRIBUTION = re.compile(
+    r"(?:正如|如同|诚如|据)[^，,。“”\"]{1,16}?(?:所说|所述|所言|所指|指出|显示|表示|称)|"
+    r"^[a-z0-9_'’\s-]{0,40}?(?<![a-z])(?:notes|noted|says|said|states|stated|writes|wrote|"
+    r"observes|observed|explains|explained|points out|pointed out)\s+that(?![a-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +108,9 @@ class Lexicon:
             for surface in surfaces:
                 self.surfaces.setdefault(surface.lower(), (kind, concept))
         ascii_ = sorted((s for s in self.surfaces if not _CJK.search(s)), key=len, reverse=True)
-        self.ascii = re.compile(
-            r"(?<![a-z0-9_])(?:" + "|".join(re.escape(s) for s in ascii_) + r")(?![a-z0-9_])")
+        self.ascii = re.compile(  # a space between words matches any run of blanks
+            r"(?<![a-z0-9_])(?:" + "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in ascii_)
+            + r")(?![a-z0-9_])")
         self.cjk_words = [s for s in self.surfaces if _CJK.search(s)]
 
     def lookup(self, surface: str) -> tuple[str, str] | None:
@@ -153,8 +168,10 @@ def _segmenter() -> Any:
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """The text's units, clause by clause (see the module docstring)."""
-    text = normalized(strip_citations(text))
-    lowered = text.lower()
+    text = _SPACED.sub(lambda m: m.group().replace(" ", ""),
+                       _FORMAL_RUN.sub(lambda m: m.group().translate(_FORMAL),
+                                       normalized(strip_citations(text)).translate(_TRADITIONAL)))
+    lowered = _ATTRIBUTION.sub(lambda m: " " * len(m.group()), text.lower())
     units: list[Unit] = []
 
     def period(m: re.Match[str]) -> str:
@@ -173,12 +190,12 @@ def analyse(text: str) -> Analysis:
     lex = lexicon()
 
     def concept(m: re.Match[str]) -> str:
-        kind, key = lex.surfaces[m.group()]
+        kind, key = lex.surfaces[re.sub(r"\s+", " ", m.group())]
         if kind != "stop":
             units.append(Unit(kind, key, m.start(), m.group()))
         return " " * len(m.group())
 
-    lowered = lex.ascii.sub(concept, lowered)
+    lowered = lex.ascii.sub(concept, lowered.replace("(", " ").replace(")", " "))
     units += _words(lowered, lex)
     units.sort(key=lambda u: u.start)
     ends = [m.start() for m in _CLAUSE_END.finditer(text)] + [len(text) + 1]

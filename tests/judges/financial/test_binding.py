@@ -64,3 +64,52 @@ def test_without_a_reference_date_last_year_is_not_guessed():
     # nothing says which year 去年 is: the figure is checked, its period is not invented
     check = FinancialJudge().assess("香港去年收入为17.02亿美元。", FACTS)
     assert check.entailed, check.detail
+
+
+REVENUES = ["ACME_HK FY2025 REVENUE: 1702 USD_M", "ACME_CN FY2025 REVENUE: 1320 USD_M",
+            "ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_HK FY2024 REVENUE: 1538 USD_M"]
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("2025财年香港和中国的收入分别为17.02亿美元和13.2亿美元。", True),
+    ("2025财年香港和中国的收入分别为13.2亿美元和17.02亿美元。", False),
+    ("In FY2025 Hong Kong and China reported revenue of USD 1,702 million and USD 1,320 "
+     "million respectively.", True),
+    ("In FY2025 Hong Kong and China reported revenue of USD 1,320 million and USD 1,702 "
+     "million respectively.", False),
+    ("2025财年香港、中国和集团的收入分别为17.02亿、13.2亿和45亿美元。", True),
+    ("2025财年香港、中国和集团的收入分别为17.02亿、45亿和13.2亿美元。", False),
+    ("香港2024财年和2025财年的收入分别为15.38亿美元和17.02亿美元。", True),
+    ("香港2024财年和2025财年的收入分别为17.02亿美元和15.38亿美元。", False),
+])
+def test_respectively_binds_each_figure_to_its_own_subject(claim, supported):
+    check = FinancialJudge().assess(claim, REVENUES)
+    assert check.entailed is supported, check.detail
+    if not supported:
+        assert check.rule in ("entity swapped", "period changed"), check.detail
+
+
+def test_without_respectively_nothing_is_paired():
+    from ragspine_eval.judges.financial.binding import crosswise
+    from ragspine_eval.judges.financial.passages import read_passage
+    from ragspine_eval.judges.financial.vocabulary import analyse
+
+    analysis = analyse("2025财年香港和中国的收入为13.2亿美元和17.02亿美元。")
+    support = [read_passage(i, t) for i, t in enumerate(REVENUES)]
+    assert crosswise(analysis.clauses[0], analysis.text, support) is None
+
+
+DRIVERS = "中国 REVENUE 增长的核心驱动力是代理人产能提升，其次是银保渠道扩张。"
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("China's growth came first from agency productivity and then from bancassurance "
+     "expansion.", True),
+    ("China's growth came first from bancassurance expansion and then from agency "
+     "productivity.", False),
+])
+def test_two_ranks_in_one_clause_are_paired_with_their_channels_in_order(claim, supported):
+    check = FinancialJudge().assess(claim, [DRIVERS])
+    assert check.entailed is supported, check.detail
+    if not supported:
+        assert check.rule == "rank swapped", check.detail

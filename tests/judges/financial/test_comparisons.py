@@ -26,3 +26,34 @@ def test_a_comparison_is_the_facts(claim, supported):
     assert check.entailed is supported, check.detail
     if not supported:
         assert check.rule == "comparison reversed", check.detail
+
+
+NEWSALES = ["ACME_HK FY2025 NEWSALES: 3104 USD_M", "ACME_CN FY2025 NEWSALES: 2460 USD_M"]
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("香港2025财年新单31.04亿美元，高于中国的24.6亿美元。", True),
+    ("香港2025财年新单31.04亿美元，低于中国的24.6亿美元。", False),
+    ("Hong Kong's FY2025 new sales were USD 3,104 million, above China's USD 2,460 million.",
+     True),
+    ("Hong Kong's FY2025 new sales were USD 3,104 million, below China's USD 2,460 million.",
+     False),
+])
+def test_a_clause_opening_with_a_comparative_compares_with_the_clause_before(claim, supported):
+    check = FinancialJudge().assess(claim, NEWSALES)
+    assert check.entailed is supported, check.detail
+    if not supported:
+        assert check.rule == "comparison reversed", check.detail
+
+
+@pytest.mark.parametrize(("claim", "supported", "rule"), [
+    ("2025财年中国利润比香港多4.78亿美元。", True, None),
+    ("2025财年香港利润比中国多4.78亿美元。", False, "comparison reversed"),
+    ("Hong Kong's FY2025 profit trailed China's by USD 478 million.", True, None),
+    ("2025财年中国利润比香港多5.78亿美元。", False, "number not found"),
+])
+def test_a_difference_between_two_subjects_is_their_facts(claim, supported, rule):
+    check = FinancialJudge().assess(claim, FACTS)
+    assert check.entailed is supported, check.detail
+    if rule is not None:
+        assert check.rule == rule, check.detail

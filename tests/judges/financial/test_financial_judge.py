@@ -7,6 +7,7 @@ Contexts are the knowledge base's own texts: fact rows as the engine's tools pri
 from __future__ import annotations
 
 import hashlib
+from datetime import date
 import json
 from pathlib import Path
 
@@ -95,6 +96,82 @@ def test_every_kind_is_tested_both_ways_in_both_languages():
     for kind in {k for k, _, _, _ in CLAIMS} - {"number"}:
         for supported in (True, False):
             assert {(kind, supported, True), (kind, supported, False)} <= seen, (kind, supported)
+
+
+# issue 32, batch 9: wordings the rules above were not written for, each rule both ways
+H1 = "ACME_HK 2025H1 REVENUE: 818 USD_M"
+PROFIT = ["ACME_HK FY2025 PROFIT: 512 USD_M", "ACME_GROUP FY2024 PROFIT: 6010 USD_M"]
+CHINA = ["ACME_CN FY2025 REVENUE: 1320 USD_M", "ACME_CN FY2025 REVENUE (AGENCY): 905 USD_M",
+         "ACME_CN FY2025 REVENUE (BANCA): 415 USD_M"]
+WRITTEN_OTHERWISE = [
+    # a clause without a period is of the period of the clause before
+    ("For the six months ended 30 June 2025, Hong Kong's revenue was USD 818 million.",
+     [HK, H1, *FACTS], None, True, None),
+    ("For the six months ended 31 December 2025, Hong Kong's revenue was USD 818 million.",
+     [HK, H1, *FACTS], None, False, "period changed"),
+    ("Earlier this year, in the first six months, Hong Kong's new sales came to USD 1,520 "
+     "million.", CONTEXT, date(2025, 9, 30), True, None),
+    ("上财年香港收入为17.02亿美元。", CONTEXT, date(2026, 6, 12), True, None),
+    ("上财年香港收入为17.02亿美元。", CONTEXT, date(2025, 3, 15), False, "period changed"),
+    # formal numerals, two scales in one figure, thousand million, half a billion
+    ("香港2025财年收入为壹拾柒亿零贰佰万美元。", CONTEXT, None, True, None),
+    ("香港2025财年收入为壹拾柒万美元。", CONTEXT, None, False, "number not found"),
+    ("中国银保渠道2025财年收入为4亿1500万美元。", CHINA, None, True, None),
+    ("中国银保渠道2025财年收入为4亿5100万美元。", CHINA, None, False, "number not found"),
+    ("Hong Kong's FY2025 revenue was 1.702 thousand million US dollars.", CONTEXT, None, True,
+     None),
+    ("Hong Kong's FY2025 profit was roughly half a billion dollars.", PROFIT, None, True, None),
+    ("Hong Kong's FY2025 profit was roughly a billion dollars.", PROFIT, None, False,
+     "number not found"),
+    ("Hong Kong's FY2025 revenue was HK$1,702 million.", CONTEXT, None, False, "number not found"),
+    # channels that make up the whole
+    ("中国2025财年收入全部来自代理人和银保两个渠道。", CHINA, None, True, None),
+    ("中国2025财年收入全部来自代理人渠道。", CHINA, None, False, "unsupported words"),
+    ("Agency and bancassurance together made up all of China's FY2025 revenue.", CHINA, None,
+     True, None),
+    # who says it is not what is said; a fee is not a commission
+    ("正如香港QBR所说，“香港 REVENUE 同比走弱”，MCV客群萎缩是主要原因之一。", [HK, GROUP], None,
+     True, None),
+    ("The Group review notes that Hong Kong and China both contributed to new sales growth.",
+     [GROUP, HK], None, True, None),
+    ("积金局要求强积金产品披露销售佣金。", [REG_HK, HK], None, False, "fee swapped"),
+    ("The MPF Schemes Authority requires MPF products to disclose management fees.",
+     [REG_HK, HK], None, True, None),
+    # names for the subject and the metric; a market or metric the KB has no data on
+    ("本港业务2025年上半年新单为15.2亿美元。", CONTEXT, None, True, None),
+    ("澳门2025年上半年新单为15.2亿美元。", CONTEXT, None, False, "entity swapped"),
+    ("For ACME as a whole, ROE was 14.8% in FY2025.", CONTEXT, None, True, None),
+    ("Hong Kong's new business premiums were USD 1,520 million in H1 2025.", CONTEXT, None, True,
+     None),
+    ("香港2025年上半年新业务价值为15.2亿美元。", CONTEXT, None, False, "metric swapped"),
+    # a clause naming no entity is about the entity of the clause before it
+    ("香港收入同比走弱，中国收入则增长，核心驱动力是代理人产能提升。", [HK, CN], None, True, None),
+    ("由于代理人产能提升，香港收入同比走弱。", [HK, CN], None, False, "entity swapped"),
+    # ", from 13.9%": the figure a change moved from is of the year before
+    ("Group ROE edged up to 14.8% in FY2025, from 13.9%.",
+     ["ACME_GROUP FY2025 ROE: 14.8 PCT", "ACME_GROUP FY2024 ROE: 13.9 PCT"], None, True, None),
+    ("Group ROE edged up to 14.8% in FY2025, from 14.2%.",
+     ["ACME_GROUP FY2025 ROE: 14.8 PCT", "ACME_GROUP FY2024 ROE: 13.9 PCT"], None, False,
+     "number not found"),
+    # a computed growth rate rounded where it is written; a comparison of two periods
+    ("Group revenue was up 12% on FY2024 in FY2025.",
+     ["ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_GROUP FY2024 REVENUE: 4012 USD_M"], None,
+     True, None),
+    ("Group revenue was up 13% on FY2024 in FY2025.",
+     ["ACME_GROUP FY2025 REVENUE: 4500 USD_M", "ACME_GROUP FY2024 REVENUE: 4012 USD_M"], None,
+     False, "number not found"),
+    ("香港2025财年收入较2024财年上升。", FACTS, None, True, None),
+    ("香港2025财年收入较2023财年上升。", FACTS, None, False, "period changed"),
+]
+
+
+@pytest.mark.parametrize(("claim", "context", "reference", "supported", "rule"),
+                         WRITTEN_OTHERWISE)
+def test_wordings_of_other_writers_both_ways(claim, context, reference, supported, rule):
+    check = FinancialJudge().assess(claim, context, reference)
+    assert check.entailed is supported, check.detail
+    if rule is not None:
+        assert check.rule == rule, check.detail
 
 
 def test_the_lexical_judge_accepts_what_the_financial_judge_rejects():

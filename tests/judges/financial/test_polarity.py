@@ -33,3 +33,13 @@ def test_a_negation_with_no_direction_after_it_is_bare():
     assert [u.surface for u in bare_negations(clause)] == ["并不"]
     (clause,) = analyse("收入并未走弱").clauses
     assert bare_negations(clause) == []
+
+
+def test_tightening_and_loosening_are_directions():
+    from ragspine_eval.judges.financial.judge import FinancialJudge
+
+    passage = "中国监管动态：金融监管总局发布分红险新规，同时强化对保险销售行为的管理。"
+    judge = FinancialJudge()
+    assert judge.assess("金融监管总局加强对保险销售行为的管理。", [passage]).entailed
+    check = judge.assess("金融监管总局放松对保险销售行为的管理。", [passage])
+    assert not check.entailed and check.rule == "direction flipped", check.detail

@@ -38,6 +38,19 @@ def one(text: str):
     ("two million dollars", Decimal("2000000"), "USD"),
     ("twenty-five percent", Decimal("25"), "PCT"),
     ("three hundred thousand yuan", Decimal("300000"), "CNY"),
+    # batch 9's forms (issue 32)
+    ("4亿1500万美元", Decimal("415000000"), "USD"),  # a larger scale then a smaller: one
+    ("81亿8千万美元", Decimal("8180000000"), "USD"),
+    ("3.104 thousand million US dollars", Decimal("3104000000"), "USD"),
+    ("HK$1,702 million", Decimal("1702000000"), "HKD"),  # HK$ is not $
+    ("1,702 million Hong Kong dollars", Decimal("1702000000"), "HKD"),
+    ("90个基点", Decimal("0.9"), "PP"),  # basis points are hundredths of a point
+    ("148 basis points", Decimal("1.48"), "PP"),
+    ("千分之十四点八", Decimal("1.48"), "PCT"),  # per mille
+    ("1.12倍", Decimal("1.12"), "TIMES"), ("1.29 times", Decimal("1.29"), "TIMES"),
+    ("七成", Decimal("70"), "PCT"), ("一成二", Decimal("12"), "PCT"),
+    ("三分之二", Decimal("66.67"), "PCT"), ("two-thirds", Decimal("66.67"), "PCT"),
+    ("14.8pc", Decimal("14.8"), "PCT"),
 ])
 def test_a_number_its_scale_and_its_unit_are_one_quantity(text, value, unit):
     q = one(normalized(text))
@@ -105,3 +118,17 @@ def test_number_spans_are_the_values_number_values_gives_and_point_at_them(text)
     plain = normalized(text)
     for span in spans:
         assert plain[span.start:span.end].strip()
+
+
+def test_half_a_billion_is_a_figure_and_two_drivers_a_count():
+    half = one("roughly half a billion dollars")
+    assert (half.value, half.unit, half.hedge) == (Decimal("500000000"), "USD", "approx")
+    assert one("17亿多美元").hedge == "over"  # 多 after the number: more than
+    assert one("some USD 1.7 billion").hedge == "approx"
+
+
+def test_a_round_approximation_may_be_off_by_its_rounding_up_to_ten_percent():
+    fact = one("10.66%")
+    assert matches(one("约10%"), fact)  # 6% off, but 10 is what 10.66 rounds to
+    assert not matches(one("约20亿美元"), one("1702 USD_M"))  # rounds at 1e9, but 17% off
+    assert not matches(one("约15亿美元"), one("1702 USD_M"))

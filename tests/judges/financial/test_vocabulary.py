@@ -63,3 +63,22 @@ def test_basis_horizon_rank_regulator_and_product_are_their_own_kinds():
     kinds = {(u.kind, u.key) for u in analyse("环比 长期 第二驱动力 积金局 趸交").units}
     assert {("basis", "QOQ"), ("horizon", "LONG"), ("rank", "SECOND"), ("regulator", "MPFA"),
             ("product", "SINGLE_PREMIUM")} <= kinds
+
+
+def test_formal_numerals_are_read_and_common_words_with_them_are_not():
+    assert [u.quantity.value for u in analyse("壹拾柒亿零贰佰万美元").units
+            if u.quantity is not None] == [1702000000]
+    assert keys("香港的代理人队伍", "channel") == ["AGENCY"]  # 队伍 is no 队五
+
+
+def test_an_attribution_frame_claims_nothing():
+    said = [u.key for u in analyse("正如香港QBR所说，香港收入同比走弱").units if u.kind == "content"]
+    assert "qbr" not in said and "所说" not in said
+    units = analyse("The Group review notes that bancassurance lifted new business").units
+    assert not any(u.kind == "word" and u.key == "review" for u in units)
+
+
+def test_a_gloss_in_brackets_and_a_space_between_thousands():
+    assert keys("with-profits (participating) products", "product") == ["PARTICIPATING"] * 2
+    assert [u.quantity.value for u in analyse("USD 8 180 million").units
+            if u.quantity is not None] == [8180000000]
