@@ -47,6 +47,8 @@ from ragspine_eval.engines.base import (
 )
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.execution.state import Progress, RunState
+from ragspine_eval.execution import latency
+from ragspine_eval.execution.collector import gc_relaxed
 from ragspine_eval.execution.workers import ProcessWorker, ThreadWorker
 
 DEFAULT_CASE_TIMEOUT = 120.0
@@ -81,7 +83,8 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
     interrupted = False
     try:
         workers += [worker(engine, run) for _ in range(jobs)]
-        run.drive(workers)
+        with gc_relaxed(), latency.tracing():
+            run.drive(workers)
     except KeyboardInterrupt:
         interrupted = True
         run.schedule.cancel()

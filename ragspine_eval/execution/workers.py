@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any
 
+from ragspine_eval.execution import latency
+from ragspine_eval.execution.collector import gc_relaxed
 from ragspine_eval.engines.base import (
     CaseOutcome,
     Engine,
@@ -48,9 +50,7 @@ PIPELINE_BYTES = 32 * 1024
 
 def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
     """_answer_untimed, its wall time kept on the outcome (latency.timed)."""
-    from ragspine_eval.execution.latency import timed
-
-    return timed(_answer_untimed, engine, case)
+    return latency.timed(_answer_untimed, engine, case)
 
 
 def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
@@ -173,17 +173,23 @@ def _process_main(engine: Engine, conn: Any) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while spawned
     try:
         conn.send_bytes(_READY)
-        while True:
-            try:
-                message = conn.recv_bytes()
-            except EOFError:
-                return
-            if not message:
-                return
-            conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message)),
-                                         pickle.HIGHEST_PROTOCOL))
+        with gc_relaxed(), latency.tracing():
+            _serve(engine, conn)
     finally:
         _close(engine)
+
+
+def _serve(engine: Engine, conn: Any) -> None:
+    """Answer cases from the pipe until it closes or sends b"" (an empty message)."""
+    while True:
+        try:
+            message = conn.recv_bytes()
+        except EOFError:
+            return
+        if not message:
+            return
+        conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message)),
+                                     pickle.HIGHEST_PROTOCOL))
 
 
 @contextmanager

@@ -41,7 +41,7 @@ from ragspine_eval.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
-from ragspine_eval.execution.whole_run import gc_paused
+from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.qa.scored import ScoredCase

@@ -27,7 +27,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
-from ragspine_eval.execution.whole_run import gc_paused
+from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
