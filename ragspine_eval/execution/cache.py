@@ -261,8 +261,7 @@ class OutcomeCache:
         return scored
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
-        """Store an answered outcome (never one with an error); a failing disk costs the reuse,
-        never the run."""
+        """Store an answered outcome (never one with an error); a failing disk costs its reuse."""
         if outcome.error:
             return
         data = _outcome_text(outcome)
@@ -403,7 +402,8 @@ class StoringEngine:
         self.mode = getattr(engine, "mode", None)
         self.parallel = getattr(engine, "parallel", "threads")
         # a user's callable keeps running in a worker process of its own (runner.py)
-        self.isolated = getattr(engine, "isolated", False)
+        self.isolated, self.forkable = (getattr(engine, "isolated", False),
+                                        getattr(engine, "forkable", False))
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         out = self.engine.run_case(case)
