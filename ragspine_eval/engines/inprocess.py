@@ -59,8 +59,10 @@ class RagspineEngine:
     """The in-process engine over a built KB, in mode "tool" or "agent"."""
 
     name = "ragspine"
-    # CPU-bound Python: parallel cases run in worker processes, not threads.
+    # CPU-bound Python: parallel cases run in worker processes, not threads; forked where that
+    # is safe (workers.py): a fresh engine holds no handle, each process opens its own
     parallel = "processes"
+    forkable = True
 
     def __init__(self, kb: EvalKB, mode: str = "tool",
                  retriever_options: dict[str, str] | None = None):

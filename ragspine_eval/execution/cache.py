@@ -215,7 +215,8 @@ class OutcomeCache:
         """Store a case's scoring under `scoring`, tied to the checksum of its outcome as the
         outcome cache holds it (the main thread's writer; a failing disk costs the reuse)."""
         key = self.known_keys.get(case.id) or self.key(case)
-        outcome_sha = self.outcome_sha.get(key) or _checksum(_outcome_text(outcome))
+        outcome_sha = (self.outcome_sha.get(key) or _stored(outcome)[0]
+                       or _checksum(_outcome_text(outcome)))
         self.outcome_sha[key] = outcome_sha  # a worker process's put() set it there, not here
         writer = self._writer(table="verdicts")
         if writer is not None:
@@ -231,7 +232,7 @@ class OutcomeCache:
             return False
         made = whole_run.entry(cases, outcomes, self._pairs or [None] * len(cases),
                                self.known_keys, self._verdict_texts, self.outcome_sha,
-                               _outcome_text)
+                               lambda out: _stored(out)[1] or _outcome_text(out))
         db = _connect(self.folder, create=True) if made is not None else None
         if db is None:
             return False
@@ -260,8 +261,7 @@ class OutcomeCache:
         return scored
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
-        """Store an answered outcome (never one with an error); a failing disk costs the reuse,
-        never the run."""
+        """Store an answered outcome (never one with an error); a failing disk costs its reuse."""
         if outcome.error:
             return
         data = _outcome_text(outcome)
@@ -270,6 +270,10 @@ class OutcomeCache:
             key = self.known_keys.get(case.id) or self.key(case)
             sha = self.outcome_sha[key] = _checksum(data)  # put_scored's, in the same process
             writer.add((key, sha, data))
+            # on the outcome too (an attribute: in no field or report; pickled from a worker),
+            # so that neither the verdicts nor the whole-run entry encode it again
+            keep = self._run_key is not None and len(self.known_keys) <= whole_run.MAX_CASES
+            vars(outcome)[STORED_ATTR] = (sha, data if keep else None)
 
     def flush(self, table: str = "outcomes") -> None:
         """Commit what this thread has stored (an engine's close() calls it)."""
@@ -359,6 +363,13 @@ def _select(db: sqlite3.Connection, query: str, keys: list[str]) -> list[tuple[A
     return [(row[0], row[1:]) for row in rows]
 
 
+STORED_ATTR = "stored_as"  # (checksum, text or None) of an outcome as put() stored it
+
+
+def _stored(outcome: CaseOutcome) -> tuple[str | None, str | None]:
+    return getattr(outcome, STORED_ATTR, None) or (None, None)
+
+
 def _outcome_text(outcome: CaseOutcome) -> str:
     # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
     return _COMPACT({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
@@ -391,7 +402,8 @@ class StoringEngine:
         self.mode = getattr(engine, "mode", None)
         self.parallel = getattr(engine, "parallel", "threads")
         # a user's callable keeps running in a worker process of its own (runner.py)
-        self.isolated = getattr(engine, "isolated", False)
+        self.isolated, self.forkable = (getattr(engine, "isolated", False),
+                                        getattr(engine, "forkable", False))
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         out = self.engine.run_case(case)

@@ -36,7 +36,7 @@ def timed(answer: Any, *args: Any) -> Any:
     this thread meanwhile as `llm_calls_seen`: attributes, not dataclass fields, so they are in
     no equality, no report field and no cache entry, yet they cross a process boundary (pickle
     keeps them)."""
-    with _process_trace() as trace, trace.case() as calls:
+    with tracing() as trace, trace.case() as calls:
         started = time.perf_counter()
         out = answer(*args)
         seconds = time.perf_counter() - started
@@ -73,9 +73,12 @@ _SHARED_LOCK = threading.Lock()
 
 
 @contextmanager
-def _process_trace() -> Iterator[LLMTrace]:
+def tracing() -> Iterator[LLMTrace]:
     """One LLMTrace on the engine's trace logger for this process while any timed call runs
-    (threads share it; each reads only its own calls); the logger as it was once none runs."""
+    (threads share it; each reads only its own calls); the logger as it was once none runs.
+    A run holds it from its first case to its last (runner.py, a worker process's loop): adding
+    and removing a handler and a level clears every logger's cache, which per case cost as
+    much as a tenth of a fast case."""
     with _SHARED_LOCK:
         if _SHARED["users"] == 0:
             logger = logging.getLogger(TRACE_LOGGER)

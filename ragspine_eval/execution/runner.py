@@ -46,7 +46,9 @@ from ragspine_eval.engines.base import (
     interrupted_outcome,
 )
 from ragspine_eval.golden.cases import GoldenCase
-from ragspine_eval.execution.state import Progress, RunState
+from ragspine_eval.execution.state import OnOutcome, Progress, RunState
+from ragspine_eval.execution import latency
+from ragspine_eval.execution.collector import gc_relaxed
 from ragspine_eval.execution.workers import ProcessWorker, ThreadWorker
 
 DEFAULT_CASE_TIMEOUT = 120.0
@@ -67,21 +69,26 @@ class RunOptions:
 
 
 def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions = RunOptions(),
-              progress: Progress | None = None) -> list[CaseOutcome]:
-    """Run every case through the engine; outcomes in case order (see the module invariants)."""
+              progress: Progress | None = None, on_outcome: OnOutcome | None = None
+              ) -> list[CaseOutcome]:
+    """Run every case through the engine; outcomes in case order (see the module invariants).
+    `on_outcome(i, outcome)` is called in this thread as case i's outcome arrives, only when
+    the cases run in worker processes: this thread is idle then, so work it does on each
+    outcome (qa/streaming.py scores it) is done while the workers answer the next cases."""
     cases = list(cases)
     if not cases:
         return []
     jobs = min(options.jobs, len(cases))
     processes = (getattr(engine, "parallel", "threads") == "processes"
                  and (jobs > 1 or getattr(engine, "isolated", False)))
-    run = RunState(cases, options, progress)
+    run = RunState(cases, options, progress, on_outcome if processes else None)
     worker = ProcessWorker if processes else ThreadWorker
     workers: list[Any] = []
     interrupted = False
     try:
         workers += [worker(engine, run) for _ in range(jobs)]
-        run.drive(workers)
+        with gc_relaxed(), latency.tracing():
+            run.drive(workers)
     except KeyboardInterrupt:
         interrupted = True
         run.schedule.cancel()

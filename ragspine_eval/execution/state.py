@@ -2,7 +2,7 @@
 
 `RunState` holds the outcomes (one slot per case, in case order), the `Schedule` that hands out
 case indices, and the main thread's loop (`drive`: feed worker processes, enforce time limits,
-report progress). runner.py makes one per run; workers.py reads and records through it. It
+report progress, hand each outcome to `on_outcome` as it is recorded). runner.py makes one per run; workers.py reads and records through it. It
 lives apart from both so that neither imports the other.
 
 Invariants: an outcome is recorded once per case, from any thread (`finish`); with fail_fast the
@@ -34,6 +34,8 @@ IDLE_POLL = 0.5
 PIPE_COALESCE = 0.002
 
 Progress = Callable[[int, int, int], None]  # (cases done, cases in total, errors so far)
+# (case index, its outcome), called in the main thread as each case's outcome is recorded
+OnOutcome = Callable[[int, CaseOutcome], None]
 
 
 class Schedule:
@@ -82,14 +84,16 @@ class Schedule:
 class RunState:
     """The shared state of one run: outcomes, the schedule, and what the main thread reports."""
 
-    def __init__(self, cases: list[GoldenCase], options: RunOptions, progress: Progress | None):
+    def __init__(self, cases: list[GoldenCase], options: RunOptions, progress: Progress | None,
+                 on_outcome: OnOutcome | None = None):
         self.cases, self.options, self.progress = cases, options, progress
+        self.on_outcome = on_outcome
         self.outcomes: list[CaseOutcome | None] = [None] * len(cases)
         self.schedule = Schedule(len(cases))
         self.completed: list[int] = []  # indices in the order they finished (append is atomic)
         self.wake = threading.Event()
         self.pipes = selectors.DefaultSelector()  # worker processes' pipes, data: the worker
-        self._reported = self._errors = 0
+        self._reported = self._errors = self._handed = 0
 
     def finish(self, i: int, out: CaseOutcome) -> None:
         """Record case i's outcome (from any thread); with fail_fast an error stops the run."""
@@ -126,6 +130,11 @@ class RunState:
                 self.wake.wait(timeout)
 
     def _report(self) -> None:
+        if self.on_outcome is not None:
+            while self._handed < len(self.completed):
+                i = self.completed[self._handed]
+                self._handed += 1
+                self.on_outcome(i, self.outcomes[i])  # type: ignore[arg-type]
         if self.progress is None:
             return
         while self._reported < len(self.completed):

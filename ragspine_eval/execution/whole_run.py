@@ -29,12 +29,10 @@ cache.py opens the database and hands the connection here; this module imports n
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from ragspine_eval.engines.base import CaseOutcome
@@ -44,21 +42,6 @@ RUNS_KEPT = 4  # each about as large as the run's outcomes
 MAX_CASES = 20_000
 TABLE = ("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
          "outcome_sha256 TEXT NOT NULL, scored BLOB NOT NULL)")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic collector paused while stored entries are read back or records built: trees
-    of plain objects (no cycle), whose collections cost a third of the reading. A collector
-    already off is left so."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def run_key(scoring: str, outcome_keys: list[str]) -> str:

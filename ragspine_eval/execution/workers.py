@@ -1,4 +1,5 @@
-"""The workers of a run: threads, or spawned processes, each taking cases from the schedule.
+"""The workers of a run: threads, or worker processes (spawned, or forked where start_method
+says it is safe), each taking cases from the schedule.
 
 Owned by runner.py, which drives them from the main thread: `check(now)` enforces the time limit
 of the case in hand, `feed(now)` keeps a worker process a few cases ahead through its pipe,
@@ -26,6 +27,8 @@ from contextlib import contextmanager
 from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any
 
+from ragspine_eval.execution import latency
+from ragspine_eval.execution.collector import gc_relaxed
 from ragspine_eval.engines.base import (
     CaseOutcome,
     Engine,
@@ -48,9 +51,7 @@ PIPELINE_BYTES = 32 * 1024
 
 def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
     """_answer_untimed, its wall time kept on the outcome (latency.timed)."""
-    from ragspine_eval.execution.latency import timed
-
-    return timed(_answer_untimed, engine, case)
+    return latency.timed(_answer_untimed, engine, case)
 
 
 def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
@@ -173,17 +174,23 @@ def _process_main(engine: Engine, conn: Any) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while spawned
     try:
         conn.send_bytes(_READY)
-        while True:
-            try:
-                message = conn.recv_bytes()
-            except EOFError:
-                return
-            if not message:
-                return
-            conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message)),
-                                         pickle.HIGHEST_PROTOCOL))
+        with gc_relaxed(), latency.tracing():
+            _serve(engine, conn)
     finally:
         _close(engine)
+
+
+def _serve(engine: Engine, conn: Any) -> None:
+    """Answer cases from the pipe until it closes or sends b"" (an empty message)."""
+    while True:
+        try:
+            message = conn.recv_bytes()
+        except EOFError:
+            return
+        if not message:
+            return
+        conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message)),
+                                     pickle.HIGHEST_PROTOCOL))
 
 
 @contextmanager
@@ -212,13 +219,25 @@ def _sigint_held() -> Iterator[None]:
                 signal.raise_signal(signal.SIGINT)  # to the handler it was meant for
 
 
+def start_method(engine: Engine) -> str:
+    """"fork" for an engine that says it may be forked (`forkable`: the in-process engine) in a
+    process with no other thread, where fork is: the worker starts at once with the engine
+    already imported (spawning one imports it again, about 0.8 s and a core each). Else
+    "spawn": forking a process with other threads (a Jupyter kernel's, a user's) can copy a
+    lock another thread holds, and another engine's state is not ours to copy."""
+    if (getattr(engine, "forkable", False) and threading.active_count() == 1
+            and "fork" in multiprocessing.get_all_start_methods()):
+        return "fork"
+    return "spawn"
+
+
 class ProcessWorker:
-    """Runs cases in one spawned worker process, a few cases ahead; a case past the time limit
-    kills the process, and the cases queued behind it go back to the schedule."""
+    """Runs cases in one worker process (start_method), a few cases ahead; a case past the time
+    limit kills the process, and the cases queued behind it go back to the schedule."""
 
     def __init__(self, engine: Engine, run: RunState):
         self.engine, self.run = engine, run
-        self._ctx = multiprocessing.get_context("spawn")
+        self._ctx = multiprocessing.get_context(start_method(engine))
         self._proc: Any = None
         self._conn: Any = None
         self._ready = False

@@ -156,7 +156,14 @@ def _parse_float(text: str) -> float:
 def check_tree(data: Any, *, controls: bool = False) -> None:
     """Raise JSONProblem for nesting deeper than MAX_DEPTH or a forbidden character in a string
     or key, naming where (`cases[3].id`)."""
+    if not isinstance(data, str | list | dict):
+        return  # a number, true, false or null
     pattern = _SURROGATE if controls else _FORBIDDEN
+    # a string, or a list of strings, searched whole first (one C call): only one that holds a
+    # forbidden character is walked, to name where
+    if isinstance(data, str) or (isinstance(data, list) and all(isinstance(v, str) for v in data)):
+        if pattern.search(data if isinstance(data, str) else "\n".join(data)) is None:
+            return
     stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(data, 0, ())]
     while stack:
         node, depth, where = stack.pop()

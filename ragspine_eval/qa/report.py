@@ -41,7 +41,7 @@ from ragspine_eval.stats import wilson_interval
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
-from ragspine_eval.execution.whole_run import gc_paused
+from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.qa.scored import ScoredCase
@@ -60,6 +60,8 @@ from ragspine_eval.retrieval.metrics import GATE_K
 
 if TYPE_CHECKING:
     import pandas as pd  # imported by to_frame only: a run that writes a report never needs it
+
+    from ragspine_eval.qa.streaming import Streamed
 
 # --- metrics and the report ------------------------------------------------------------------
 
@@ -119,7 +121,7 @@ class GateMetric:
         return sorted(r.id for r in self.results if r.passed)
 
     def record(self, case: GoldenCase, verdict: Verdict) -> None:
-        self.results.append(_result(case.id, verdict))
+        self.results.append(case_result(case.id, verdict))
         self.count_tags(case.tags.items(), verdict.passed)
 
     def count_tags(self, tags: Iterable[tuple[str, str]], passed: bool, n: int = 1) -> None:
@@ -174,7 +176,7 @@ class GateMetric:
         return cls(data["name"], results, by_tag, errors, flaky)
 
 
-def _result(case_id: str, verdict: Verdict) -> CaseResult:
+def case_result(case_id: str, verdict: Verdict) -> CaseResult:
     return CaseResult(case_id, verdict.passed, verdict.expected, verdict.actual,
                       verdict.explanation, None if verdict.passed else verdict.evidence)
 
@@ -348,6 +350,7 @@ def evaluate(
     scored: Sequence[ScoredCase | None] | None = None,
     on_scored: Callable[[int, ScoredCase], None] | None = None,
     retrieval_k: int = GATE_K,
+    streamed: Sequence[Streamed | None] | None = None,
 ) -> QAEvalReport:
     """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
 
@@ -355,7 +358,9 @@ def evaluate(
     and record instead of the gates (its outcome is not read and may be None); each answered
     case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
     (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
-    case records, cached or not (qa/retrieval_gate.py)."""
+    case records, cached or not (qa/retrieval_gate.py). A case whose `streamed[i]` is given was
+    scored as its outcome arrived (streaming.py; its verdicts stored then): its results are
+    taken as they are."""
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
@@ -385,6 +390,16 @@ def evaluate(
             if known.record.get("passages"):
                 passages[case.id] = known.record["passages"]
             continue
+        early = streamed[i] if streamed is not None else None
+        if early is not None:  # the same results the lanes below would make
+            for (_, metric, counts), result in zip(lanes, early.results, strict=True):
+                if result is not None:
+                    metric.results.append(result)
+                    counts[tags, result.passed] += 1
+            records.append(early.record)
+            if out.passages:
+                passages[case.id] = out.passages
+            continue
         fresh: list[list[Any] | None] | None = [] if on_scored and not out.error else None
         for gate, metric, counts in lanes:
             verdict = gate(case, out)
@@ -398,7 +413,7 @@ def evaluate(
                     f"The engine did not answer ({out.error}), so this gate has no verdict on "
                     f"the case: it is neither a pass nor a failure.", None, out.error))
                 continue
-            result = _result(case.id, verdict)
+            result = case_result(case.id, verdict)
             metric.results.append(result)
             counts[tags, verdict.passed] += 1
             if fresh is not None:

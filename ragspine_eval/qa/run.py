@@ -27,11 +27,12 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
-from ragspine_eval.execution.whole_run import gc_paused
+from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.streaming import Streamer
 from ragspine_eval.execution.runner import RunInterrupted
 
 
@@ -127,7 +128,7 @@ def run_qa_eval(
                          case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     runs = []
     interrupted = False
-    kb = None
+    kb = streamer = None
     eng: Any = engine
     if known is None or any(o is None and s is None for o, s in zip(known, scored)):
         # some case must reach the engine: only now are its stores built and the engine opened
@@ -141,12 +142,15 @@ def run_qa_eval(
                                    if configured else None)
             else:
                 mode = mode or eng.mode
+            # one run of worker processes: each case scored as it comes back (streaming.py)
+            streamer = Streamer(cases, kb.narrative_texts(), judge, _saver(store, scoring, cases)
+                                ) if repeat == 1 and options.jobs > 1 else None
             try:
                 runner = _runner(executor, scheduler)
                 for k in range(repeat):
                     outcomes, reused, interrupted = _run_with_cache(
                         runner, eng, cases, options, _nth_repeat(progress, k, repeat, len(cases)),
-                        store, known, scored)
+                        store, known, scored, streamer)
                     runs.append((outcomes, reused))
                     if interrupted:
                         break
@@ -165,7 +169,8 @@ def run_qa_eval(
     with gc_paused():
         reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
                             engine=name, scored=scored if n == 0 else None,
-                            on_scored=save if n == 0 else None, **k)
+                            on_scored=save if n == 0 else None,
+                            streamed=streamer.streamed if streamer and n == 0 else None, **k)
                    for n, (outcomes, _) in enumerate(runs)]
         if store is not None and scoring:
             store.flush("verdicts")
@@ -234,6 +239,13 @@ def _scored_saver(store: Any, scoring: str, cases: list, outcomes: list) -> Any:
     return save
 
 
+def _saver(store: Any, scoring: str | None, cases: list) -> Any:
+    """The Streamer's save: each case scored as it arrives goes to the verdict cache."""
+    if store is None or not scoring:
+        return None
+    return lambda i, out, entry: store.put_scored(cases[i], out, entry, scoring)
+
+
 def _outcome_cache(spec: Any, mode: str, kb_fingerprint: str,
                    cache: bool | None, cache_key: str | None):  # noqa: ANN202
     """The run's OutcomeCache, or None when this run does not use one (see run_qa_eval)."""
@@ -275,17 +287,18 @@ def _runner(executor: str, scheduler: str | None) -> Callable[..., list]:
     if executor == "local":
         return run_cases
     if executor == "dask":
-        from functools import partial
-
         from ragspine_eval.execution.dask_executor import run_cases_dask
 
-        return partial(run_cases_dask, scheduler=scheduler)
+        # Dask's workers hand their outcomes back at the end: nothing to stream
+        return lambda engine, cases, options, progress, on_outcome=None: run_cases_dask(
+            engine, cases, options, progress, scheduler=scheduler)
     raise ValueError(f"unknown executor {executor!r}; expected one of {', '.join(EXECUTORS)}")
 
 
 def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, options: Any,
                     progress: Any, store: Any, known: list | None = None,
-                    scored: list | None = None) -> tuple[list, list[bool], bool]:
+                    scored: list | None = None, streamer: Streamer | None = None
+                    ) -> tuple[list, list[bool], bool]:
     """Outcomes in case order, per case whether it was reused, and whether Ctrl-C stopped the
     run (the unfinished cases then hold runner's not-run error). Only the cases the cache
     cannot answer reach the engine; each answer is stored as soon as it comes, so that a run
@@ -293,7 +306,9 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     from ragspine_eval.execution.cache import StoringEngine
 
     if store is None:
-        outcomes, interrupted = _interruptible(run_cases, eng, cases, options, progress)
+        outcomes, interrupted = _interruptible(
+            run_cases, eng, cases, options, progress,
+            streamer.at(range(len(cases))) if streamer else None)
         return outcomes, [False] * len(cases), interrupted
     if known is None:
         known, scored = store.get_many(cases), None
@@ -307,8 +322,10 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
     if progress and reused:
         progress(reused, len(cases), 0)
+    positions = [i for i, out in enumerate(have) if out is None]
     answers, interrupted = _interruptible(run_cases, StoringEngine(eng, store), todo, options,
-                                          ticked if progress else None)
+                                          ticked if progress else None,
+                                          streamer.at(positions) if streamer else None)
     fresh = iter(answers)
     outcomes = [next(fresh) if have_i is None else out for out, have_i in zip(known, have)]
     return outcomes, [out is not None for out in have], interrupted

@@ -301,3 +301,23 @@ def test_no_whole_run_entry_is_kept_for_a_run_over_its_size(tiny_golden, monkeyp
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     second = run_qa_eval(tiny_golden, "tool")  # the per-case entries answer it
     assert second.provenance.cache["reused"] == 5 and comparable(second) == comparable(first)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_cold_run_encodes_each_outcome_once_and_its_next_run_reads_one_entry(
+        tiny_golden, monkeypatch, jobs):
+    # put() keeps the stored text and checksum on the outcome (from a worker process too), so
+    # the verdicts and the whole-run entry never encode it again
+    from ragspine_eval.qa.scored import ScoredCase
+
+    encoded: list[int] = []
+    real = cache_mod._outcome_text
+    monkeypatch.setattr(cache_mod, "_outcome_text", lambda out: encoded.append(1) or real(out))
+    first = run_qa_eval(tiny_golden, "tool", jobs=jobs)
+    assert first.provenance.cache["computed"] == 5
+    assert len(encoded) == (5 if jobs == 1 else 0)  # in a worker, this process's patch is unseen
+    with monkeypatch.context() as m:
+        m.setattr(ScoredCase, "many", lambda pairs: pytest.fail("the per-case entries were read"))
+        second = run_qa_eval(tiny_golden, "tool")
+    assert second.provenance.cache["reused"] == 5
+    assert comparable(second) == comparable(first)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import date
 
 from ragspine_eval.execution.latency import (
     LLMTrace,
@@ -70,3 +71,38 @@ def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():
     assert llm_totals([one, two]) == {"synthesis": {"calls": 1, "ms": 4},
                                       "tool_round": {"calls": 1, "ms": 4}}
     assert logger.level == level and not any(isinstance(h, LLMTrace) for h in logger.handlers)
+
+
+def test_a_run_installs_the_trace_once_not_once_per_case(monkeypatch):
+    # adding a handler or a level clears every logger's cache: per case it cost a tenth of a
+    # fast case, so a run holds one trace from its first case to its last
+    from ragspine_eval.engines.base import CaseOutcome
+    from ragspine_eval.execution.latency import seconds_of
+    from ragspine_eval.execution.runner import RunOptions, run_cases
+    from ragspine_eval.golden.cases import GoldenCase
+
+    added: list[logging.Handler] = []
+    original = logging.Logger.addHandler
+
+    def counting(self, handler):
+        if self.name == "ragspine.trace":
+            added.append(handler)
+        original(self, handler)
+
+    monkeypatch.setattr(logging.Logger, "addHandler", counting)
+
+    class Engine:
+        name = label = mode = "tool"
+
+        def run_case(self, case):
+            logging.getLogger("ragspine.trace").info(
+                "t", extra={"llm_calls": [{"stage": "synthesis", "ms": 1}]})
+            return CaseOutcome(answer=case.id)
+
+    cases = [GoldenCase(f"c{i}", "q", "numeric", {}, {}, date(2025, 1, 1)) for i in range(6)]
+    outs = run_cases(Engine(), cases, RunOptions(jobs=1))
+    assert [o.answer for o in outs] == [c.id for c in cases]
+    assert len(added) == 1
+    assert all(seconds_of(o) is not None for o in outs)
+    assert all(getattr(o, "llm_calls_seen") == [{"stage": "synthesis", "ms": 1}] for o in outs)
+    assert not any(isinstance(h, LLMTrace) for h in logging.getLogger("ragspine.trace").handlers)

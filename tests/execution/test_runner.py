@@ -162,3 +162,27 @@ def test_an_interrupted_run_is_scored_with_what_it_has_and_says_so(tiny_golden):
     assert report.interrupted_sentence().startswith(
         f"INTERRUPTED (Ctrl-C) after {5 - len(not_run)} of 5 cases")
     assert "interrupted (Ctrl-C) before these cases finished" in report.errors_sentence()
+
+
+def test_the_in_process_engine_is_forked_only_where_no_other_thread_runs():
+    import threading
+
+    from ragspine_eval.engines.inprocess import RagspineEngine
+    from ragspine_eval.execution.cache import StoringEngine
+    from ragspine_eval.execution.workers import start_method
+
+    class Forkable:
+        forkable = True
+
+    assert start_method(ScriptedEngine(parallel="processes")) == "spawn"  # not ours to copy
+    assert RagspineEngine.forkable and StoringEngine(Forkable(), None).forkable
+    if threading.active_count() == 1:
+        assert start_method(Forkable()) == "fork"
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert start_method(Forkable()) == "spawn"  # a lock another thread holds could be copied
+    finally:
+        release.set()
+        other.join()

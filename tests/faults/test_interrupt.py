@@ -89,12 +89,19 @@ def descendants(pid: int) -> dict[int, str]:
 
 
 def workers(pid: int) -> dict[int, str]:
-    """The spawned worker processes below `pid` (not multiprocessing's resource tracker)."""
+    """The worker processes below `pid`, spawned (their command line says so) or forked (the
+    same command line as `pid`'s); not multiprocessing's resource tracker."""
+    try:
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        own = None
+
     def is_worker(child: int) -> bool:
         try:
-            return b"--multiprocessing-fork" in Path(f"/proc/{child}/cmdline").read_bytes()
+            line = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             return False
+        return b"--multiprocessing-fork" in line or line == own
 
     return {child: started for child, started in descendants(pid).items() if is_worker(child)}
 

@@ -110,3 +110,14 @@ def test_parse_json_is_total_it_returns_or_raises_a_json_problem(text):
     except reading.JSONProblem:
         return
     json.dumps(data, ensure_ascii=False).encode("utf-8")  # whatever it returns can be written
+
+
+def test_a_lone_surrogate_in_a_list_of_strings_is_named_by_its_place():
+    # such lists are searched whole first; the one that holds it is walked to name where
+    from ragspine_eval.files.reading import JSONProblem, check_tree
+
+    check_tree(["plain", "文本", "tab\tand\nnewline"], controls=True)
+    with pytest.raises(JSONProblem, match=r"lone surrogate .* in \[2\]"):
+        check_tree(["plain", "文本", "bad \ud800 text"], controls=True)
+    with pytest.raises(JSONProblem, match=r"control character .* in \[1\]"):
+        check_tree(["plain", "bell \x07"])
