@@ -159,11 +159,11 @@ def check_tree(data: Any, *, controls: bool = False) -> None:
     if not isinstance(data, str | list | dict):
         return  # a number, true, false or null
     pattern = _SURROGATE if controls else _FORBIDDEN
-    # a string, or a list of strings, searched whole first (one C call): only one that holds a
-    # forbidden character is walked, to name where
-    if isinstance(data, str) or (isinstance(data, list) and all(isinstance(v, str) for v in data)):
-        if pattern.search(data if isinstance(data, str) else "\n".join(data)) is None:
-            return
+    # a shallow tree (an engine's outcome field, a golden case) searched whole first, its strings
+    # joined (one C call): only one that holds a forbidden character is walked, to name where
+    strings = _shallow_strings(data)
+    if strings is not None and pattern.search("\n".join(strings)) is None:
+        return
     stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(data, 0, ())]
     while stack:
         node, depth, where = stack.pop()
@@ -178,6 +178,29 @@ def check_tree(data: Any, *, controls: bool = False) -> None:
                 if isinstance(key, str):
                     _check_string(pattern, key, (*where, key), is_key=True)
                 stack.append((value, depth + 1, (*where, key)))
+
+
+def _shallow_strings(data: Any) -> list[str] | None:
+    """Every string (keys included) of a string, or of a list or dict two levels deep at most
+    whose leaves are strings, numbers, booleans or None; None for any other tree."""
+    if isinstance(data, str):
+        return [data]
+    out: list[str] = []
+    for item in (data.items() if isinstance(data, dict) else ((None, v) for v in data)):
+        key, value = item
+        if isinstance(key, str):
+            out.append(key)
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict | list):
+            for k, v in (value.items() if isinstance(value, dict) else ((None, v) for v in value)):
+                if isinstance(k, str):
+                    out.append(k)
+                if isinstance(v, str):
+                    out.append(v)
+                elif isinstance(v, dict | list):
+                    return None
+    return out
 
 
 def _check_string(pattern: re.Pattern[str], text: str, where: tuple[str | int, ...],

@@ -121,3 +121,14 @@ def test_a_lone_surrogate_in_a_list_of_strings_is_named_by_its_place():
         check_tree(["plain", "文本", "bad \ud800 text"], controls=True)
     with pytest.raises(JSONProblem, match=r"control character .* in \[1\]"):
         check_tree(["plain", "bell \x07"])
+
+
+def test_a_lone_surrogate_in_a_shallow_tree_is_named_by_its_place():
+    from ragspine_eval.files.reading import JSONProblem, check_tree
+
+    sources = [{"doc": "a.pptx", "locator": "slide=1"}, {"doc": "b.pdf", "page": 3}]
+    check_tree(sources, controls=True)
+    with pytest.raises(JSONProblem, match=r"lone surrogate .* in \[1\]\.doc"):
+        check_tree([sources[0], {"doc": "b\udc80.pdf"}], controls=True)
+    with pytest.raises(JSONProblem, match=r"lone surrogate .* in the key \[0\]"):
+        check_tree([{"k\ud800": 1}], controls=True)
