@@ -3,9 +3,11 @@
 `resolve_jobs("auto", to_run, engine_kind)` is the number of usable cores (the CPUs this
 process may run on, `os.sched_getaffinity`, not the machine's count: a container or `taskset`
 limits them) for the in-process engine, whose workers are processes; but 1 when fewer than
-`AUTO_SERIAL_BELOW` cases are to reach the engine: each worker first imports the engine and
-opens its stores (about 0.6 s on the 2-core machine of benchmarks/RESULTS.md), which a short
-run does not win back. Cases the outcome cache answers do not count, so a warm re-run with a
+`AUTO_SERIAL_BELOW` cases are to reach the engine: a spawned worker first imports the engine
+and opens its stores (about 0.6 s on the 2-core machine of benchmarks/RESULTS.md), which a short
+run does not win back. (From the command line the workers are forked, workers.start_method, and
+start at once; the threshold is kept for the spawned case, a Jupyter kernel's, and because the
+crossover of forked workers has not been measured on a quiet machine.) Cases the outcome cache answers do not count, so a warm re-run with a
 few edited cases stays in one process. Any other engine (HTTP, a callable) runs on threads,
 whose right number is the service's, not this machine's: `auto` is 1 there, as before.
 
