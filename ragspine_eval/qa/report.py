@@ -201,6 +201,8 @@ class QAEvalReport:
     repeats: int = 1  # how many times each case ran (repeats.py)
     interrupted: bool = False  # Ctrl-C stopped the run: the unfinished cases are `not_run`
     retrieval: dict[str, Any] | None = None  # the run's retrieval figures (retrieval_gate.py)
+    # where the case list's text is kept (qa/report_file.py; set by run.py, never written)
+    case_text: Any = field(default=None, repr=False, compare=False)
 
     @property
     def flaky(self) -> dict[str, list[str]]:

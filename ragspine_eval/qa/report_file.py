@@ -1,0 +1,80 @@
+"""Writing a QA report's JSON file: `write_report`, with the case list's text kept in the cache.
+
+Encoding 10k case records as indented JSON is most of what a re-run where nothing changed
+spends writing its report. A run tied to a whole-run entry of the outcome cache
+(execution/whole_run.py: every case scored, nothing interrupted) carries a `CaseTextSlot`
+(`report.case_text`, set by run.py): the report's case list is a function of that entry, the
+golden cases and this code, so its text is kept once (execution/case_texts.py) and the next run
+answered by the same entry writes it as it is.
+
+Invariants:
+- the file is byte for byte what `write_json_atomic(path, report.to_dict())` writes, with or
+  without a kept text;
+- a kept text is the text of records that were all reused (a cold run keeps its text with every
+  record's `"reused": false` written as true, which is all that differs between the two, and
+  checks that it found one per case); it is used only for a report whose every record is
+  reused, whose case list is the very list the slot was made for (same object, same length),
+  under the key of execution/case_texts.py; otherwise the records are encoded as before;
+- no text is kept for a run of more than `whole_run.MAX_CASES` cases (it is held whole).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.execution import case_texts, whole_run
+from ragspine_eval.files import write_json_atomic
+
+# the code that makes a case list's text besides the scoring code under the entry's key: the
+# writer and this module (case_record.py and report.py are scoring modules: qa/scored.py)
+_CODE = (Path(__file__), Path(__file__).parents[1] / "files" / "jsontext.py")
+# a record's own keys are the only lines of the case list indented three levels (strings hold
+# no raw newline; nested values are indented deeper)
+_NOT_REUSED, _REUSED = b'\n      "reused": false', b'\n      "reused": true'
+
+
+@dataclass(frozen=True)
+class CaseTextSlot:
+    """Where the text of a run's case list is kept: the cache `folder`, the whole-run entry's
+    key and checksum, the golden cases, and the report's case list it stands for."""
+
+    folder: Path
+    run_key: str
+    entry_checksum: str
+    cases: list[Any]  # the run's GoldenCase list
+    records: list[Any]  # the report's CaseRecord list, as run_qa_eval made it
+
+    def key(self) -> str | None:
+        try:
+            return case_texts.key(self.entry_checksum, self.run_key, self.cases, _CODE)
+        except (OSError, TypeError, ValueError):
+            return None
+
+
+def write_report(path: str | Path, report: Any, data: dict[str, Any] | None = None) -> None:
+    """Write `report` (a QAEvalReport) as JSON at `path`, atomically; `data` is its
+    `to_dict()` when the caller has it already."""
+    data = report.to_dict() if data is None else data
+    slot: CaseTextSlot | None = getattr(report, "case_text", None)
+    if (slot is None or slot.records is not report.cases or len(slot.cases) != len(report.cases)
+            or not 0 < len(report.cases) <= whole_run.MAX_CASES
+            or type(data.get("cases")) is not list):
+        write_json_atomic(path, data)
+        return
+    key = slot.key()
+    reused = all(record.reused for record in report.cases)
+    text = case_texts.read(slot.folder, key) if key is not None and reused else None
+    if text is None:
+        from ragspine_eval.files.jsontext import Unusual, value_text
+
+        try:
+            text = value_text(data["cases"])
+        except Unusual:  # the standard library writes it (files/atomic.py), nothing is kept
+            write_json_atomic(path, data)
+            return
+        kept = text.replace(_NOT_REUSED, _REUSED)
+        if key is not None and kept.count(_REUSED) == len(report.cases):
+            case_texts.store(slot.folder, key, kept)
+    write_json_atomic(path, data, {"cases": text})

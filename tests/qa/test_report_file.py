@@ -1,0 +1,116 @@
+"""The report file is the same bytes whether its case list is encoded or written from the text
+the cache kept; a kept text answers only the run it was made for."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.files import jsontext, write_json_atomic
+from ragspine_eval.qa import report_file
+from ragspine_eval.qa.report_file import write_report
+from ragspine_eval.qa.run import run_qa_eval
+
+
+def plain_bytes(report, tmp_path) -> bytes:
+    """What the report file was before case texts were kept."""
+    path = tmp_path / "plain.json"
+    write_json_atomic(path, report.to_dict())
+    return path.read_bytes()
+
+
+@pytest.fixture
+def encodings(monkeypatch):
+    """How many times a case list was encoded (jsontext.value_text called)."""
+    seen: list[int] = []
+    real = jsontext.value_text
+
+    def counting(value):
+        seen.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(jsontext, "value_text", counting)
+    return seen
+
+
+def texts() -> list[tuple[str, bytes]]:
+    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    try:
+        return db.execute("SELECT key, text FROM case_texts").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_warm_run_writes_the_kept_text_and_the_same_bytes(tiny_golden, tmp_path, encodings):
+    cold = run_qa_eval(tiny_golden, "tool")
+    write_report(tmp_path / "cold.json", cold)
+    assert (tmp_path / "cold.json").read_bytes() == plain_bytes(cold, tmp_path)
+    assert encodings == [5] and len(texts()) == 1  # encoded once, and kept
+    warm = run_qa_eval(tiny_golden, "tool")
+    assert warm.provenance.cache["reused"] == 5 and all(c.reused for c in warm.cases)
+    write_report(tmp_path / "warm.json", warm)
+    assert encodings == [5]  # not encoded again: written from the kept text
+    assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
+    # the kept text is the warm run's own (every record reused), not the cold run's
+    assert json.loads((tmp_path / "warm.json").read_bytes())["cases"] == [
+        c.to_dict() for c in warm.cases]
+
+
+def test_a_corrupt_kept_text_is_a_miss_never_a_wrong_file(tiny_golden, tmp_path, encodings):
+    write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
+    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    with db:
+        db.execute("UPDATE case_texts SET text = CAST(replace(CAST(text AS TEXT), 'true', "
+                   "'false') AS BLOB)")
+    db.close()
+    warm = run_qa_eval(tiny_golden, "tool")
+    write_report(tmp_path / "warm.json", warm)
+    assert len(encodings) == 2  # the checksum failed: encoded again
+    assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
+
+
+def test_re_tagging_a_case_is_another_text(tiny_golden, tmp_path, encodings):
+    write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
+    lines = tiny_golden.read_text(encoding="utf-8").splitlines()
+    case = json.loads(lines[1])
+    case["tags"] = {**case["tags"], "topic": "retagged"}  # never reaches the engine
+    lines[1] = json.dumps(case, ensure_ascii=False)
+    tiny_golden.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    warm = run_qa_eval(tiny_golden, "tool")
+    assert warm.provenance.cache["reused"] == 5  # the same whole-run entry answered
+    write_report(tmp_path / "warm.json", warm)
+    assert len(encodings) == 2 and len(texts()) == 2
+    data = json.loads((tmp_path / "warm.json").read_bytes())
+    assert data["cases"][1]["tags"]["topic"] == "retagged"
+    assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
+
+
+def test_a_case_list_changed_after_the_run_is_encoded(tiny_golden, tmp_path, encodings):
+    write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
+    warm = run_qa_eval(tiny_golden, "tool")
+    warm.cases = warm.cases[:-1] + warm.cases[-1:]  # another list: the slot is not for it
+    write_report(tmp_path / "warm.json", warm)
+    assert len(encodings) == 1  # the plain writer encoded it (no slot used)
+    assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
+
+
+def test_another_writer_code_is_another_key(tiny_golden, tmp_path, encodings, monkeypatch):
+    cold = run_qa_eval(tiny_golden, "tool")
+    write_report(tmp_path / "cold.json", cold)
+    changed = tmp_path / "jsontext.py"
+    changed.write_bytes(report_file._CODE[1].read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(report_file, "_CODE", (report_file._CODE[0], changed))
+    warm = run_qa_eval(tiny_golden, "tool")
+    write_report(tmp_path / "warm.json", warm)
+    assert len(encodings) == 2 and len(texts()) == 2
+    assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
+
+
+def test_no_cache_no_slot(tiny_golden, tmp_path, encodings):
+    report = run_qa_eval(tiny_golden, "tool", cache=False)
+    assert report.case_text is None
+    write_report(tmp_path / "r.json", report)
+    assert encodings == [] and (tmp_path / "r.json").read_bytes() == plain_bytes(report, tmp_path)
