@@ -4,8 +4,8 @@ changed writes it as it is instead of encoding 10k case records again.
 A run answered by (or stored as) a whole-run entry (whole_run.py) has case records that are a
 function of that entry, of the run's golden cases and of the code that makes and writes them.
 The table `case_texts` of the cache's SQLite file holds, under `key` (the SHA-256 of those:
-the entry's checksum and key, every case's own fields in case order as the golden set gives
-them, the writer's code), the UTF-8 text of the report's `cases` value as the report file
+the entry's checksum and key, which name every case's id and golden fingerprint, and what the
+fingerprint leaves out of a case, its tags and its expected's key order; the writer's code), the UTF-8 text of the report's `cases` value as the report file
 holds it (files/jsontext.value_text), and the text's checksum. qa/report_file.py makes and
 uses it; this module stores bytes and never reads them.
 
@@ -35,14 +35,13 @@ FORMAT = "case-texts-1"
 
 
 def key(entry_checksum: str, run_key: str, cases: Iterable[Any], code: Iterable[Path]) -> str:
-    """The key of a run's case text: the whole-run entry (its checksum and key), every case's
-    own fields as the golden set gives them (id, question, case type, tags, reference date,
-    expected: key order kept), and the bytes of the files in `code`. Raises OSError when a
-    code file cannot be read."""
+    """The key of a run's case text: the whole-run entry (its checksum, and its key, which
+    holds every case's id and golden fingerprint: question, case type, expected and reference
+    date), what the fingerprint leaves out of each case (its tags, and the key order of its
+    expected, which the record keeps), and the bytes of the files in `code`. Raises OSError
+    when a code file cannot be read."""
     digest = hashlib.sha256(f"{FORMAT}\0{entry_checksum}\0{run_key}\0".encode())
-    digest.update(_COMPACT([[c.id, c.question, c.case_type, c.tags,
-                             c.reference_date.isoformat(), c.expected] for c in cases]
-                           ).encode("utf-8"))
+    digest.update(_COMPACT([(c.tags, c.expected) for c in cases]).encode("utf-8"))
     for path in code:
         data = path.read_bytes()
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())

@@ -53,6 +53,7 @@ class CaseTextSlot:
             return None
 
 
+@whole_run.gc_paused()  # the key's tuples and the record dicts: no cycle to look for
 def write_report(path: str | Path, report: Any, data: dict[str, Any] | None = None) -> None:
     """Write `report` (a QAEvalReport) as JSON at `path`, atomically; `data` is its
     `to_dict()` when the caller has it already."""

@@ -185,7 +185,7 @@ def run_qa_eval(
             **({} if in_process else {"engine": name, "engine_version": None}))
         if store is not None:
             report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
-    report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
+        report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
     entry = store.run_entry() if store is not None and not interrupted else None
     if entry is not None:  # the case list's text can be kept with the entry (report_file.py)
         from ragspine_eval.qa.report_file import CaseTextSlot
