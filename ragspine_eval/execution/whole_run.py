@@ -55,10 +55,30 @@ def gc_paused() -> Iterator[None]:
         yield
         return
     gc.disable()
+    _PAUSED.append(True)
     try:
         yield
     finally:
+        _PAUSED.pop()
         gc.enable()
+
+
+_PAUSED: list[bool] = []  # a gc_paused block turned the collector off (gc_running may resume)
+
+
+@contextmanager
+def gc_running() -> Iterator[None]:
+    """The collector on again inside a gc_paused block, while work that may leave cycles runs
+    (an engine answering cases), and paused again after; a collector that was off before the
+    pause stays off."""
+    if not _PAUSED or gc.isenabled():
+        yield
+        return
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
 
 
 def run_key(scoring: str, outcome_keys: list[str]) -> str:

@@ -284,7 +284,9 @@ class QAEvalReport:
         return {**self.metrics, FABRICATION: self.fabrication}
 
     @gc_paused()  # a tree of plain dicts and lists: nothing for the cyclic collector
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, cases: bool = True) -> dict[str, Any]:
+        """The JSON report; `cases=False`: "cases" holds None (for a writer that has the case
+        list's text already: qa/report_file.py)."""
         return {
             "provenance": self.provenance.to_dict() if self.provenance else None,
             "mode": self.mode,
@@ -299,7 +301,7 @@ class QAEvalReport:
             "fabrication_interval": list(self.fabrication_interval),
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
             "retrieval": self.retrieval,
-            "cases": [c.to_dict() for c in self.cases],
+            "cases": [c.to_dict() for c in self.cases] if cases else None,
         }
 
     @classmethod

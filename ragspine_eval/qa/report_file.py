@@ -57,16 +57,18 @@ class CaseTextSlot:
 def write_report(path: str | Path, report: Any, data: dict[str, Any] | None = None) -> None:
     """Write `report` (a QAEvalReport) as JSON at `path`, atomically; `data` is its
     `to_dict()` when the caller has it already."""
-    data = report.to_dict() if data is None else data
     slot: CaseTextSlot | None = getattr(report, "case_text", None)
     if (slot is None or slot.records is not report.cases or len(slot.cases) != len(report.cases)
             or not 0 < len(report.cases) <= whole_run.MAX_CASES
-            or type(data.get("cases")) is not list):
-        write_json_atomic(path, data)
+            or (data is not None and type(data.get("cases")) is not list)):
+        write_json_atomic(path, report.to_dict() if data is None else data)
         return
     key = slot.key()
     reused = all(record.reused for record in report.cases)
     text = case_texts.read(slot.folder, key) if key is not None and reused else None
+    if text is not None and _written_from(path, report, data, text):
+        return
+    data = report.to_dict() if data is None else data
     if text is None:
         from ragspine_eval.files.jsontext import Unusual, value_text
 
@@ -79,3 +81,20 @@ def write_report(path: str | Path, report: Any, data: dict[str, Any] | None = No
         if key is not None and kept.count(_REUSED) == len(report.cases):
             case_texts.store(slot.folder, key, kept)
     write_json_atomic(path, data, {"cases": text})
+
+
+def _written_from(path: str | Path, report: Any, data: dict[str, Any] | None,
+                  text: bytes) -> bool:
+    """Write the file with the kept text as its case list, without the record dicts when the
+    caller has no `data`; False (nothing written) where the standard library must write it."""
+    from ragspine_eval.files.atomic import write_bytes_atomic, written_in_place
+    from ragspine_eval.files.jsontext import Unusual, indented_pieces
+
+    if written_in_place(Path(path)):
+        return False  # a stream takes one start: written by write_json_atomic
+    try:
+        write_bytes_atomic(path, indented_pieces(
+            report.to_dict(cases=False) if data is None else data, {"cases": text}))
+    except Unusual:  # nothing was written (write_bytes_atomic leaves no part behind)
+        return False
+    return True

@@ -27,7 +27,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
-from ragspine_eval.execution.whole_run import gc_paused
+from ragspine_eval.execution.whole_run import gc_paused, gc_running
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
@@ -35,6 +35,8 @@ from ragspine_eval.qa.report import QAEvalReport, evaluate
 from ragspine_eval.execution.runner import RunInterrupted
 
 
+@gc_paused()  # the engine runs with it on (_interruptible); the rest builds trees of plain
+# objects, whose young collections would each walk everything made since (0.1 s a warm run)
 def run_qa_eval(
     golden_path: str | Path,
     mode: str | None = None,
@@ -320,9 +322,11 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
 
 def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:
-    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True."""
+    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True. The cyclic
+    collector runs meanwhile: an engine's objects may hold cycles."""
     try:
-        return run_cases(*args), False
+        with gc_running():
+            return run_cases(*args), False
     except RunInterrupted as stopped:
         return stopped.outcomes, True
 
