@@ -352,6 +352,7 @@ def evaluate(
     scored: Sequence[ScoredCase | None] | None = None,
     on_scored: Callable[[int, ScoredCase], None] | None = None,
     retrieval_k: int = GATE_K,
+    kept_run: Any = None,
 ) -> QAEvalReport:
     """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
 
@@ -359,13 +360,17 @@ def evaluate(
     and record instead of the gates (its outcome is not read and may be None); each answered
     case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
     (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
-    case records, cached or not (qa/retrieval_gate.py)."""
+    case records, cached or not (qa/retrieval_gate.py). `kept_run` (report_file.Kept, for a
+    run whose every case is in `scored`): each record's retrieval and the run's figures as the
+    cache kept them, instead of being measured again."""
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
         from ragspine_eval.retrieval.kb import load_narrative_docs
 
         reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
+    if kept_run is not None and (scored is None or any(s is None for s in scored)):
+        kept_run = None  # kept values stand for a run whose every case is stored, or for none
     gates = default_gates(reference_texts, judge)
     metrics = {name: GateMetric(name) for name in gates}
     fab = GateMetric(FABRICATION)
@@ -385,7 +390,8 @@ def evaluate(
                 if kept is not None:
                     metric.results.append(CaseResult(case.id, *kept))
                     counts[tags, kept[0]] += 1
-            records.append(CaseRecord.of_stored(case, known.record))
+            records.append(CaseRecord.of_stored(case, known.record, *(
+                () if kept_run is None else (kept_run.retrieval[i],))))
             if known.record.get("passages"):
                 passages[case.id] = known.record["passages"]
             continue
@@ -429,5 +435,6 @@ def evaluate(
     report = QAEvalReport(mode, len(cases), metrics, fab, records, engine)
     place_failures(report, retrieval_k)
     split_claims_of(report, passages, judge or LexicalOverlapJudge())
-    report.retrieval = run_retrieval(report, retrieval_k)
+    report.retrieval = (kept_run.summary if kept_run is not None
+                        else run_retrieval(report, retrieval_k))
     return report

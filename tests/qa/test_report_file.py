@@ -39,7 +39,7 @@ def encodings(monkeypatch):
 def texts() -> list[tuple[str, bytes]]:
     db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
     try:
-        return db.execute("SELECT key, text FROM case_texts").fetchall()
+        return db.execute("SELECT key, text FROM report_texts").fetchall()
     finally:
         db.close()
 
@@ -66,7 +66,7 @@ def test_a_corrupt_kept_text_is_a_miss_never_a_wrong_file(tiny_golden, tmp_path,
     write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
     db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
     with db:
-        db.execute("UPDATE case_texts SET text = CAST(replace(CAST(text AS TEXT), 'true', "
+        db.execute("UPDATE report_texts SET text = CAST(replace(CAST(text AS TEXT), 'true', "
                    "'false') AS BLOB)")
     db.close()
     warm = run_qa_eval(tiny_golden, "tool")
@@ -117,3 +117,35 @@ def test_no_cache_no_slot(tiny_golden, tmp_path, encodings):
     assert report.case_text is None
     write_report(tmp_path / "r.json", report)
     assert encodings == [] and (tmp_path / "r.json").read_bytes() == plain_bytes(report, tmp_path)
+
+
+def test_a_warm_run_takes_the_kept_retrieval_and_is_the_same_report(tiny_golden, tmp_path,
+                                                                      monkeypatch):
+    from ragspine_eval.qa import case_record
+
+    write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
+    measured: list[str] = []
+    real = case_record._retrieval
+
+    def counting(case, passages):
+        measured.append(case.id)
+        return real(case, passages)
+
+    monkeypatch.setattr(case_record, "_retrieval", counting)
+    warm = run_qa_eval(tiny_golden, "tool")
+    assert measured == [] and warm.case_text.kept is not None  # nothing measured again
+    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    with db:
+        db.execute("DELETE FROM report_texts")
+    db.close()
+    again = run_qa_eval(tiny_golden, "tool")  # the same run with nothing kept: measured
+    assert len(measured) == 5 and again.case_text.kept is None
+    assert again.cases == warm.cases and again.retrieval == warm.retrieval
+    assert again.metrics == warm.metrics and again.fabrication == warm.fabrication
+
+
+def test_another_retrieval_k_is_another_key(tiny_golden, tmp_path):
+    write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
+    assert run_qa_eval(tiny_golden, "tool").case_text.kept is not None
+    other = run_qa_eval(tiny_golden, "tool", retrieval_k=3)
+    assert other.case_text.kept is None and other.retrieval["k"] == 3
