@@ -3,12 +3,15 @@ changed writes it as it is instead of encoding 10k case records again.
 
 A run answered by (or stored as) a whole-run entry (whole_run.py) has case records that are a
 function of that entry, of the run's golden cases and of the code that makes and writes them.
-The table `report_texts` of the cache's SQLite file holds, under `key` (the SHA-256 of those:
-the entry's checksum and key, which name every case's id and golden fingerprint, and what the
-fingerprint leaves out of a case, its tags and its expected's key order; the writer's code), the UTF-8 text of the report's `cases` value as the report file
-holds it (files/jsontext.value_text), what the report derives from the records that the
-records alone decide (`derived`: JSON, qa/report_file.py says what), and their checksum.
-qa/report_file.py makes and uses them; this module stores bytes and never reads them.
+The folder `report_texts` of the cache's folder holds, in one file per `key` (the SHA-256 of
+those: the entry's checksum and key, which name every case's id and golden fingerprint, what
+the fingerprint leaves out of a case, its tags and its expected's key order, and the writer's
+code), the UTF-8 text of the report's `cases` value as the report file holds it
+(files/jsontext.value_text), then what the report derives from the records alone (`derived`:
+JSON, qa/report_file.py says what), after a first line with their checksum and the text's
+length. A file, not a row of the SQLite file: 14 MB into a WAL database is written twice (the
+log, then the checkpoint) and cost a cold run 0.09 s; a file renamed into place is whole or
+absent as well. qa/report_file.py makes and uses them; this module stores bytes.
 
 Invariants:
 - a text answers only under the key it was stored with: another entry (an outcome stored again,
@@ -23,14 +26,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
+import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 KEPT = 4
-TABLE = ("CREATE TABLE IF NOT EXISTS report_texts (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
-         "text BLOB NOT NULL, derived BLOB NOT NULL)")
+FOLDER = "report_texts"  # in the cache's folder, beside its SQLite file
+SUFFIX = ".json.part"
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 FORMAT = "case-texts-1"
 
@@ -54,45 +58,45 @@ def key(entry_checksum: str, run_key: str, cases: Iterable[Any], code: Iterable[
 def read(folder: Path, text_key: str) -> tuple[bytes, bytes] | None:
     """The (text, derived) stored under `text_key`, or None (absent, its checksum wrong, no
     cache)."""
-    from ragspine_eval.execution.cache import _connect
-
-    db = _connect(folder)
-    if db is None:
-        return None
     try:
-        row = db.execute("SELECT sha256, text, derived FROM report_texts WHERE key = ?",
-                         (text_key,)).fetchone()
-    except sqlite3.DatabaseError:  # no such table yet, or a broken file
-        row = None
-    finally:
-        db.close()
-    if row is None or not isinstance(row[1], bytes) or not isinstance(row[2], bytes):
+        data = (folder / FOLDER / f"{text_key}{SUFFIX}").read_bytes()
+    except OSError:
         return None
-    return (row[1], row[2]) if _checksum(row[1], row[2]) == row[0] else None
+    head, _, rest = data.partition(b"\n")
+    sha, _, size = head.partition(b" ")
+    if not size.isdigit() or int(size) > len(rest):
+        return None
+    text, derived = rest[:int(size)], rest[int(size):]
+    return (text, derived) if _checksum(text, derived) == sha.decode("ascii", "replace") else None
 
 
 def _checksum(text: bytes, derived: bytes) -> str:
-    return hashlib.sha256(b"%d\0" % len(text) + text + derived).hexdigest()
+    digest = hashlib.sha256(b"%d\0" % len(text))
+    digest.update(text)
+    digest.update(derived)
+    return digest.hexdigest()
 
 
 def store(folder: Path, text_key: str, text: bytes, derived: bytes) -> bool:
-    """Keep `text` and `derived` under `text_key` (one transaction) and drop all but the KEPT
-    newest; False when the cache cannot take it (which costs the next run the encoding and the
-    derived figures, nothing else)."""
-    from ragspine_eval.execution.cache import _connect
-
-    db = _connect(folder, create=True)
-    if db is None:
-        return False
+    """Keep `text` and `derived` under `text_key` (a file renamed into place, so a reader sees
+    it whole or not at all) and drop all but the KEPT newest; False when the cache cannot take
+    it (which costs the next run the encoding and the derived figures, nothing else)."""
+    where = folder / FOLDER
     try:
-        with db:
-            db.execute(TABLE)
-            db.execute("INSERT OR REPLACE INTO report_texts VALUES (?, ?, ?, ?)",
-                       (text_key, _checksum(text, derived), text, derived))
-            db.execute("DELETE FROM report_texts WHERE rowid NOT IN "
-                       "(SELECT rowid FROM report_texts ORDER BY rowid DESC LIMIT ?)", (KEPT,))
-    except sqlite3.DatabaseError:
+        where.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=where)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(b"%s %d\n" % (_checksum(text, derived).encode(), len(text)))
+                handle.write(text)
+                handle.write(derived)
+            os.replace(tmp, where / f"{text_key}{SUFFIX}")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        kept = sorted(where.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in kept[KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
         return False
-    finally:
-        db.close()
     return True

@@ -4,11 +4,12 @@ the cache kept; a kept text answers only the run it was made for."""
 from __future__ import annotations
 
 import json
-import sqlite3
+from pathlib import Path
 
 import pytest
 
 from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.execution import case_texts
 from ragspine_eval.files import jsontext, write_json_atomic
 from ragspine_eval.qa import report_file
 from ragspine_eval.qa.report_file import write_report
@@ -36,12 +37,8 @@ def encodings(monkeypatch):
     return seen
 
 
-def texts() -> list[tuple[str, bytes]]:
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
-    try:
-        return db.execute("SELECT key, text FROM report_texts").fetchall()
-    finally:
-        db.close()
+def texts() -> list[Path]:
+    return sorted((cache_mod.cache_dir() / case_texts.FOLDER).glob(f"*{case_texts.SUFFIX}"))
 
 
 def test_a_warm_run_writes_the_kept_text_and_the_same_bytes(tiny_golden, tmp_path, encodings):
@@ -64,11 +61,8 @@ def test_a_warm_run_writes_the_kept_text_and_the_same_bytes(tiny_golden, tmp_pat
 
 def test_a_corrupt_kept_text_is_a_miss_never_a_wrong_file(tiny_golden, tmp_path, encodings):
     write_report(tmp_path / "cold.json", run_qa_eval(tiny_golden, "tool"))
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
-    with db:
-        db.execute("UPDATE report_texts SET text = CAST(replace(CAST(text AS TEXT), 'true', "
-                   "'false') AS BLOB)")
-    db.close()
+    [kept] = texts()
+    kept.write_bytes(kept.read_bytes().replace(b"true", b"false"))  # its checksum fails
     warm = run_qa_eval(tiny_golden, "tool")
     write_report(tmp_path / "warm.json", warm)
     assert len(encodings) == 2  # the checksum failed: encoded again
@@ -134,10 +128,8 @@ def test_a_warm_run_takes_the_kept_retrieval_and_is_the_same_report(tiny_golden,
     monkeypatch.setattr(case_record, "_retrieval", counting)
     warm = run_qa_eval(tiny_golden, "tool")
     assert measured == [] and warm.case_text.kept is not None  # nothing measured again
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
-    with db:
-        db.execute("DELETE FROM report_texts")
-    db.close()
+    for kept in texts():
+        kept.unlink()
     again = run_qa_eval(tiny_golden, "tool")  # the same run with nothing kept: measured
     assert len(measured) == 5 and again.case_text.kept is None
     assert again.cases == warm.cases and again.retrieval == warm.retrieval
@@ -149,3 +141,13 @@ def test_another_retrieval_k_is_another_key(tiny_golden, tmp_path):
     assert run_qa_eval(tiny_golden, "tool").case_text.kept is not None
     other = run_qa_eval(tiny_golden, "tool", retrieval_k=3)
     assert other.case_text.kept is None and other.retrieval["k"] == 3
+
+
+def test_only_the_newest_texts_are_kept(tmp_path):
+    for i in range(case_texts.KEPT + 2):
+        assert case_texts.store(tmp_path, f"k{i}", b"text %d" % i, b"{}")
+    left = sorted(p.name for p in (tmp_path / case_texts.FOLDER).iterdir())
+    assert len(left) == case_texts.KEPT
+    assert case_texts.read(tmp_path, f"k{case_texts.KEPT + 1}") == (
+        b"text %d" % (case_texts.KEPT + 1), b"{}")
+    assert case_texts.read(tmp_path / "x", "k") is None
