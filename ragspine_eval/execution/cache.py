@@ -425,7 +425,7 @@ def stats(folder: Path | None = None) -> CacheStats:
     folder = folder or cache_dir()
     entries = size = 0
     if folder.is_dir():
-        size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())  # report_texts/
         db = _connect(folder)
         if db is not None:
             try:
