@@ -88,7 +88,8 @@ def read_kept(slot: CaseTextSlot) -> Kept | None:
         retrieval, summary = derived["retrieval"], derived["summary"]
     except (ValueError, TypeError, KeyError):
         return None
-    if type(retrieval) is not list or len(retrieval) != len(slot.cases) or type(summary) is not dict:
+    if (type(retrieval) is not list or len(retrieval) != len(slot.cases)
+            or type(summary) is not dict):
         return None
     return Kept(found[0], retrieval, summary)
 
