@@ -22,13 +22,13 @@ from typing import Any
 
 
 def _timed_run(golden: str, mode: str, **options: Any) -> tuple[float, Any]:
-    from ragspine_eval.files import write_json_atomic
+    from ragspine_eval.qa.report_file import write_report
     from ragspine_eval.qa.run import run_qa_eval
 
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-report-") as scratch:
         started = time.perf_counter()
         report = run_qa_eval(golden, mode, **options)
-        write_json_atomic(Path(scratch) / "report.json", report.to_dict())
+        write_report(Path(scratch) / "report.json", report)  # as the CLI writes it
         return time.perf_counter() - started, report
 
 

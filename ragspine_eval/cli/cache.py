@@ -16,13 +16,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragspine_eval.execution import cache
+    from ragspine_eval.execution import cache, cache_folder
 
     if args.action == "clear":
-        held = cache.clear()
+        held = cache_folder.clear()
         print(f"cleared {held.folder}: {held.entries:,} outcomes, {_size(held.bytes)}")
     else:
-        now = cache.stats()
+        now = cache_folder.stats()
         print(f"{now.folder}: {now.entries:,} outcomes, {_size(now.bytes)} "
               f"(set {cache.ENV_DIR} to keep it elsewhere)")
     return EXIT_OK

@@ -185,8 +185,10 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
                                  ("--baseline", args.baseline, paths.QA_BASELINE)):
         if os.path.realpath(given) != os.path.realpath(default):
             parts.append(f"{flag} {shlex.quote(str(given))}")
-    # how the engine is called: a slow service needs the same limits to answer again
-    defaults = build_parser().parse_args(["qa"])
+    # how the engine is called: a slow service needs the same limits to answer again (the
+    # defaults from this command's own parser when it has one: not every command built again)
+    own = getattr(args, "parser", None)
+    defaults = own.parse_args([]) if own is not None else build_parser().parse_args(["qa"])
     for flag, name in (("--case-timeout", "case_timeout"), ("--retries", "retries"),
                        ("--judge-threshold", "judge_threshold"), ("--repeat", "repeat")):
         if getattr(args, name) != getattr(defaults, name):

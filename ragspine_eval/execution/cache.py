@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import threading
 import time
@@ -130,6 +129,8 @@ class OutcomeCache:
     # the whole-run entry (keep_run): its key, whether it answered, the texts read per case
     _run_key: str | None = field(default=None, repr=False, compare=False)
     _run_reused: bool = field(default=False, repr=False, compare=False)
+    # the checksum of the whole-run entry that answered this run or that it stored
+    run_checksum: str | None = field(default=None, repr=False, compare=False)
     _pairs: list[tuple[str, str, str] | None] = field(default_factory=list, repr=False,
                                                   compare=False)
     _verdict_texts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -237,7 +238,7 @@ class OutcomeCache:
         if db is None:
             return False
         try:
-            whole_run.store(db, self._run_key, *made)
+            self.run_checksum = whole_run.store(db, self._run_key, *made)
         except sqlite3.DatabaseError:
             return False  # a cache that cannot keep it costs the next run one read per case
         finally:
@@ -250,15 +251,21 @@ class OutcomeCache:
         if db is None:
             return None
         try:
-            text = whole_run.read(db, self._run_key, keys)  # type: ignore[arg-type]
+            found = whole_run.read(db, self._run_key, keys)  # type: ignore[arg-type]
         except sqlite3.DatabaseError:
-            text = None
+            found = None
         finally:
             db.close()
-        scored = decode_run(text) if text is not None else None
+        scored = decode_run(found[1]) if found is not None else None
         if scored is None or len(scored) != len(keys) or any(e is None for e in scored):
             return None
+        self.run_checksum = found[0]  # type: ignore[index]
         return scored
+
+    def run_entry(self) -> tuple[str, str] | None:
+        """The key and checksum of the whole-run entry that answered or that keep_run stored."""
+        known = self._run_key is not None and self.run_checksum is not None
+        return (self._run_key, self.run_checksum) if known else None  # type: ignore[return-value]
 
     def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
         """Store an answered outcome (never one with an error); a failing disk costs its reuse."""
@@ -416,35 +423,3 @@ class StoringEngine:
         close = getattr(self.engine, "close", None)
         if callable(close):
             close()
-
-
-@dataclass(frozen=True)
-class CacheStats:
-    folder: Path
-    entries: int
-    bytes: int
-
-
-def stats(folder: Path | None = None) -> CacheStats:
-    folder = folder or cache_dir()
-    entries = size = 0
-    if folder.is_dir():
-        size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-        db = _connect(folder)
-        if db is not None:
-            try:
-                entries = db.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]
-            except sqlite3.DatabaseError:
-                entries = 0
-            finally:
-                db.close()
-    return CacheStats(folder, entries, size)
-
-
-def clear(folder: Path | None = None) -> CacheStats:
-    """Empty the cache; returns what it held."""
-    folder = folder or cache_dir()
-    held = stats(folder)
-    if folder.is_dir():
-        shutil.rmtree(folder)
-    return held

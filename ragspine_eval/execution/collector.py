@@ -7,7 +7,8 @@ and again while the engine answers (about a tenth of a cold 10,000-case tool run
 benchmarks/RESULTS.md). Two settings here, neither of which changes what any code computes:
 
 - `gc_paused()`: no collection at all, while trees of plain dicts and lists (no cycle) are
-  read back or built: the golden memo, stored entries, records, the report;
+  read back or built: the golden memo, stored entries, records, the report (qa/run.py pauses it
+  for the whole run but the engine's part, which `gc_running()` runs with it on);
 - `gc_relaxed()`: while cases run, every object alive at the start is frozen (moved to the
   permanent generation, never scanned) and the youngest generation's threshold raised, so the
   engine's own garbage, cycles included, is still collected, in fewer and cheaper passes.
@@ -37,10 +38,30 @@ def gc_paused() -> Iterator[None]:
         yield
         return
     gc.disable()
+    _PAUSED.append(True)
     try:
         yield
     finally:
+        _PAUSED.pop()
         gc.enable()
+
+
+_PAUSED: list[bool] = []  # a gc_paused block turned the collector off (gc_running may resume)
+
+
+@contextmanager
+def gc_running() -> Iterator[None]:
+    """The collector on again inside a gc_paused block, while work that may leave cycles runs
+    (an engine answering cases), and paused again after; a collector that was off before the
+    pause stays off."""
+    if not _PAUSED or gc.isenabled():
+        yield
+        return
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
 
 
 _relaxed_depth = 0  # gc_relaxed blocks open: only the outermost freezes and unfreezes

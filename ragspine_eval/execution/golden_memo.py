@@ -21,6 +21,7 @@ import json
 import sqlite3
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from ragspine_eval.golden import cases as golden
 from ragspine_eval.golden.cases import GoldenCase, load_golden_set
@@ -36,12 +37,25 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 def load_golden_set_cached(path: str | Path, folder: Path | None) -> list[GoldenCase]:
     """`load_golden_set(path)`, from the memo in `folder` when this file was validated before
     (None: no memo, the file is read as always)."""
-    from ragspine_eval.execution.cache import _connect
-
     key = _key(Path(path)) if folder is not None else None
     if key is None:
         return load_golden_set(path)
-    db = _connect(folder)  # type: ignore[arg-type]
+    if _LAST and _LAST[0] == (key, str(folder)):  # read in this process already (gated/qa.py
+        return list(_LAST[1])  # checks the file before the run reads it): the same cases
+    cases = _read(folder, key, path)  # type: ignore[arg-type]
+    _LAST[:] = [(key, str(folder)), cases]
+    return list(cases)
+
+
+# the last set read, under its key and folder: a set read twice in one process (checked, then
+# run) is read once; cases are frozen, and each caller gets a list of its own
+_LAST: list[Any] = []
+
+
+def _read(folder: Path, key: str, path: str | Path) -> list[GoldenCase]:
+    from ragspine_eval.execution.cache import _connect
+
+    db = _connect(folder)
     if db is not None:
         try:
             row = db.execute("SELECT sha256, cases FROM golden WHERE key = ?", (key,)).fetchone()
@@ -54,7 +68,7 @@ def load_golden_set_cached(path: str | Path, folder: Path | None) -> list[Golden
             if cases is not None:
                 return cases
     cases = load_golden_set(path)
-    _store(folder, key, cases)  # type: ignore[arg-type]
+    _store(folder, key, cases)
     return cases
 
 

@@ -53,10 +53,10 @@ def _checksum(tied: str, scored: bytes) -> str:
     return hashlib.sha256(tied.encode("utf-8") + scored).hexdigest()
 
 
-def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> bytes | None:
-    """The text of the entry under `key` (UTF-8 JSON of [[verdicts, outcome], ...]), or None:
-    absent, its checksum wrong, or an outcome stored again (or gone) since it was written.
-    Raises sqlite3.DatabaseError as the connection does."""
+def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> tuple[str, bytes] | None:
+    """The checksum and text of the entry under `key` (UTF-8 JSON of [[verdicts, outcome],
+    ...]), or None: absent, its checksum wrong, or an outcome stored again (or gone) since it
+    was written. Raises sqlite3.DatabaseError as the connection does."""
     row = db.execute("SELECT sha256, outcome_sha256, scored FROM runs WHERE key = ?",
                      (key,)).fetchone()
     if row is None or not isinstance(row[2], bytes) or _checksum(row[1], row[2]) != row[0]:
@@ -65,7 +65,7 @@ def read(db: sqlite3.Connection, key: str, outcome_keys: list[str]) -> bytes | N
     # LEFT JOIN); an outcome gone leaves its checksum out, so the text differs
     now = db.execute("SELECT group_concat(o.sha256, '') FROM json_each(?) AS j LEFT JOIN "
                      "outcomes AS o ON o.key = j.value", (json.dumps(outcome_keys),)).fetchone()
-    return row[2] if now is not None and now[0] == row[1] else None
+    return (row[0], row[2]) if now is not None and now[0] == row[1] else None
 
 
 def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
@@ -94,11 +94,13 @@ def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
     return "".join(shas), b"[" + b",".join(texts) + b"]"
 
 
-def store(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> None:
-    """Write an entry (one transaction) and drop all but the RUNS_KEPT newest. Raises
-    sqlite3.DatabaseError as the connection does."""
+def store(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> str:
+    """Write an entry (one transaction) and drop all but the RUNS_KEPT newest; its checksum.
+    Raises sqlite3.DatabaseError as the connection does."""
+    checksum = _checksum(tied, text)
     with db:
         db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                   (key, _checksum(tied, text), tied, text))
+                   (key, checksum, tied, text))
         db.execute("DELETE FROM runs WHERE rowid NOT IN "
                    "(SELECT rowid FROM runs ORDER BY rowid DESC LIMIT ?)", (RUNS_KEPT,))
+    return checksum

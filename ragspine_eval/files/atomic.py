@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,17 +113,19 @@ def _mode_of(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def write_json_atomic(path: str | Path, data: Any) -> None:
+def write_json_atomic(path: str | Path, data: Any,
+                      given: Mapping[str, bytes] | None = None) -> None:
     """`json.dumps(data, indent=2, ensure_ascii=False)` and a newline, written atomically in
     pieces: json.dumps would first hold every piece of the text and then the text itself, a
     few hundred megabytes for a 100k-case report. The text is made by files/jsontext.py (the
     same bytes, faster); data it does not take is written by the standard library's encoder,
-    as is anything written into a stream (which could not take a second start)."""
+    as is anything written into a stream (which could not take a second start). `given`: the
+    text of some top-level values, already made (jsontext.indented_pieces)."""
     from ragspine_eval.files.jsontext import Unusual, indented_pieces
 
     if not written_in_place(Path(path)):
         try:
-            write_bytes_atomic(path, indented_pieces(data))
+            write_bytes_atomic(path, indented_pieces(data, given))
             return
         except Unusual:
             pass  # nothing was written (write_bytes_atomic leaves no part behind)

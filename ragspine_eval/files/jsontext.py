@@ -17,7 +17,7 @@ it always did. tests/files/test_jsontext.py holds it to that with generated tree
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -98,39 +98,57 @@ def indented_text(data: Any) -> str:
     return "".join(out)
 
 
-def indented_pieces(data: Any) -> Iterator[bytes]:
+def indented_pieces(data: Any, given: Mapping[str, bytes] | None = None) -> Iterator[bytes]:
     """`indented_text(data)` and a newline, as UTF-8 in pieces: each item of the top-level
     object on its own, and a long list in it a few thousand pieces at a time, so that a
     100k-case report is never held whole as text.
+    `given`: for some top-level keys of `data`, the UTF-8 text of that key's value as
+    `value_text` made it, written as it is instead of being made again (the caller vouches that
+    it is the text of `data[key]`: data stays whole, for the standard library's fallback).
     Raises `Unusual` part-way for data the standard library must write (see the module
     docstring): the caller writes it again that way (files/atomic.py does)."""
     if type(data) is not dict or not data:
         yield (indented_text(data) + "\n").encode("utf-8")
         return
-    for text in _top_level(data):
-        yield text.encode("utf-8")
-
-
-def _top_level(data: dict[Any, Any]) -> Iterator[str]:
+    given = given or {}
     first = True
     for key, value in data.items():
         if type(key) is not str:
             raise Unusual
         head = ("{" if first else ",") + _NEWLINE[1] + encode_basestring(key) + ": "
         first = False
-        if type(value) is list and len(value) > _BATCH // 8:
-            out = [head + "[" + _NEWLINE[2]]
-            for i, item in enumerate(value):
-                if i:
-                    out.append("," + _NEWLINE[2])
-                _encode(item, 2, out)
-                if len(out) >= _BATCH:
-                    yield "".join(out)
-                    out.clear()
-            out.append(_NEWLINE[1] + "]")
-            yield "".join(out)
-        else:
-            out = [head]
-            _encode(value, 1, out)
-            yield "".join(out)
-    yield "\n}\n"
+        if key in given:
+            yield head.encode("utf-8") + given[key]
+            continue
+        pieces = _value_pieces(value)
+        yield (head + next(pieces)).encode("utf-8")
+        for text in pieces:
+            yield text.encode("utf-8")
+    yield b"\n}\n"
+
+
+def value_text(value: Any) -> bytes:
+    """The UTF-8 text `indented_pieces` writes for `value` as an item of the top-level object
+    (indented one level), for a caller that keeps it (qa/report_file.py). Raises `Unusual`
+    as `indented_pieces` does."""
+    return "".join(_value_pieces(value)).encode("utf-8")
+
+
+def _value_pieces(value: Any) -> Iterator[str]:
+    """The text of a top-level item's value (depth 1), in pieces: a long list a few thousand
+    pieces at a time."""
+    if type(value) is list and len(value) > _BATCH // 8:
+        out = ["[" + _NEWLINE[2]]
+        for i, item in enumerate(value):
+            if i:
+                out.append("," + _NEWLINE[2])
+            _encode(item, 2, out)
+            if len(out) >= _BATCH:
+                yield "".join(out)
+                out.clear()
+        out.append(_NEWLINE[1] + "]")
+        yield "".join(out)
+    else:
+        out = []
+        _encode(value, 1, out)
+        yield "".join(out)

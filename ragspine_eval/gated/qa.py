@@ -34,7 +34,7 @@ from typing import Any
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.files import write_json_atomic
+from ragspine_eval.qa.report_file import write_report
 from ragspine_eval.files.outputs import write_announced
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
@@ -170,7 +170,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     run = QAGatedRun(report, key, baseline_path, stored,
                      None if stored is None else compare_to_baseline(report, stored))
     as_dict = functools.cache(report.to_dict)  # built once for the report file and the store
-    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, as_dict()),
+    write_announced(outputs.report, "report", lambda p: write_report(p, report, as_dict()),
                     run.written, say)
 
     before = baseline_store.snapshot(baseline_path)

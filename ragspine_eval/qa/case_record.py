@@ -82,15 +82,16 @@ class CaseRecord:
                    _retrieval(case, None if out.error else out.passages))
 
     @classmethod
-    def of_stored(cls, case: GoldenCase, out: dict[str, Any]) -> CaseRecord:
+    def of_stored(cls, case: GoldenCase, out: dict[str, Any], *known: Any) -> CaseRecord:
         """The record of an answered case from the outcome's fields the verdict cache kept
         (scored.RECORD_FIELDS): the same record `of` makes from the whole outcome, marked
-        reused."""
+        reused; `known`: its retrieval as the cache kept it (qa/report_file.py), else it is
+        measured from the passages."""
         return cls(case.id, case.question, case.case_type, dict(case.tags), fingerprint(case),
                    out["answer"], out["route"], out["clarification_mode"], out["refused"], None,
                    case.reference_date.isoformat(), case.expected, out["sources"],
                    out["tool_statuses"], out["retrieved_context"], out["narrative_answer"],
-                   True, _retrieval(case, out["passages"]))
+                   True, known[0] if known else _retrieval(case, out["passages"]))
 
 
 def _retrieval(case: GoldenCase, passages: list[dict[str, Any]] | None) -> dict[str, Any] | None:

@@ -203,6 +203,8 @@ class QAEvalReport:
     repeats: int = 1  # how many times each case ran (repeats.py)
     interrupted: bool = False  # Ctrl-C stopped the run: the unfinished cases are `not_run`
     retrieval: dict[str, Any] | None = None  # the run's retrieval figures (retrieval_gate.py)
+    # where the case list's text is kept (qa/report_file.py; set by run.py, never written)
+    case_text: Any = field(default=None, repr=False, compare=False)
 
     @property
     def flaky(self) -> dict[str, list[str]]:
@@ -284,7 +286,9 @@ class QAEvalReport:
         return {**self.metrics, FABRICATION: self.fabrication}
 
     @gc_paused()  # a tree of plain dicts and lists: nothing for the cyclic collector
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, cases: bool = True) -> dict[str, Any]:
+        """The JSON report; `cases=False`: "cases" holds None (for a writer that has the case
+        list's text already: qa/report_file.py)."""
         return {
             "provenance": self.provenance.to_dict() if self.provenance else None,
             "mode": self.mode,
@@ -299,7 +303,7 @@ class QAEvalReport:
             "fabrication_interval": list(self.fabrication_interval),
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
             "retrieval": self.retrieval,
-            "cases": [c.to_dict() for c in self.cases],
+            "cases": [c.to_dict() for c in self.cases] if cases else None,
         }
 
     @classmethod
@@ -351,6 +355,7 @@ def evaluate(
     on_scored: Callable[[int, ScoredCase], None] | None = None,
     retrieval_k: int = GATE_K,
     streamed: Sequence[Streamed | None] | None = None,
+    kept_run: Any = None,
 ) -> QAEvalReport:
     """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
 
@@ -359,19 +364,21 @@ def evaluate(
     case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
     (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
     case records, cached or not (qa/retrieval_gate.py). A case whose `streamed[i]` is given was
-    scored as its outcome arrived (streaming.py; its verdicts stored then): its results are
-    taken as they are."""
+    scored as its outcome arrived (streaming.py, its verdicts stored then). `kept_run`
+    (report_file.Kept, for a run whose every case is in `scored`): each record's retrieval and
+    the run's figures as the cache kept them, instead of being measured again."""
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
         from ragspine_eval.retrieval.kb import load_narrative_docs
 
         reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
+    if kept_run is not None and (scored is None or any(s is None for s in scored)):
+        kept_run = None  # kept values stand for a run whose every case is stored, or for none
     gates = default_gates(reference_texts, judge)
     metrics = {name: GateMetric(name) for name in gates}
     fab = GateMetric(FABRICATION)
-    # Tag buckets are counted per distinct set of tags and added up once at the end (GateMetric
-    # .record does the same per case; a 100k-case run has a few dozen sets of tags).
+    # tag buckets counted per distinct set of tags, added up at the end (a few dozen sets a run)
     tag_sets: dict[tuple[tuple[str, str], ...], int] = {}
     lanes = [(gate, metric, Counter[tuple[int, bool]]()) for gate, metric in
              ((gate, metrics[name]) for name, gate in gates.items())]
@@ -381,24 +388,22 @@ def evaluate(
     for i, (case, out) in enumerate(zip(cases, outcomes, strict=True)):
         tags = tag_sets.setdefault(tuple(case.tags.items()), len(tag_sets))
         known = scored[i] if scored is not None else None
-        if known is not None:  # stored: the same CaseResults the gates would make
-            for (_, metric, counts), kept in zip(lanes, known.verdicts, strict=True):
-                if kept is not None:
-                    metric.results.append(CaseResult(case.id, *kept))
-                    counts[tags, kept[0]] += 1
-            records.append(CaseRecord.of_stored(case, known.record))
-            if known.record.get("passages"):
-                passages[case.id] = known.record["passages"]
-            continue
         early = streamed[i] if streamed is not None else None
-        if early is not None:  # the same results the lanes below would make
-            for (_, metric, counts), result in zip(lanes, early.results, strict=True):
+        if known is not None or early is not None:  # stored or streamed: what the gates make
+            if known is not None:
+                results = [None if v is None else CaseResult(case.id, *v) for v in known.verdicts]
+                record = CaseRecord.of_stored(case, known.record, *(
+                    () if kept_run is None else (kept_run.retrieval[i],)))
+                ranked = known.record.get("passages")
+            else:
+                results, record, ranked = early.results, early.record, out.passages
+            for (_, metric, counts), result in zip(lanes, results, strict=True):
                 if result is not None:
                     metric.results.append(result)
                     counts[tags, result.passed] += 1
-            records.append(early.record)
-            if out.passages:
-                passages[case.id] = out.passages
+            records.append(record)
+            if ranked:
+                passages[case.id] = ranked
             continue
         fresh: list[list[Any] | None] | None = [] if on_scored and not out.error else None
         for gate, metric, counts in lanes:
@@ -440,5 +445,6 @@ def evaluate(
     report = QAEvalReport(mode, len(cases), metrics, fab, records, engine)
     place_failures(report, retrieval_k)
     split_claims_of(report, passages, judge or LexicalOverlapJudge())
-    report.retrieval = run_retrieval(report, retrieval_k)
+    report.retrieval = (kept_run.summary if kept_run is not None
+                        else run_retrieval(report, retrieval_k))
     return report

@@ -27,7 +27,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.paths import KB_DIR
 from ragspine_eval.engines.base import Engine
-from ragspine_eval.execution.collector import gc_paused
+from ragspine_eval.execution.collector import gc_paused, gc_running
 from ragspine_eval.execution.golden_memo import load_golden_set_cached
 from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.repeats import combine_repeats
@@ -36,6 +36,8 @@ from ragspine_eval.qa.streaming import Streamer
 from ragspine_eval.execution.runner import RunInterrupted
 
 
+@gc_paused()  # the engine runs with it on (_interruptible); the rest builds trees of plain
+# objects, whose young collections would each walk everything made since (0.1 s a warm run)
 def run_qa_eval(
     golden_path: str | Path,
     mode: str | None = None,
@@ -162,6 +164,9 @@ def run_qa_eval(
         if progress:
             progress(len(cases), len(cases), 0)
         runs.append((known, [True] * len(cases)))
+    # a run the whole-run entry answered: what its report derives from the records may be
+    # kept too (report_file.py), read before scoring
+    slot = _case_text_slot(store, cases, retrieval_k) if runs[0][0] is known else None
     name = spec.name if spec is not None else getattr(eng, "name", eng.label)
     texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
@@ -170,7 +175,8 @@ def run_qa_eval(
         reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
                             engine=name, scored=scored if n == 0 else None,
                             on_scored=save if n == 0 else None,
-                            streamed=streamer.streamed if streamer and n == 0 else None, **k)
+                            streamed=streamer.streamed if streamer and n == 0 else None,
+                            kept_run=slot.kept if slot is not None and n == 0 else None, **k)
                    for n, (outcomes, _) in enumerate(runs)]
         if store is not None and scoring:
             store.flush("verdicts")
@@ -190,11 +196,28 @@ def run_qa_eval(
             **({} if in_process else {"engine": name, "engine_version": None}))
         if store is not None:
             report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
-    report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
+        report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
+    slot = slot or (_case_text_slot(store, cases, retrieval_k, read=False)
+                    if not interrupted else None)
+    if slot is not None:  # the case list's text can be kept with the entry (report_file.py)
+        report.case_text = replace(slot, records=report.cases)
     if interrupted:
         report.interrupted = True
         raise RunInterrupted(runs[-1][0], report.finished, report)
     return report
+
+
+def _case_text_slot(store: Any, cases: list, retrieval_k: int | None, read: bool = True) -> Any:
+    """The run's CaseTextSlot (qa/report_file.py) when it has a whole-run entry, with what the
+    cache kept for it (`read`), else None."""
+    entry = store.run_entry() if store is not None else None
+    if entry is None:
+        return None
+    from ragspine_eval.qa.report_file import CaseTextSlot, read_kept
+    from ragspine_eval.retrieval.metrics import GATE_K
+
+    slot = CaseTextSlot(store.folder, *entry, cases, GATE_K if retrieval_k is None else retrieval_k)
+    return replace(slot, kept=read_kept(slot)) if read else slot
 
 
 def _with_latency(provenance: Any, cases: list, outcomes: list, reused: list) -> Any:
@@ -332,9 +355,11 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
 
 
 def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:
-    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True."""
+    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True. The cyclic
+    collector runs meanwhile: an engine's objects may hold cycles."""
     try:
-        return run_cases(*args), False
+        with gc_running():
+            return run_cases(*args), False
     except RunInterrupted as stopped:
         return stopped.outcomes, True
 

@@ -13,6 +13,7 @@ import pytest
 from ragspine_eval import paths
 from ragspine_eval.cli import main
 from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.execution import cache_folder
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.engines.inprocess import RagspineEngine
 from ragspine_eval.qa.run import run_qa_eval
@@ -145,7 +146,7 @@ def test_an_outcome_with_an_error_is_never_stored(tiny_golden, monkeypatch):
     monkeypatch.setattr(RagspineEngine, "run_case",
                         lambda self, case: CaseOutcome(error="the engine fell over"))
     run_qa_eval(tiny_golden, "tool")
-    assert cache_mod.stats().entries == 0
+    assert cache_folder.stats().entries == 0
 
 
 def test_an_interrupted_run_resumes_from_what_it_had_answered(tiny_golden, calls):
@@ -179,7 +180,7 @@ def test_two_runs_sharing_a_cache_both_give_correct_reports(tiny_golden):
 def test_a_callable_engine_is_cached_only_under_a_cache_key(tiny_golden):
     engine = "engine_doubles:right_value"
     first = run_qa_eval(tiny_golden, engine=engine)
-    assert first.provenance.cache is None and cache_mod.stats().entries == 0
+    assert first.provenance.cache is None and cache_folder.stats().entries == 0
     run_qa_eval(tiny_golden, engine=engine, cache_key="build-41")
     again = run_qa_eval(tiny_golden, engine=engine, cache_key="build-41")
     assert again.provenance.cache["reused"] == 5
@@ -189,7 +190,7 @@ def test_a_callable_engine_is_cached_only_under_a_cache_key(tiny_golden):
 
 def test_worker_processes_store_their_answers_and_never_block_each_other(tiny_golden):
     first = run_qa_eval(tiny_golden, "tool", jobs=2)  # two spawned workers, one cache
-    assert first.provenance.cache["computed"] == 5 and cache_mod.stats().entries == 5
+    assert first.provenance.cache["computed"] == 5 and cache_folder.stats().entries == 5
     again = run_qa_eval(tiny_golden, "tool", jobs=2)
     assert again.provenance.cache["reused"] == 5
     assert comparable(again) == comparable(first)

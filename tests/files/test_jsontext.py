@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragspine_eval.files import write_json_atomic
-from ragspine_eval.files.jsontext import indented_pieces, indented_text
+from ragspine_eval.files.jsontext import indented_pieces, indented_text, value_text
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
            | st.text())
@@ -35,6 +35,16 @@ def test_the_text_is_the_standard_librarys(data):
 def test_a_long_list_written_in_pieces_is_the_same_text(item, other):
     data = {"head": other, "cases": [item, other] * 400, "tail": [item]}  # pieces of 4,096
     assert b"".join(indented_pieces(data)).decode("utf-8") == stdlib(data) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(trees, trees, st.integers(min_value=0, max_value=700))
+def test_a_value_given_as_its_text_is_the_same_text(item, other, n):
+    # a top-level value written from the text value_text made of it (qa/report_file.py keeps
+    # the case list's): the same bytes, a long list or a short one
+    data = {"head": other, "cases": [item, other] * n, "tail": item}
+    given_text = {"cases": value_text(data["cases"]), "tail": value_text(data["tail"])}
+    assert b"".join(indented_pieces(data, given_text)).decode("utf-8") == stdlib(data) + "\n"
 
 
 class Name(str):
