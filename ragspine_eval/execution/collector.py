@@ -4,11 +4,12 @@ A run keeps every outcome, the golden set and the KB's texts alive; with the col
 default thresholds every 700 new containers start a collection that walks the young objects,
 and every few of those walk the older generations too, so the run's own data is scanned again
 and again while the engine answers (about a tenth of a cold 10,000-case tool run, measured in
-benchmarks/RESULTS.md). Two settings here, neither of which changes what any code computes:
+benchmarks/RESULTS.md). Three settings here, none of which changes what any code computes:
 
 - `gc_paused()`: no collection at all, while trees of plain dicts and lists (no cycle) are
   read back or built: the golden memo, stored entries, records, the report (qa/run.py pauses it
-  for the whole run but the engine's part, which `gc_running()` runs with it on);
+  for the whole run);
+- `gc_running()`: the collector on again inside a pause, for the engine's part of the run;
 - `gc_relaxed()`: while cases run, every object alive at the start is frozen (moved to the
   permanent generation, never scanned) and the youngest generation's threshold raised, so the
   engine's own garbage, cycles included, is still collected, in fewer and cheaper passes.

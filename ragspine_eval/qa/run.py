@@ -145,8 +145,9 @@ def run_qa_eval(
             else:
                 mode = mode or eng.mode
             # one run of worker processes: each case scored as it comes back (streaming.py)
-            streamer = Streamer(cases, kb.narrative_texts(), judge, _saver(store, scoring, cases)
-                                ) if repeat == 1 and options.jobs > 1 else None
+            streams = repeat == 1 and options.jobs > 1 and executor == "local"
+            streamer = Streamer(cases, kb.narrative_texts(), judge,
+                                _saver(store, scoring, cases)) if streams else None
             try:
                 runner = _runner(executor, scheduler)
                 for k in range(repeat):
