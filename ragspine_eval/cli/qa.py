@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
-from ragspine_eval.execution.jobs import AUTO, AUTO_SERIAL_BELOW, parse_jobs
+from ragspine_eval.execution.jobs import (
+    AUTO,
+    AUTO_SERIAL_BELOW,
+    AUTO_SERIAL_BELOW_FORKED,
+    parse_jobs,
+)
 from ragspine_eval.cli.common import (
     EXIT_INTERRUPTED,
     add_gate_arguments,
@@ -57,8 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
                         help="cases run at once: threads, or worker processes for the in-process "
                              "engine; the report is the same whatever N is (default: auto, the "
-                             f"usable cores for the in-process engine when {AUTO_SERIAL_BELOW:,} "
-                             "or more cases are to reach it, else 1)")
+                             f"usable cores for the in-process engine when "
+                             f"{AUTO_SERIAL_BELOW_FORKED:,} or more cases are to reach it, "
+                             f"{AUTO_SERIAL_BELOW:,} where its workers are spawned, else 1)")
     parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
                         metavar="SECONDS",
                         help=f"time limit of one case, retries included; a case past it is "

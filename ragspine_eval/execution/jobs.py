@@ -5,9 +5,8 @@ process may run on, `os.sched_getaffinity`, not the machine's count: a container
 limits them) for the in-process engine, whose workers are processes; but 1 when fewer than
 `AUTO_SERIAL_BELOW` cases are to reach the engine: a spawned worker first imports the engine
 and opens its stores (about 0.6 s on the 2-core machine of benchmarks/RESULTS.md), which a short
-run does not win back. (From the command line the workers are forked, workers.start_method, and
-start at once; the threshold is kept for the spawned case, a Jupyter kernel's, and because the
-crossover of forked workers has not been measured on a quiet machine.) Cases the outcome cache answers do not count, so a warm re-run with a
+run does not win back. Forked workers (workers.start_method: the command line, no other
+thread) start at once with the engine imported, so they pay from `AUTO_SERIAL_BELOW_FORKED`. Cases the outcome cache answers do not count, so a warm re-run with a
 few edited cases stays in one process. Any other engine (HTTP, a callable) runs on threads,
 whose right number is the service's, not this machine's: `auto` is 1 there, as before.
 
@@ -25,6 +24,10 @@ AUTO = "auto"
 # win back their start from about 2,300 cases to run; 3,000 leaves a margin for the cheaper
 # mode. The same report whatever it picks (tests/execution/test_jobs.py).
 AUTO_SERIAL_BELOW = 3_000
+# Measured (benchmarks/RESULTS.md, "the cold path"): whole `ragspine-eval qa --mode tool`
+# processes on the quiet 2-core machine, --jobs 2 forked against --jobs 1, median of three:
+# 300 cases 0.85 s against 0.89 s, 1,000 1.29 s against 1.59 s, 3,000 2.59 s against 3.70 s.
+AUTO_SERIAL_BELOW_FORKED = 300
 
 
 def usable_cores() -> int:
@@ -45,13 +48,14 @@ def parse_jobs(text: str) -> int | str:
     return value
 
 
-def resolve_jobs(jobs: int | str, to_run: int, in_process: bool) -> int:
+def resolve_jobs(jobs: int | str, to_run: int, in_process: bool, forked: bool = False) -> int:
     """The number of cases run at once: `jobs` itself, or auto's choice (module docstring)
-    for `to_run` cases to reach the engine, the in-process one or another."""
+    for `to_run` cases to reach the engine, the in-process one or another (`forked`: its
+    workers would be forked)."""
     if jobs != AUTO:
         if not isinstance(jobs, int) or isinstance(jobs, bool):
             raise ValueError(f"jobs must be a positive int or {AUTO!r}, got {jobs!r}")
         return jobs
-    if not in_process or to_run < AUTO_SERIAL_BELOW:
+    if not in_process or to_run < (AUTO_SERIAL_BELOW_FORKED if forked else AUTO_SERIAL_BELOW):
         return 1
     return min(usable_cores(), to_run)

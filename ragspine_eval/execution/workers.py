@@ -225,10 +225,12 @@ def start_method(engine: Engine) -> str:
     already imported (spawning one imports it again, about 0.8 s and a core each). Else
     "spawn": forking a process with other threads (a Jupyter kernel's, a user's) can copy a
     lock another thread holds, and another engine's state is not ours to copy."""
-    if (getattr(engine, "forkable", False) and threading.active_count() == 1
-            and "fork" in multiprocessing.get_all_start_methods()):
-        return "fork"
-    return "spawn"
+    return "fork" if getattr(engine, "forkable", False) and forks_here() else "spawn"
+
+
+def forks_here() -> bool:
+    """Whether a forkable engine's workers would be forked now (start_method)."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 class ProcessWorker:

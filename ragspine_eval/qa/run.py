@@ -90,6 +90,7 @@ def run_qa_eval(
     from ragspine_eval.execution.cache import cache_dir
     from ragspine_eval.engines.factory import build_engine, parse_engine
     from ragspine_eval.execution.jobs import resolve_jobs
+    from ragspine_eval.execution.workers import forks_here
     from ragspine_eval.retrieval.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
     from ragspine_eval.qa.scored import ScoredCase, scoring_fingerprint
@@ -126,7 +127,9 @@ def run_qa_eval(
         o is None and s is None for o, s in zip(known, scored, strict=True))
     in_process = (spec.kind == "ragspine" if spec is not None
                   else getattr(engine, "parallel", "threads") == "processes")
-    options = RunOptions(resolve_jobs(jobs, to_run, in_process or executor == "dask"),
+    forked = executor == "local" and forks_here() and (
+        spec.kind == "ragspine" if spec is not None else getattr(engine, "forkable", False))
+    options = RunOptions(resolve_jobs(jobs, to_run, in_process or executor == "dask", forked),
                          case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
     runs = []
     interrupted = False

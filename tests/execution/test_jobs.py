@@ -28,6 +28,11 @@ def test_auto_is_serial_under_the_threshold_and_for_engines_on_threads(monkeypat
     assert jobs.resolve_jobs("auto", jobs.AUTO_SERIAL_BELOW - 1, True) == 1
     assert jobs.resolve_jobs("auto", jobs.AUTO_SERIAL_BELOW, True) == 4
     assert jobs.resolve_jobs("auto", 10**6, False) == 1  # an HTTP or callable engine
+    # forked workers start at once: they pay from far fewer cases
+    assert jobs.AUTO_SERIAL_BELOW_FORKED < jobs.AUTO_SERIAL_BELOW
+    assert jobs.resolve_jobs("auto", jobs.AUTO_SERIAL_BELOW_FORKED - 1, True, forked=True) == 1
+    assert jobs.resolve_jobs("auto", jobs.AUTO_SERIAL_BELOW_FORKED, True, forked=True) == 4
+    assert jobs.resolve_jobs("auto", jobs.AUTO_SERIAL_BELOW_FORKED, True) == 1  # spawned
     monkeypatch.setattr(jobs, "AUTO_SERIAL_BELOW", 2)
     assert jobs.resolve_jobs("auto", 3, True) == 3  # never more workers than cases
 
@@ -50,11 +55,12 @@ def test_auto_running_workers_writes_the_report_of_jobs_1_byte_for_byte(monkeypa
     chosen = []
     resolve = jobs.resolve_jobs
 
-    def spy(value, to_run, in_process):
-        chosen.append(resolve(value, to_run, in_process))
+    def spy(value, to_run, in_process, forked=False):
+        chosen.append(resolve(value, to_run, in_process, forked))
         return chosen[-1]
 
     monkeypatch.setattr(jobs, "AUTO_SERIAL_BELOW", 10)
+    monkeypatch.setattr(jobs, "AUTO_SERIAL_BELOW_FORKED", 10)
     monkeypatch.setattr(jobs, "usable_cores", lambda: 2)
     monkeypatch.setattr(jobs, "resolve_jobs", spy)
     serial = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=1, cache=False)
