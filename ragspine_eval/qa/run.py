@@ -111,8 +111,7 @@ def run_qa_eval(
         if spec is None or spec.kind != "ragspine":
             raise EngineConfigError("--engine-config sets the in-process engine's retriever; "
                                     "this engine is not in process, so it cannot take effect")
-    with gc_paused():
-        cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
+    cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
     if spec is not None:
         mode = spec.mode
@@ -120,9 +119,8 @@ def run_qa_eval(
     cache_kb = f"{kb_fp}+{engine_config.fingerprint}" if configured else kb_fp
     store = _outcome_cache(spec, mode, cache_kb, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
-    with gc_paused():  # tens of thousands of acyclic objects built: no collection meanwhile
-        known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
-                         if store is not None else (None, None))
+    known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
+                     if store is not None else (None, None))
     to_run = len(cases) if known is None else sum(
         o is None and s is None for o, s in zip(known, scored, strict=True))
     in_process = (spec.kind == "ragspine" if spec is not None
@@ -175,32 +173,31 @@ def run_qa_eval(
     texts = kb.narrative_texts() if kb is not None else _narrative_texts(kb_dir, scored)
     save = _scored_saver(store, scoring, cases, runs[0][0]) if scoring else None
     k = {} if retrieval_k is None else {"retrieval_k": retrieval_k}
-    with gc_paused():
-        reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
-                            engine=name, scored=scored if n == 0 else None,
-                            on_scored=save if n == 0 else None,
-                            streamed=streamer.streamed if streamer and n == 0 else None,
-                            kept_run=slot.kept if slot is not None and n == 0 else None, **k)
-                   for n, (outcomes, _) in enumerate(runs)]
-        if store is not None and scoring:
-            store.flush("verdicts")
-            if not interrupted:
-                store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
-        report = combine_repeats(reports)
-        reused = runs[0][1]
-        if any(reused):
-            report.cases = [replace(record, reused=True) if was_reused and not record.reused
-                            else record
-                            for record, was_reused in zip(report.cases, reused, strict=True)]
-        # the in-process engine is the installed rag-spine; any other is named by what it is
-        report.provenance = qa_provenance(
-            report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
-            judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
-            **({"engine_config": engine_config.to_dict()} if configured else {}),
-            **({} if in_process else {"engine": name, "engine_version": None}))
-        if store is not None:
-            report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
-        report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
+    reports = [evaluate(cases, outcomes, mode, reference_texts=texts, judge=judge,
+                        engine=name, scored=scored if n == 0 else None,
+                        on_scored=save if n == 0 else None,
+                        streamed=streamer.streamed if streamer and n == 0 else None,
+                        kept_run=slot.kept if slot is not None and n == 0 else None, **k)
+               for n, (outcomes, _) in enumerate(runs)]
+    if store is not None and scoring:
+        store.flush("verdicts")
+        if not interrupted:
+            store.keep_run(cases, runs[0][0])  # the next identical run reads one entry
+    report = combine_repeats(reports)
+    reused = runs[0][1]
+    if any(reused):
+        report.cases = [replace(record, reused=True) if was_reused and not record.reused
+                        else record
+                        for record, was_reused in zip(report.cases, reused, strict=True)]
+    # the in-process engine is the installed rag-spine; any other is named by what it is
+    report.provenance = qa_provenance(
+        report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
+        judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
+        **({"engine_config": engine_config.to_dict()} if configured else {}),
+        **({} if in_process else {"engine": name, "engine_version": None}))
+    if store is not None:
+        report.provenance = replace(report.provenance, cache=store.summary(len(cases)))
+    report.provenance = _with_latency(report.provenance, cases, runs[0][0], reused)
     slot = slot or (_case_text_slot(store, cases, retrieval_k, read=False)
                     if not interrupted else None)
     if slot is not None:  # the case list's text can be kept with the entry (report_file.py)
