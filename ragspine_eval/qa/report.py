@@ -44,7 +44,7 @@ from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
 from ragspine_eval.golden.cases import GoldenCase
-from ragspine_eval.qa.scored import ScoredCase
+from ragspine_eval.qa.scored import ScoredCase, stored_verdict
 from ragspine_eval.judges.groundedness import (
     EntailmentJudge,
     LexicalOverlapJudge,
@@ -422,8 +422,7 @@ def evaluate(
             metric.results.append(result)
             counts[tags, verdict.passed] += 1
             if fresh is not None:
-                fresh.append([result.passed, result.expected, result.actual, result.explanation,
-                              result.evidence])
+                fresh.append(stored_verdict(result))
         records.append(CaseRecord.of(case, out))
         if out.passages and not out.error:
             passages[case.id] = out.passages

@@ -98,6 +98,12 @@ def _installed_version(distribution: str) -> str:
         return "absent"
 
 
+def stored_verdict(result: Any) -> list[Any]:
+    """A gate's result (report.CaseResult) as an entry keeps it: [passed, expected, actual,
+    explanation, evidence]; `CaseResult(case_id, *verdict)` reads it back."""
+    return [result.passed, result.expected, result.actual, result.explanation, result.evidence]
+
+
 @dataclass(slots=True)
 class ScoredCase:
     """A stored scoring of one case: each gate's verdict ([passed, expected, actual,

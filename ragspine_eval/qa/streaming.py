@@ -25,7 +25,7 @@ from ragspine_eval.judges.groundedness import EntailmentJudge
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.qa.gates import default_gates, fabrication
 from ragspine_eval.qa.report import CaseResult, case_result
-from ragspine_eval.qa.scored import ScoredCase
+from ragspine_eval.qa.scored import ScoredCase, stored_verdict
 
 
 @dataclass(slots=True)
@@ -62,8 +62,8 @@ class Streamer:
             return
         self.streamed[i] = Streamed(results, record)
         if self.save is not None:
-            self.save(i, out, ScoredCase({}, [None if r is None else [
-                r.passed, r.expected, r.actual, r.explanation, r.evidence] for r in results]))
+            self.save(i, out, ScoredCase(
+                {}, [None if r is None else stored_verdict(r) for r in results]))
 
     def at(self, positions: Sequence[int]) -> Callable[[int, Any], None]:
         """The on_outcome of a run over some of the cases: its j-th case is case positions[j]."""
