@@ -3,10 +3,10 @@ tree's default command equal those of `--jobs 1` at another tree (main before th
 the same golden set, byte for byte outside the timings.
 
     python -m benchmarks.invariant --before /path/to/old/tree --golden G.jsonl [--mode tool]
-                                   [--warm]
+                                   [--warm] [--jobs 1]
 
 runs `ragspine-eval qa --no-cache --no-store --report R` twice, once with this tree's package
-(the default `--jobs`, i.e. auto) and once with the old tree's first on PYTHONPATH and
+(the default `--jobs`, i.e. auto, or the `--jobs` given) and once with the old tree's first on PYTHONPATH and
 `--jobs 1`, each in a fresh process and a scratch folder, and compares the two JSON reports
 after removing what differs between any two runs of the same inputs (provenance.times, and the
 commit the provenance names: provenance.git_commit, git_dirty), as JSON text with the keys in
@@ -92,12 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm", action="store_true",
                         help="compare the re-runs where nothing changed (each tree twice on a "
                              "cache of its own) instead of --no-cache runs")
+    parser.add_argument("--jobs", help="this tree's --jobs (default: its default, auto)")
     args = parser.parse_args(argv)
     failed = False
     with tempfile.TemporaryDirectory(prefix="ragspine-invariant-") as scratch:
         for mode in args.mode or ["tool", "agent"]:
             now_path, before_path = Path(scratch) / f"now-{mode}.json", Path(scratch) / "b.json"
-            now_code = _run(None, args.golden, mode, [], now_path, args.warm)
+            now_code = _run(None, args.golden, mode, ["--jobs", args.jobs] if args.jobs else [],
+                            now_path, args.warm)
             before_code = _run(args.before.resolve(), args.golden, mode, ["--jobs", "1"],
                                before_path, args.warm)
             raw = now_path.read_bytes()

@@ -33,12 +33,23 @@ ENGINE_CALLS = ("parse_intent", "clarify_scope", "expand_subtasks", "execute_que
 
 
 class EngineClock:
-    """Accumulates the wall time of the outermost engine call in progress."""
+    """Accumulates the wall time of the outermost engine call in progress, in this process and
+    in any process forked from it (shared memory: `--jobs 1` may run its engine in a forked
+    worker, jobs.own_process; the figures are read once the run is over)."""
 
     def __init__(self) -> None:
-        self.seconds = 0.0
-        self.calls = 0
+        from multiprocessing.sharedctypes import RawValue
+
+        self._seconds, self._calls = RawValue("d", 0.0), RawValue("q", 0)
         self._depth = 0
+
+    @property
+    def seconds(self) -> float:
+        return self._seconds.value
+
+    @property
+    def calls(self) -> int:
+        return self._calls.value
 
     def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -49,8 +60,8 @@ class EngineClock:
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - started
-                self.calls += 1
+                self._seconds.value += time.perf_counter() - started
+                self._calls.value += 1
                 self._depth -= 1
         return timed
 
@@ -92,13 +103,14 @@ def _result(n_cases: int, total_s: float, engine_s: float | None, **extra: Any) 
 
 def ours(golden: str, mode: str, jobs: int | str = 1, instrument: bool = True,
          executor: str = "local", cache: bool | None = None) -> dict[str, Any]:
-    """run_qa_eval over the golden set, then its JSON report written as the CLI writes it.
-    Total = both. With instrument, the engine calls are timed (jobs 1 only: worker processes
+    """run_qa_eval over the golden set, then its JSON report written as the CLI writes it
+    (qa/report_file.write_report). Total = both. With instrument, the engine calls are timed
+    (jobs 1 only, in this process or the worker forked from it: spawned worker processes
     import their own, untimed, engine). A cold run, as a user's first: the outcome cache is on,
     as by default, in a fresh empty folder, so every outcome is computed and stored
     (`cache=False`: the cache off, to measure what storing outcomes and verdicts costs)."""
-    from ragspine_eval.files import write_json_atomic
     from ragspine_eval.engines import inprocess
+    from ragspine_eval.qa.report_file import write_report
     from ragspine_eval.qa.run import run_qa_eval
 
     clock = EngineClock()
@@ -109,7 +121,7 @@ def ours(golden: str, mode: str, jobs: int | str = 1, instrument: bool = True,
         os.environ["RAGSPINE_EVAL_CACHE_DIR"] = str(Path(scratch) / "cache")
         started = time.perf_counter()
         report = run_qa_eval(golden, mode, jobs=jobs, executor=executor, cache=cache)
-        write_json_atomic(report_path, report.to_dict())
+        write_report(report_path, report)
         total = time.perf_counter() - started
         size = report_path.stat().st_size
     return _result(report.n_cases, total, clock.seconds if clock.calls else None,

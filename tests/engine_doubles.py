@@ -90,6 +90,16 @@ class ScriptedEngine:
         return CaseOutcome(route="structured", answer=f"answer to {case.id}")
 
 
+class LoneSurrogateEngine(ScriptedEngine):
+    """Answers case "bad" with text no report could hold (a lone surrogate), the rest as
+    ScriptedEngine: an outcome the harness must turn into that case's error."""
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        if case.id == "bad":
+            return CaseOutcome(route="structured", answer="broken \ud800 text")
+        return super().run_case(case)
+
+
 def traced(trace: str | Path) -> list[str]:
     path = Path(trace)
     return path.read_text(encoding="utf-8").split("\n")[:-1] if path.exists() else []

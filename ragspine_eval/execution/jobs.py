@@ -10,6 +10,12 @@ thread) start at once with the engine imported, so they pay from `AUTO_SERIAL_BE
 few edited cases stays in one process. Any other engine (HTTP, a callable) runs on threads,
 whose right number is the service's, not this machine's: `auto` is 1 there, as before.
 
+`own_process(jobs, to_run, forked)`: whether one job's cases run in a forked worker process of
+their own while this process stores and scores each answer as it arrives (qa/streaming.py):
+where a second core is free, the harness's own work then leaves the engine's critical path
+(`--jobs 1` measured in benchmarks/RESULTS.md). Only where the worker would be forked: a
+spawned one first imports the engine again, which a run of one job does not win back.
+
 Invariants: the report is the same whatever the number (runner.py's invariant: outcomes in
 case order), so `auto` changes only the time; an int is returned as given.
 """
@@ -59,3 +65,11 @@ def resolve_jobs(jobs: int | str, to_run: int, in_process: bool, forked: bool = 
     if not in_process or to_run < (AUTO_SERIAL_BELOW_FORKED if forked else AUTO_SERIAL_BELOW):
         return 1
     return min(usable_cores(), to_run)
+
+
+def own_process(jobs: int, to_run: int, forked: bool) -> bool:
+    """Whether a run of one job puts its engine in a forked worker process (module docstring):
+    a forkable engine in a process that may fork, a second usable core, and at least
+    `AUTO_SERIAL_BELOW_FORKED` cases to reach the engine."""
+    return (jobs == 1 and forked and to_run >= AUTO_SERIAL_BELOW_FORKED
+            and usable_cores() >= 2)

@@ -24,7 +24,9 @@
 - parallel cases run in threads, or in worker processes when the engine says
   `parallel = "processes"` (the in-process engine: CPU-bound Python, and SQLite handles that must
   not cross a fork); an engine that also says `isolated = True` (a user's callable) runs in a
-  worker process for one job too, so that os._exit or a crash in it ends one case, not the run. Worker processes are spawned, not forked, and receive a pickled engine that
+  worker process for one job too, so that os._exit or a crash in it ends one case, not the run;
+  so does one job with `RunOptions.own_process` (jobs.own_process: a second core scores
+  meanwhile). Worker processes are spawned, not forked, and receive a pickled engine that
   opens its own handles.
 
 The workers themselves (threads and processes) are in workers.py, the state they share with
@@ -59,6 +61,9 @@ class RunOptions:
     jobs: int = 1
     case_timeout: float = DEFAULT_CASE_TIMEOUT
     fail_fast: bool = False
+    # one job's cases in a worker process of its own (jobs.own_process), for an engine whose
+    # parallel cases run in processes: the caller's thread is then free to score meanwhile
+    own_process: bool = False
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -80,7 +85,7 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
         return []
     jobs = min(options.jobs, len(cases))
     processes = (getattr(engine, "parallel", "threads") == "processes"
-                 and (jobs > 1 or getattr(engine, "isolated", False)))
+                 and (jobs > 1 or options.own_process or getattr(engine, "isolated", False)))
     run = RunState(cases, options, progress, on_outcome if processes else None)
     worker = ProcessWorker if processes else ThreadWorker
     workers: list[Any] = []

@@ -49,15 +49,16 @@ PIPELINE_CASES = 16
 PIPELINE_BYTES = 32 * 1024
 
 
-def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
+def _answer(engine: Engine, case: GoldenCase, check: bool = True) -> CaseOutcome:
     """_answer_untimed, its wall time kept on the outcome (latency.timed)."""
-    return latency.timed(_answer_untimed, engine, case)
+    return latency.timed(_answer_untimed, engine, case, check)
 
 
-def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
+def _answer_untimed(engine: Engine, case: GoldenCase, check: bool = True) -> CaseOutcome:
     """engine.run_case, with anything it raises or returns amiss turned into the case's error:
     sys.exit and a KeyboardInterrupt the engine raises too (a real Ctrl-C reaches the main
-    thread only, never a worker), and a CaseOutcome built with wrong types."""
+    thread only, never a worker), and a CaseOutcome built with wrong types (`check`; else
+    `checked` is the receiver's to call)."""
     try:
         out = engine.run_case(case)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
@@ -65,6 +66,11 @@ def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
     if not isinstance(out, CaseOutcome):
         return CaseOutcome(error=f"engine {engine.name} returned {type(out).__name__}, "
                                  f"not a CaseOutcome")
+    return checked(engine, out) if check else out
+
+
+def checked(engine: Engine, out: CaseOutcome) -> CaseOutcome:
+    """The outcome, or the error of one whose fields cannot be scored or written."""
     problem = outcome_problem(out)
     if problem is not None:
         return CaseOutcome(error=f"OutcomeError: {engine.name} returned an outcome whose "
@@ -167,20 +173,21 @@ class ThreadWorker:
 _READY = b"ready"
 
 
-def _process_main(engine: Engine, conn: Any) -> None:
-    """A worker process: answer pickled cases from the pipe until it closes or sends b"".
+def _process_main(engine: Engine, conn: Any, check: bool = True) -> None:
+    """A worker process: answer pickled cases from the pipe until it closes or sends b""
+    (`check`: each outcome checked here, else by the parent as it arrives).
     Ctrl-C is the parent's to handle (it stops the run and ends its workers): ignored here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while spawned
     try:
         conn.send_bytes(_READY)
         with gc_relaxed(), latency.tracing():
-            _serve(engine, conn)
+            _serve(engine, conn, check)
     finally:
         _close(engine)
 
 
-def _serve(engine: Engine, conn: Any) -> None:
+def _serve(engine: Engine, conn: Any, check: bool = True) -> None:
     """Answer cases from the pipe until it closes or sends b"" (an empty message)."""
     while True:
         try:
@@ -189,7 +196,7 @@ def _serve(engine: Engine, conn: Any) -> None:
             return
         if not message:
             return
-        conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message)),
+        conn.send_bytes(pickle.dumps(_answer(engine, pickle.loads(message), check),
                                      pickle.HIGHEST_PROTOCOL))
 
 
@@ -235,10 +242,13 @@ def forks_here() -> bool:
 
 class ProcessWorker:
     """Runs cases in one worker process (start_method), a few cases ahead; a case past the time
-    limit kills the process, and the cases queued behind it go back to the schedule."""
+    limit kills the process, and the cases queued behind it go back to the schedule. With
+    `RunOptions.own_process` (one worker, a core left for this process) each outcome is
+    checked here as it arrives rather than in the worker: off the engine's critical path."""
 
     def __init__(self, engine: Engine, run: RunState):
         self.engine, self.run = engine, run
+        self._check_here = run.options.own_process
         self._ctx = multiprocessing.get_context(start_method(engine))
         self._proc: Any = None
         self._conn: Any = None
@@ -255,7 +265,8 @@ class ProcessWorker:
         resource_tracker.ensure_running()
         with _sigint_held():  # the child inherits the block: see _sigint_held
             parent, child = self._ctx.Pipe()
-            self._proc = self._ctx.Process(target=_process_main, args=(self.engine, child),
+            self._proc = self._ctx.Process(target=_process_main,
+                                           args=(self.engine, child, not self._check_here),
                                            name="ragspine-eval-worker", daemon=True)
             self._proc.start()
             child.close()
@@ -296,7 +307,8 @@ class ProcessWorker:
                 i, size = self._inflight.popleft()
                 self._bytes -= size
                 self._since = now
-                self.run.finish(i, pickle.loads(message))
+                out = pickle.loads(message)
+                self.run.finish(i, checked(self.engine, out) if self._check_here else out)
         except (EOFError, OSError):
             self._lost(self._died_text())
 

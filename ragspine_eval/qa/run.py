@@ -89,7 +89,7 @@ def run_qa_eval(
     from ragspine_eval.judges import registry as judges
     from ragspine_eval.execution.cache import cache_dir
     from ragspine_eval.engines.factory import build_engine, parse_engine
-    from ragspine_eval.execution.jobs import resolve_jobs
+    from ragspine_eval.execution.jobs import own_process, resolve_jobs
     from ragspine_eval.execution.workers import forks_here
     from ragspine_eval.retrieval.kb import build_eval_kb, kb_fingerprints
     from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
@@ -127,8 +127,9 @@ def run_qa_eval(
                   else getattr(engine, "parallel", "threads") == "processes")
     forked = executor == "local" and forks_here() and (
         spec.kind == "ragspine" if spec is not None else getattr(engine, "forkable", False))
-    options = RunOptions(resolve_jobs(jobs, to_run, in_process or executor == "dask", forked),
-                         case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast)
+    n_jobs = resolve_jobs(jobs, to_run, in_process or executor == "dask", forked)
+    options = RunOptions(n_jobs, case_timeout or DEFAULT_CASE_TIMEOUT, fail_fast,
+                         own_process=in_process and own_process(n_jobs, to_run, forked))
     runs = []
     interrupted = False
     kb = streamer = None
@@ -146,7 +147,8 @@ def run_qa_eval(
             else:
                 mode = mode or eng.mode
             # one run of worker processes: each case scored as it comes back (streaming.py)
-            streams = repeat == 1 and options.jobs > 1 and executor == "local"
+            streams = repeat == 1 and executor == "local" and (options.jobs > 1
+                                                               or options.own_process)
             streamer = Streamer(cases, kb.narrative_texts(), judge,
                                 _saver(store, scoring, cases)) if streams else None
             try:
@@ -347,12 +349,40 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     if progress and reused:
         progress(reused, len(cases), 0)
     positions = [i for i, out in enumerate(have) if out is None]
-    answers, interrupted = _interruptible(run_cases, StoringEngine(eng, store), todo, options,
-                                          ticked if progress else None,
-                                          streamer.at(positions) if streamer else None)
+    on_outcome = streamer.at(positions) if streamer else None
+    if options.own_process and on_outcome is not None:
+        # the one worker only answers: this process, a core of its own, stores each answer
+        # as it arrives, before scoring it (and whatever arrived unreported, after the run)
+        answers, interrupted = _stored_here(run_cases, eng, store, todo, options,
+                                            ticked if progress else None, on_outcome)
+    else:
+        answers, interrupted = _interruptible(run_cases, StoringEngine(eng, store), todo,
+                                              options, ticked if progress else None, on_outcome)
     fresh = iter(answers)
     outcomes = [next(fresh) if have_i is None else out for out, have_i in zip(known, have)]
     return outcomes, [out is not None for out in have], interrupted
+
+
+def _stored_here(run_cases: Callable[..., list], eng: Engine, store: Any, todo: list,
+                 options: Any, progress: Any, on_outcome: Callable[[int, Any], None]
+                 ) -> tuple[list, bool]:
+    """_interruptible over the bare engine, each answer stored in this process as it arrives
+    (then handed to on_outcome), the rest once the run ends or stops; committed before return."""
+    stored = [False] * len(todo)
+
+    def put(j: int, out: Any) -> None:
+        store.put(todo[j], out)
+        stored[j] = True
+        on_outcome(j, out)
+
+    try:
+        answers, interrupted = _interruptible(run_cases, eng, todo, options, progress, put)
+        for j, out in enumerate(answers):
+            if not stored[j]:
+                store.put(todo[j], out)  # an error or an interrupted case is never stored
+    finally:
+        store.flush()
+    return answers, interrupted
 
 
 def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:

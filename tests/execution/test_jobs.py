@@ -77,3 +77,67 @@ def _text_of(report) -> dict:
     data["provenance"].pop("git_commit", None)
     data["provenance"].pop("git_dirty", None)
     return data
+
+
+# --- one job in a worker process of its own (jobs.own_process) -----------------------------------
+
+
+def test_one_job_gets_a_process_of_its_own_only_where_it_is_forked_and_a_core_is_free(
+        monkeypatch):
+    enough = jobs.AUTO_SERIAL_BELOW_FORKED
+    monkeypatch.setattr(jobs, "usable_cores", lambda: 2)
+    assert jobs.own_process(1, enough, forked=True)
+    assert not jobs.own_process(1, enough - 1, forked=True)  # a short run stays in a thread
+    assert not jobs.own_process(1, 10**6, forked=False)  # spawned: it would import the engine
+    assert not jobs.own_process(2, 10**6, forked=True)  # two jobs are two workers already
+    monkeypatch.setattr(jobs, "usable_cores", lambda: 1)
+    assert not jobs.own_process(1, 10**6, forked=True)  # no second core to score on
+
+
+@pytest.fixture
+def one_job_in_a_process(monkeypatch):
+    """Every run of one job with cases to run puts its engine in a worker process (forked, or
+    spawned where this test process has other threads: the mechanism is the same); the
+    decisions are recorded, so a test knows the worker process really ran."""
+    chosen: list[bool] = []
+    monkeypatch.setattr(jobs, "own_process",
+                        lambda n, to_run, forked: chosen.append(n == 1 and to_run > 0)
+                        or chosen[-1])
+    return chosen
+
+
+@pytest.mark.parametrize("mode", ["tool", "agent"])
+def test_one_job_in_its_own_process_writes_the_report_of_the_thread_byte_for_byte(
+        one_job_in_a_process, monkeypatch, mode):
+    in_process = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=1, cache=False)
+    assert one_job_in_a_process == [True]
+    monkeypatch.setattr(jobs, "own_process", lambda *a, **k: False)
+    in_thread = run_qa_eval(paths.QA_GOLDEN_SET, mode, jobs=1, cache=False)
+    assert not in_thread.errors
+    assert indented_text(_text_of(in_process)) == indented_text(_text_of(in_thread))
+
+
+def test_one_job_in_its_own_process_stores_every_answer_for_the_next_run(
+        one_job_in_a_process):
+    cold = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1)
+    warm = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1)
+    assert one_job_in_a_process[0]  # the cold run ran in the worker process (the warm: none)
+    assert warm.provenance.cache["reused"] == cold.n_cases
+    assert indented_text(_text_of(warm)) == indented_text(_text_of(cold))
+
+
+def test_one_job_in_its_own_process_keeps_what_it_answered_before_ctrl_c(
+        one_job_in_a_process):
+    from ragspine_eval.execution.runner import RunInterrupted
+
+    def ctrl_c_at_20(done: int, total: int, errors: int) -> None:
+        if done >= 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted) as stopped:
+        run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1, progress=ctrl_c_at_20)
+    assert one_job_in_a_process[0]
+    answered = stopped.value.done
+    assert 20 <= answered < stopped.value.report.n_cases
+    resumed = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1)
+    assert resumed.provenance.cache["reused"] >= answered  # what arrived is not run again

@@ -8,10 +8,10 @@ import time
 
 import pytest
 from conftest import make_case, same_run
-from engine_doubles import ScriptedEngine, traced
+from engine_doubles import LoneSurrogateEngine, ScriptedEngine, traced
 
 from ragspine_eval import paths
-from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED
+from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.engines.callable_engine import CallableEngine
 from ragspine_eval.qa.run import run_qa_eval
 from ragspine_eval.execution.runner import RunInterrupted, RunOptions, run_cases
@@ -186,3 +186,16 @@ def test_the_in_process_engine_is_forked_only_where_no_other_thread_runs():
     finally:
         release.set()
         other.join()
+
+
+
+def test_one_job_in_its_own_process_checks_each_outcome_as_the_thread_does():
+    """RunOptions.own_process: the worker only answers, this process checks each outcome as it
+    arrives; the error a malformed one becomes is the one the thread gives it."""
+    cases = [make_case("a"), make_case("bad"), make_case("c")]
+    own = run_cases(LoneSurrogateEngine(parallel="processes"), cases,
+                    RunOptions(own_process=True))
+    threaded = run_cases(LoneSurrogateEngine(), cases, RunOptions())
+    assert [o.error for o in own] == [o.error for o in threaded]
+    assert own[1].error.startswith("OutcomeError: scripted returned an outcome whose")
+    assert own[0].answer == "answer to a" and own[2].error is None
