@@ -34,6 +34,10 @@ AUTO_SERIAL_BELOW = 3_000
 # processes on the quiet 2-core machine, --jobs 2 forked against --jobs 1, median of three:
 # 300 cases 0.85 s against 0.89 s, 1,000 1.29 s against 1.59 s, 3,000 2.59 s against 3.70 s.
 AUTO_SERIAL_BELOW_FORKED = 300
+# Measured the same way (RESULTS.md, "`--jobs 1`: one forked worker"), whole `--jobs 1`
+# processes, the forked worker against the thread, three each: 300 cases 0.85-0.86 s against
+# 0.83-0.87 s (nothing won), 1,000 1.47-1.48 s against 1.49-1.50 s; 10,000 10.5 s against 11.3 s.
+OWN_PROCESS_FROM = 1_000
 
 
 def usable_cores() -> int:
@@ -70,6 +74,6 @@ def resolve_jobs(jobs: int | str, to_run: int, in_process: bool, forked: bool = 
 def own_process(jobs: int, to_run: int, forked: bool) -> bool:
     """Whether a run of one job puts its engine in a forked worker process (module docstring):
     a forkable engine in a process that may fork, a second usable core, and at least
-    `AUTO_SERIAL_BELOW_FORKED` cases to reach the engine."""
-    return (jobs == 1 and forked and to_run >= AUTO_SERIAL_BELOW_FORKED
+    `OWN_PROCESS_FROM` cases to reach the engine."""
+    return (jobs == 1 and forked and to_run >= OWN_PROCESS_FROM
             and usable_cores() >= 2)

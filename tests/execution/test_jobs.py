@@ -84,7 +84,7 @@ def _text_of(report) -> dict:
 
 def test_one_job_gets_a_process_of_its_own_only_where_it_is_forked_and_a_core_is_free(
         monkeypatch):
-    enough = jobs.AUTO_SERIAL_BELOW_FORKED
+    enough = jobs.OWN_PROCESS_FROM
     monkeypatch.setattr(jobs, "usable_cores", lambda: 2)
     assert jobs.own_process(1, enough, forked=True)
     assert not jobs.own_process(1, enough - 1, forked=True)  # a short run stays in a thread
