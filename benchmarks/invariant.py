@@ -6,8 +6,8 @@ the same golden set, byte for byte outside the timings.
                                    [--warm] [--jobs 1]
 
 runs `ragspine-eval qa --no-cache --no-store --report R` twice, once with this tree's package
-(the default `--jobs`, i.e. auto, or the `--jobs` given) and once with the old tree's first on PYTHONPATH and
-`--jobs 1`, each in a fresh process and a scratch folder, and compares the two JSON reports
+(the default `--jobs`, i.e. auto, or the `--jobs` given) and once with the old tree's first on
+PYTHONPATH and `--jobs 1`, each in a fresh process and a scratch folder, and compares the two JSON reports
 after removing what differs between any two runs of the same inputs (provenance.times, and the
 commit the provenance names: provenance.git_commit, git_dirty), as JSON text with the keys in
 the order written, and the exit codes; this tree's file must also be the standard library's

@@ -26,8 +26,9 @@
   not cross a fork); an engine that also says `isolated = True` (a user's callable) runs in a
   worker process for one job too, so that os._exit or a crash in it ends one case, not the run;
   so does one job with `RunOptions.own_process` (jobs.own_process: a second core scores
-  meanwhile). Worker processes are spawned, not forked, and receive a pickled engine that
-  opens its own handles.
+  meanwhile). Worker processes are forked where workers.start_method says it is safe (no
+  other thread), else spawned and given a pickled engine; either way each opens its own
+  handles.
 
 The workers themselves (threads and processes) are in workers.py, the state they share with
 the main loop in state.py. How, and why it is cheap per case: a thread worker takes case after case by itself and never
