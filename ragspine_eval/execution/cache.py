@@ -50,6 +50,7 @@ from typing import Any
 from ragspine_eval import paths
 from ragspine_eval.execution import whole_run
 from ragspine_eval.engines.base import CaseOutcome, OutcomeError
+from ragspine_eval.files.jsontext import compact
 from ragspine_eval.golden.cases import GoldenCase, fingerprint
 
 # what reads stored (verdicts, outcome) text pairs back: per pair a scored case, or None (a miss)
@@ -366,7 +367,7 @@ def _select(db: sqlite3.Connection, query: str, keys: list[str]) -> list[tuple[A
     if not keys:
         return []
     rows = db.execute(f"{query} WHERE key IN (SELECT value FROM json_each(?))",
-                      (_COMPACT(keys),))
+                      (compact(keys),))
     return [(row[0], row[1:]) for row in rows]
 
 
@@ -379,10 +380,9 @@ def _stored(outcome: CaseOutcome) -> tuple[str | None, str | None]:
 
 def _outcome_text(outcome: CaseOutcome) -> str:
     # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
-    return _COMPACT({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
+    return compact({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _trusted(row: tuple[str, str] | None) -> CaseOutcome | None:

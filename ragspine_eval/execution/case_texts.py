@@ -25,17 +25,17 @@ Invariants:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.files.jsontext import compact
+
 KEPT = 4
 FOLDER = "report_texts"  # in the cache's folder, beside its SQLite file
 SUFFIX = ".json.part"
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 FORMAT = "case-texts-1"
 
 
@@ -47,7 +47,7 @@ def key(entry_checksum: str, run_key: str, cases: Iterable[Any], code: Iterable[
     expected, which the record keeps), the bytes of the files in `code`, and `extra` (what
     else the caller's texts depend on). Raises OSError when a code file cannot be read."""
     digest = hashlib.sha256(f"{FORMAT}\0{entry_checksum}\0{run_key}\0{extra}\0".encode())
-    digest.update(_COMPACT([(c.tags, c.expected) for c in cases]).encode("utf-8"))
+    digest.update(compact([(c.tags, c.expected) for c in cases]).encode("utf-8"))
     for path in code:
         data = path.read_bytes()
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())

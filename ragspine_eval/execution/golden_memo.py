@@ -23,6 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.files.jsontext import compact
 from ragspine_eval.golden import cases as golden
 from ragspine_eval.golden.cases import GoldenCase, load_golden_set
 
@@ -31,7 +32,6 @@ KEEP = 8
 # the code that validates a set, and this module (which writes and reads the entries)
 _VALIDATORS = (Path(golden.__file__), Path(golden.__file__).parents[1] / "files" / "reading.py",
                Path(__file__))
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def load_golden_set_cached(path: str | Path, folder: Path | None) -> list[GoldenCase]:
@@ -100,7 +100,7 @@ def _rebuild(text: str) -> list[GoldenCase] | None:
 def _store(folder: Path, key: str, cases: list[GoldenCase]) -> None:
     from ragspine_eval.execution.cache import _connect
 
-    text = _COMPACT([{**case.to_dict(), "fingerprint": golden.fingerprint(case)}
+    text = compact([{**case.to_dict(), "fingerprint": golden.fingerprint(case)}
                      for case in cases])
     db = _connect(folder, create=True)
     if db is None:

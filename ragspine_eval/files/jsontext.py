@@ -12,6 +12,9 @@ byte for byte the standard library's with indent=2 and ensure_ascii=False (NaN a
 infinities written as the standard library writes them); anything else (a subclass, a key that
 is not a str, a cycle) is handed to the standard library's encoder, which writes it or raises as
 it always did. tests/files/test_jsontext.py holds it to that with generated trees.
+
+`compact` is the one compact form the cache's entries and keys are written and hashed in:
+`json.dumps(value, ensure_ascii=False, separators=(",", ":"))`, its encoder made once.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ _SCALAR: dict[type, Callable[[Any], str]] = {
     str: encode_basestring, int: int.__repr__, float: _float,
     bool: lambda v: "true" if v else "false", type(None): lambda v: "null",
 }
+compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 _NEWLINE = ["\n" + "  " * depth for depth in range(256)]
 _BATCH = 4096  # pieces gathered before they are handed on as one block of bytes
 

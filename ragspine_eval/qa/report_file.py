@@ -33,6 +33,7 @@ from typing import Any
 from ragspine_eval.execution import case_texts, whole_run
 from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.files import write_json_atomic
+from ragspine_eval.files.jsontext import compact
 
 # the code that makes a case list's text besides the scoring code under the entry's key: the
 # writer and this module (case_record.py and report.py are scoring modules: qa/scored.py)
@@ -40,7 +41,6 @@ _CODE = (Path(__file__), Path(__file__).parents[1] / "files" / "jsontext.py")
 # a record's own keys are the only lines of the case list indented three levels (strings hold
 # no raw newline; nested values are indented deeper)
 _NOT_REUSED, _REUSED = b'\n      "reused": false', b'\n      "reused": true'
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def _keep(slot: CaseTextSlot, report: Any, text: bytes) -> None:
     derived = {"retrieval": [record.retrieval for record in report.cases],
                "summary": report.retrieval}
     try:
-        derived_text = _COMPACT(derived)
+        derived_text = compact(derived)
         if json.loads(derived_text) != derived or type(report.retrieval) is not dict:
             return
     except (TypeError, ValueError):

@@ -36,6 +36,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.files.jsontext import compact
 from ragspine_eval.qa.gates import ALL_METRICS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
@@ -52,7 +53,6 @@ RECORD_FIELDS = ("answer", "route", "clarification_mode", "refused", "sources",
                  "tool_statuses", "retrieved_context", "narrative_answer", "passages")
 GATES = len(ALL_METRICS) + 1  # and fabrication
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def scoring_sources(package_dir: Path | None = None) -> list[Path]:
@@ -70,7 +70,7 @@ def scoring_fingerprint(judge: Any, package_dir: Path | None = None) -> str | No
     judge's code cannot be read, so that nothing it scored is reused."""
     from ragspine_eval.judges.registry import describe
 
-    digest = hashlib.sha256(_DUMPS(describe(judge)).encode("utf-8"))
+    digest = hashlib.sha256(compact(describe(judge)).encode("utf-8"))
     for library in SCORING_LIBRARIES:
         digest.update(f"\0{library}\0{_installed_version(library)}".encode())
     try:
@@ -116,7 +116,7 @@ class ScoredCase:
 
     def to_text(self) -> str:
         """What is stored: the verdicts alone."""
-        return _DUMPS(self.verdicts)
+        return compact(self.verdicts)
 
     @classmethod
     def many(cls, pairs: list[tuple[str, str] | None]) -> list[ScoredCase | None]:
