@@ -364,7 +364,8 @@ def evaluate(
     case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
     (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
     case records, cached or not (qa/retrieval_gate.py). A case whose `streamed[i]` is given was
-    scored as its outcome arrived (streaming.py, its verdicts stored then). `kept_run`
+    scored as its outcome arrived (streaming.py, its verdicts stored then), or, reused, had its
+    stored entry read then; either is what the gates or that entry would make here. `kept_run`
     (report_file.Kept, for a run whose every case is in `scored`): each record's retrieval and
     the run's figures as the cache kept them, instead of being measured again."""
     if len(cases) != len(outcomes):
@@ -390,13 +391,13 @@ def evaluate(
         known = scored[i] if scored is not None else None
         early = streamed[i] if streamed is not None else None
         if known is not None or early is not None:  # stored or streamed: what the gates make
-            if known is not None:
+            if early is not None:
+                results, record, ranked = early.results, early.record, early.ranked
+            else:
                 results = [None if v is None else CaseResult(case.id, *v) for v in known.verdicts]
                 record = CaseRecord.of_stored(case, known.record, *(
                     () if kept_run is None else (kept_run.retrieval[i],)))
                 ranked = known.record.get("passages")
-            else:
-                results, record, ranked = early.results, early.record, out.passages
             for (_, metric, counts), result in zip(lanes, results, strict=True):
                 if result is not None:
                     metric.results.append(result)

@@ -349,7 +349,8 @@ def _run_with_cache(run_cases: Callable[..., list], eng: Engine, cases: list, op
     if progress and reused:
         progress(reused, len(cases), 0)
     positions = [i for i, out in enumerate(have) if out is None]
-    on_outcome = streamer.at(positions) if streamer else None
+    on_outcome = streamer.at(positions, [] if scored is None else [
+        (i, s) for i, s in enumerate(scored) if s is not None]) if streamer else None
     if options.own_process and on_outcome is not None:
         # the one worker only answers: this process, a core of its own, stores each answer
         # as it arrives, before scoring it (and whatever arrived unreported, after the run)

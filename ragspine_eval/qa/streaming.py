@@ -11,10 +11,17 @@ same gates, in the same order, built from the same knowledge base texts and judg
 report is the same byte for byte however the cases ran; an outcome with an error is never
 streamed (evaluate counts it as an error); if scoring any case raises, streaming stops and
 evaluate scores every case not yet streamed itself, raising as it always would.
+
+A case reused with its stored verdicts (a resumed run's first half) is not answered, but its
+results and record (`CaseRecord.of_stored`, retrieval measured from the stored passages) are
+built here too, a few with each answer that arrives (`at(positions, stored)`), while the engine
+answers the next: after the last answer evaluate has none of them left to build. They are what
+evaluate's own reading of the stored entry gives; an interrupted run leaves the rest to it.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +38,12 @@ from ragspine_eval.qa.scored import ScoredCase, stored_verdict
 @dataclass(slots=True)
 class Streamed:
     """One answered case scored: per gate (report order, fabrication last) its result or None
-    where the gate does not apply, and the case's record."""
+    where the gate does not apply, the case's record, and its ranked passages (the claim split's
+    context)."""
 
     results: list[CaseResult | None]
     record: CaseRecord
+    ranked: list[dict[str, Any]] | None
 
 
 class Streamer:
@@ -60,11 +69,36 @@ class Streamer:
         except Exception:  # evaluate scores it again, and raises there as it always did
             self.stopped = True
             return
-        self.streamed[i] = Streamed(results, record)
+        self.streamed[i] = Streamed(results, record, out.passages)
         if self.save is not None:
             self.save(i, out, ScoredCase(
                 {}, [None if r is None else stored_verdict(r) for r in results]))
 
-    def at(self, positions: Sequence[int]) -> Callable[[int, Any], None]:
-        """The on_outcome of a run over some of the cases: its j-th case is case positions[j]."""
-        return lambda j, out: self(positions[j], out)
+    def at(self, positions: Sequence[int], stored: Sequence[tuple[int, ScoredCase]] = ()
+           ) -> Callable[[int, Any], None]:
+        """The on_outcome of a run over some of the cases: its j-th case is case positions[j].
+        `stored`: (case index, stored entry) of the cases reused with their verdicts, built a
+        share at a time as answers arrive, the last of them with the last answer."""
+        pending = deque(stored)
+        left = [len(positions)]
+
+        def on_outcome(j: int, out: Any) -> None:
+            self(positions[j], out)
+            left[0] -= 1
+            if pending:
+                self._reuse(pending, -(-len(pending) // max(left[0], 1)))
+        return on_outcome
+
+    def _reuse(self, pending: deque, n: int) -> None:
+        """The next n of `pending` built as evaluate builds a stored case (report.py)."""
+        while n and pending and not self.stopped:
+            i, known = pending.popleft()
+            case = self.cases[i]
+            try:
+                results = [None if v is None else CaseResult(case.id, *v) for v in known.verdicts]
+                record = CaseRecord.of_stored(case, known.record)
+            except Exception:  # evaluate builds it again, and raises there as it always did
+                self.stopped = True
+                return
+            self.streamed[i] = Streamed(results, record, known.record.get("passages"))
+            n -= 1

@@ -141,3 +141,36 @@ def test_one_job_in_its_own_process_keeps_what_it_answered_before_ctrl_c(
     assert 20 <= answered < stopped.value.report.n_cases
     resumed = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1)
     assert resumed.provenance.cache["reused"] >= answered  # what arrived is not run again
+
+
+def test_a_resumed_run_builds_its_reused_cases_while_the_engine_answers_the_rest(
+        one_job_in_a_process, monkeypatch):
+    """The cases a stopped run answered come back with their stored verdicts; their records are
+    built as the other answers arrive (streaming.Streamer.at), none left for evaluate after the
+    last answer, and the report is the one a cold run writes."""
+    from ragspine_eval.execution.runner import RunInterrupted
+    from ragspine_eval.qa import run as qa_run
+
+    def ctrl_c_at_30(done: int, total: int, errors: int) -> None:
+        if done >= 30:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted):
+        run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1, progress=ctrl_c_at_30)
+    left_to_evaluate: list[int] = []
+    real = qa_run.evaluate
+
+    def watched(cases, outcomes, mode, **kw):
+        if kw.get("scored") and kw.get("streamed"):
+            left_to_evaluate.append(sum(s is not None and e is None
+                                        for s, e in zip(kw["scored"], kw["streamed"])))
+        return real(cases, outcomes, mode, **kw)
+
+    monkeypatch.setattr(qa_run, "evaluate", watched)
+    resumed = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1)
+    assert one_job_in_a_process[-1]  # the resumed run's rest ran in the worker process
+    assert resumed.provenance.cache["reused"] >= 30
+    assert left_to_evaluate == [0]
+    monkeypatch.setattr(jobs, "own_process", lambda *a, **k: False)
+    cold = run_qa_eval(paths.QA_GOLDEN_SET, "tool", jobs=1, cache=False)
+    assert indented_text(_text_of(resumed)) == indented_text(_text_of(cold))
