@@ -1,7 +1,9 @@
 """Gated runs: one harness run from start to verdict, the way the CLI and the notebooks do it.
 
-qa (`run_gated_qa`: load the baselines, run, score, compare, record, write every output) and
-extraction (`run_gated_extraction`, the same for documents). They orchestrate everything
+qa (`run_gated_qa`: load the baselines, run, score, compare, record, write every output),
+retrieval (`run_gated_retrieval`, the same for a workspace's retrieval) and extraction
+(`run_gated_extraction`, the same for documents); base (`GatedRun`: the fields and the exit rule
+every gated run shares). They orchestrate everything
 below them (the harnesses, the ratchet, outputs, the run store), so they sit above all of it.
 
 The names below are imported on first use, so that importing one part does not import all.

@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.qa.report_file import write_report
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
 from ragspine_eval.qa.baseline_entry import compare_to_baseline, entry_for_gate
@@ -50,37 +51,14 @@ QAOutputs = GatedOutputs
 
 
 @dataclass
-class QAGatedRun:
-    """A gated QA run. `comparison` is the run against the stored entry (None: no entry yet);
-    `gate` is the ratchet's verdict when the run was gated with options (None: only compared)."""
+class QAGatedRun(GatedRun):
+    """A gated QA run (gated/base.py: the fields and the exit rule)."""
 
+    harness: ClassVar[str] = "qa"
     report: QAEvalReport
-    key: str
-    baseline_path: Path
-    stored: dict[str, Any] | None
-    comparison: ratchet.BaselineComparison | None
-    gate: ratchet.GateResult | None = None
-    written: list[tuple[str, Path]] = field(default_factory=list)
-    kept: runs.RunSummary | None = None  # the run as the run store keeps it (None: not kept)
 
-    @property
-    def exit_code(self) -> int:
-        """0 pass, 1 a regression, a refused update or engine errors."""
-        if self.gate is not None:
-            return self.gate.exit_code
-        if self.report.errors:
-            return 1
-        return 0 if self.comparison is None or self.comparison.passed else 1
-
-    @property
-    def verdict(self) -> str:
-        if self.report.interrupted:
-            return (f"INTERRUPTED: qa {self.key} after {self.report.finished} of "
-                    f"{self.report.n_cases} cases: no verdict, the baseline untouched")
-        if self.report.errors:
-            return f"FAIL: qa {self.key}: {len(self.report.errors)} engine errors"
-        status = self.gate.status if self.gate else ("pass" if self.exit_code == 0 else "regression")
-        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: qa {self.key} gate {status}"
+    def ungated_status(self) -> str:
+        return "pass" if self.exit_code == 0 else "regression"
 
 
 ENGINE_ERRORS = "engine errors"  # the gate's status for a run with engine errors

@@ -17,15 +17,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
 from ragspine_eval.ratchet import store as baseline_store
@@ -42,32 +43,11 @@ RetrievalOutputs = GatedOutputs
 
 
 @dataclass
-class RetrievalGatedRun:
+class RetrievalGatedRun(GatedRun):
+    """A gated retrieval-only run (gated/base.py: the fields and the exit rule)."""
+
+    harness: ClassVar[str] = "retrieval"
     report: RetrievalRunReport
-    key: str
-    baseline_path: Path
-    stored: dict[str, Any] | None
-    comparison: ratchet.BaselineComparison | None
-    gate: ratchet.GateResult | None = None
-    written: list[tuple[str, Path]] = field(default_factory=list)
-    kept: runs.RunSummary | None = None
-
-    @property
-    def exit_code(self) -> int:
-        if self.gate is not None:
-            return self.gate.exit_code
-        if self.report.errors:
-            return 1
-        return 0 if self.comparison is None or self.comparison.passed else 1
-
-    @property
-    def verdict(self) -> str:
-        if self.report.errors:
-            return f"FAIL: retrieval {self.key}: {len(self.report.errors)} engine errors"
-        status = self.gate.status if self.gate else (
-            "no baseline" if self.comparison is None else
-            "pass" if self.comparison.passed else "regression")
-        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: retrieval {self.key} gate {status}"
 
 
 def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT) -> str:

@@ -30,7 +30,8 @@ import re
 from collections.abc import Sequence
 
 from ragspine_eval.judges.financial.passages import Passage, best_clause
-from ragspine_eval.judges.financial.vocabulary import SCOPED, Unit
+from ragspine_eval.judges.financial.units import Unit
+from ragspine_eval.judges.financial.vocabulary import SCOPED
 
 BOUND = ("entity", "metric", "channel", "regulator", "product", "fee", "rank")
 

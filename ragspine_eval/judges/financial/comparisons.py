@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from ragspine_eval.judges.financial.passages import Passage
 from ragspine_eval.judges.financial.periods import is_stated
-from ragspine_eval.judges.financial.vocabulary import Unit
+from ragspine_eval.judges.financial.units import Unit
 
 _MORE = re.compile(r"高于|多于|超过|大于|领先|胜过|(?<![a-z])(?:higher|more|greater|larger|bigger|"
                    r"above|exceed(?:ed|s)?|outpaced|outperformed|ahead of|surpassed)(?![a-z])")

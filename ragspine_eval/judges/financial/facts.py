@@ -25,7 +25,7 @@ from typing import Any
 from ragspine_eval.judges.financial.passages import Passage
 from ragspine_eval.judges.financial.periods import is_stated
 from ragspine_eval.judges.financial.quantities import matches
-from ragspine_eval.judges.financial.vocabulary import Unit
+from ragspine_eval.judges.financial.units import Unit
 
 def compared(clause: Sequence[Unit], text: str) -> str | None:
     """"up" or "down" when the clause compares its first figure with a second one ("16.2%,

@@ -34,7 +34,8 @@ from functools import lru_cache
 
 from ragspine_eval.judges.financial.passages import Passage
 from ragspine_eval.judges.financial.periods import span
-from ragspine_eval.judges.financial.vocabulary import Unit, lexicon, stem
+from ragspine_eval.judges.financial.units import Unit
+from ragspine_eval.judges.financial.vocabulary import lexicon, stem
 from ragspine_eval.judges.groundedness import ClaimCheck
 
 NAMES_LOST = 1

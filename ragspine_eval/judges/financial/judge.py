@@ -65,7 +65,8 @@ from ragspine_eval.judges.financial.passages import Passage, best_clause, best_p
 from ragspine_eval.judges.financial.general import judge_general
 from ragspine_eval.judges.financial.periods import resolved_periods
 from ragspine_eval.judges.financial.polarity import bare_negations, disagreement, stances
-from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, Unit, analyse
+from ragspine_eval.judges.financial.units import Unit
+from ragspine_eval.judges.financial.vocabulary import SCOPED, SWAPPABLE, analyse
 from ragspine_eval.judges.groundedness import ClaimCheck
 
 FINANCIAL_THRESHOLD = 0.85

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from ragspine_eval.judges.financial.polarity import stances
 from ragspine_eval.judges.financial.quantities import Quantity, matches
-from ragspine_eval.judges.financial.vocabulary import Analysis, Unit
+from ragspine_eval.judges.financial.units import Analysis, Unit
 
 WEIGHTS = {"quantity": 3, "entity": 2, "metric": 2, "channel": 2, "period": 2}
 _IGNORED = ("neg", "hedge", "currency")

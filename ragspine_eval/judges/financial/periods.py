@@ -29,10 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # vocabulary imports this module: its Unit is only named here
-    from ragspine_eval.judges.financial.vocabulary import Unit
+from ragspine_eval.judges.financial.units import Unit
 
 _Y = r"((?:19|20)\d{2})"
 _YY = r"(?:'|’)?(\d{2})(?!\d)"

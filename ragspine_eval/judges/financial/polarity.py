@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragspine_eval.judges.financial.vocabulary import Unit
+from ragspine_eval.judges.financial.units import Unit
 
 OPPOSITE = {"up": "down", "down": "up"}
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -35,7 +34,8 @@ from typing import Any
 from ragspine_eval.judges.financial.periods import key as period_key
 from ragspine_eval.judges.financial.periods import pattern as period_pattern
 from ragspine_eval.judges.financial.periods import with_digit_years
-from ragspine_eval.judges.financial.quantities import Quantity, read_quantities
+from ragspine_eval.judges.financial.quantities import read_quantities
+from ragspine_eval.judges.financial.units import Analysis, Unit
 from ragspine_eval.judges.groundedness import strip_citations
 from ragspine_eval.judges.numbers import normalized
 
@@ -59,30 +59,6 @@ _ATTRIBUTION = re.compile(
     r"(?:正如|如同|诚如|据)[^，,。“”\"]{1,16}?(?:所说|所述|所言|所指|指出|显示|表示|称)|"
     r"^[a-z0-9_'’\s-]{0,40}?(?<![a-z])(?:notes|noted|says|said|states|stated|writes|wrote|"
     r"observes|observed|explains|explained|points out|pointed out)\s+that(?![a-z])")
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One unit of meaning: its kind, its key (a concept, a period "2025FY", a stem or a Chinese
-    word), where it starts in the normalised text, its surface, and the quantity if it is one."""
-
-    kind: str
-    key: str
-    start: int
-    surface: str
-    quantity: Quantity | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """A text read: its normalised form and its clauses, each a tuple of units in order."""
-
-    text: str
-    clauses: tuple[tuple[Unit, ...], ...]
-
-    @property
-    def units(self) -> tuple[Unit, ...]:
-        return tuple(u for clause in self.clauses for u in clause)
 
 
 @lru_cache(maxsize=1)
