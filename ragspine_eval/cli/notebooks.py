@@ -29,12 +29,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the baseline to compare with (default: the manifest's; none for --doc)")
     own.add_argument("--require-baseline", action="store_true",
                      help="a document without a baseline entry fails the run (CI)")
+    parser.add_argument("--render", type=Path, metavar="OUTPUT.ipynb",
+                        help="only render a notebook papermill has already run (e.g. CI's "
+                             "compare against main) to OUTPUT.html beside it; runs nothing")
 
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
-    from ragspine_eval.workbench.notebooks import own_documents_plan, run_all
+    from ragspine_eval.workbench.notebooks import own_documents_plan, render_output, run_all
 
+    if args.render:
+        if args.doc or args.ground_truth or args.manifest or args.baseline or args.require_baseline:
+            raise BadInput("--render renders one output notebook and runs nothing; drop --doc, "
+                           "--ground-truth, --manifest, --baseline and --require-baseline")
+        print(render_output(args.render))
+        return EXIT_OK
     if args.manifest and (args.doc or args.ground_truth):
         raise BadInput("--manifest names each document and its ground truth; drop --doc and "
                        "--ground-truth")

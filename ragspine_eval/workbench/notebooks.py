@@ -5,6 +5,8 @@ agent comparison and the history: `across_runs`), `execute(run)`
 runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
 into a self-contained HTML file, and `run_all` does both for every run, after writing every QA
 run's JSON report first (so each QA notebook compares with this run's other mode).
+`render_output(path)` renders a notebook papermill ran elsewhere (CI's compare against main:
+scripts/ci.sh) into the same HTML report, beside it.
 Invariants:
 - a notebook whose gate fails, or whose run breaks in any other way (a dead kernel, a notebook
   that is not there, a parameter papermill refuses), is recorded in `NotebookRun.error`, what
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.errors import ReportError
 from ragspine_eval.files import check_output_folder, write_atomic
 from ragspine_eval.paths import PROJECT_ROOT
 from ragspine_eval.workbench.kernel import KERNEL_NAME, ensure_kernel
@@ -149,6 +152,26 @@ def render_html(run: NotebookRun) -> Path:
     write_atomic(run.html, html)
     run.rendered = True
     return run.html
+
+
+def render_output(output_notebook: str | Path) -> Path:
+    """An output notebook that papermill wrote (run by hand or by CI, passed or failed) rendered
+    as `render_html` renders the main job's: <name>.html beside it. ReportError when the file
+    is not there or is not a notebook (the HTML is then not written)."""
+    import nbformat
+
+    path = Path(output_notebook)
+    if not path.is_file():
+        raise ReportError(f"{path}: no such output notebook; run the notebook with papermill "
+                            f"first (papermill notebooks/compare.ipynb {path} -p before ... "
+                            f"-p after ...)")
+    try:
+        nbformat.read(path, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for a broken file
+        raise ReportError(f"{path}: not a notebook papermill wrote ({type(exc).__name__}: "
+                            f"{exc}); run it again") from exc
+    name = path.name.removesuffix(".ipynb")
+    return render_html(NotebookRun(name, path, {}, path.parent))
 
 
 PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"
