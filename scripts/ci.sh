@@ -13,7 +13,7 @@
 #   compare-main DIR   this run's QA reports (out/qa_MODE.json) against main's (DIR/qa_MODE.json):
 #                      notebooks/compare.ipynb with papermill, rendered to out/compare_main_MODE.html;
 #                      extraction with `ragspine-eval diff`; exits 1 when a case went from pass
-#                      to fail (or main's report is there and this run's is not: exit 2)
+#                      to fail, 2 when a report cannot be read or main has one this run lacks
 #
 # .ci/run runs `setup test docs run`. OUT (default out) is where `make run` writes, as in the
 # Makefile. Nothing here needs the network beyond the package registries.
@@ -42,9 +42,12 @@ step_setup() {
 }
 
 step_test() {
-    # the tests' own JUnit file, beside the reports, for the CI's test report
+    # the tests' own JUnit file, beside the reports, for the CI's test report (an absolute path:
+    # a test that starts pytest in another folder would otherwise write one there)
     mkdir -p "$OUT"
-    PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} --junitxml=$OUT/pytest.xml" make test
+    local junit
+    junit="$(cd "$OUT" && pwd)/pytest.xml"
+    PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} --junitxml=$junit" make test
 }
 
 step_docs() {
@@ -81,7 +84,7 @@ step_summary() {
 }
 
 step_compare_main() {
-    local main=${1:-} status=0 mode before after notebook md code
+    local main=${1:-} status=0 mode before after notebook log md code dcode
     if [ -z "$main" ]; then
         echo "compare-main needs the folder that holds main's reports: bash scripts/ci.sh compare-main DIR" >&2
         return 2
@@ -105,20 +108,35 @@ step_compare_main() {
             continue
         fi
         notebook="$OUT/compare_main_$mode.ipynb"
+        log="$OUT/compare_main_$mode.log"
         echo "compare $mode: $before (main) -> $after (this run): $OUT/compare_main_$mode.html"
-        # the PR gate: the notebook's last cell raises on a pass -> fail flip, papermill exits 1
+        # the PR gate: the notebook's last cell raises on a pass -> fail flip, papermill exits 1;
+        # its traceback goes to the log file, the error's own lines to the job log
         code=0
         "$BIN/papermill" --no-progress-bar notebooks/compare.ipynb "$notebook" \
-            -p before "$before" -p after "$after" -p fail_on_flips True || code=$?
+            -p before "$before" -p after "$after" -p fail_on_flips True >"$log" 2>&1 || code=$?
+        if [ "$code" != 0 ]; then
+            echo "papermill exited $code (all of its output: $log):"
+            # from the last error line on: the gate's message, or what stopped the notebook
+            awk '/^[A-Za-z_.]*(Error|Exception): /{n=NR} {l[NR]=$0} END{if(!n) exit 1; for(i=n;i<=NR;i++) print l[i]}' \
+                "$log" || tail -20 "$log"
+        fi
         # rendered whether the gate passed or not: the reviewer reads why
         if [ -f "$notebook" ]; then
             "$BIN/ragspine-eval" notebooks --render "$notebook" || code=3
         fi
+        { echo; echo "### QA, $mode mode: \`compare_main_$mode.html\`"; echo
+          if [ "$code" = 0 ]; then echo "PASS: no case went from pass to fail"
+          else echo "**FAIL**: see \`compare_main_$mode.html\` (the artifact compare-with-main, or the exposed compare with main)"; fi
+          echo; echo '```'; } >>"$md"
         # the same pairing in the log and the summary (outputs.diff, which compare.py reads)
-        { echo; echo "### QA, $mode mode: \`compare_main_$mode.html\`"; echo; echo '```'; } >>"$md"
-        "$BIN/ragspine-eval" diff "$before" "$after" | tee -a "$md" || true
+        # (its exit 2 tells a report that cannot be read from a flip, which papermill cannot)
+        dcode=0
+        "$BIN/ragspine-eval" diff "$before" "$after" | tee -a "$md" || dcode=$?
         echo '```' >>"$md"
-        [ "$code" = 0 ] || [ "$status" != 0 ] || status=1
+        if [ "$code" != 0 ] && [ "$status" = 0 ]; then
+            status=$([ "$dcode" = 2 ] && echo 2 || echo 1)
+        fi
     done
     if [ -f "$main/extraction_report.json" ] && [ -f "$OUT/extraction_report.json" ]; then
         { echo; echo "### Extraction"; echo; echo '```'; } >>"$md"

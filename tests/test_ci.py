@@ -288,7 +288,8 @@ def test_compare_main_fails_on_a_case_that_went_from_pass_to_fail_and_leaves_the
     assert done.returncode == 1, done.stdout + done.stderr
     html = (out / "compare_main_tool.html").read_text(encoding="utf-8")
     assert f"FAIL: 1 case went from pass to fail: {WRONG}" in html
-    assert "Traceback" not in html
+    assert "Traceback" not in html and "An Exception was encountered" not in html
+    assert f"FAIL: 1 case went from pass to fail: {WRONG}" in done.stdout  # the gate, in the log
     assert "FAIL: against main" in done.stderr
     assert "main has no" in done.stdout and "agent" in done.stdout  # main kept no agent report
     assert WRONG in summary.read_text(encoding="utf-8")  # the reviewer reads it in the summary
