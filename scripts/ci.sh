@@ -59,17 +59,20 @@ step_run() {
 }
 
 # A Markdown file where the reader of the run sees it: the job summary on GitHub Actions, a
-# collapsible section of the job log elsewhere (GitLab folds it; a plain log just prints it).
+# section of the job log on GitLab (which folds it), plainly printed anywhere else.
 publish_md() {
     local file=$1 name
     if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
         { cat "$file"; echo; } >>"$GITHUB_STEP_SUMMARY"
         echo "$file appended to the job summary"
-    else
+    elif [ -n "${GITLAB_CI:-}" ]; then
         name=$(basename "$file" .md | tr -c 'a-zA-Z0-9_\n' _)
         printf '\e[0Ksection_start:%s:md_%s[collapsed=false]\r\e[0K%s\n' "$(date +%s)" "$name" "$file"
         cat "$file"
         printf '\e[0Ksection_end:%s:md_%s\r\e[0K\n' "$(date +%s)" "$name"
+    else
+        echo "---- $file"
+        cat "$file"
     fi
 }
 

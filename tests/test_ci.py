@@ -255,6 +255,25 @@ def test_ci_run_runs_the_shared_scripts_steps_and_stops_at_the_first_failure(
             if line.startswith("== ci: ")] == made
 
 
+def test_summary_appends_every_markdown_summary_to_the_job_summary(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "qa_tool.md").write_text("# QA tool: PASS\n", encoding="utf-8")
+    (out / "extraction.md").write_text("# Extraction: FAIL\n", encoding="utf-8")
+    (out / "qa_tool.json").write_text("{}", encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "OUT": str(out), "GITHUB_STEP_SUMMARY": str(summary)}
+    done = subprocess.run(["bash", str(SCRIPT), "summary"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0
+    assert summary.read_text(encoding="utf-8") == "# Extraction: FAIL\n\n# QA tool: PASS\n\n"
+    env.pop("GITHUB_STEP_SUMMARY")
+    env["OUT"] = str(tmp_path / "empty")
+    done = subprocess.run(["bash", str(SCRIPT), "summary"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0 and "no Markdown summary under" in done.stdout
+
+
 # --- the compare against main ------------------------------------------------------------------
 
 
@@ -273,7 +292,8 @@ def compare_main(tmp_path: Path, main_report: Path | None, branch_report: Path,
     if main_report is not None:
         shutil.copy(main_report, main_dir / "qa_tool.json")
     shutil.copy(branch_report, out / "qa_tool.json")
-    environ = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("GITHUB_STEP_SUMMARY", "GITLAB_CI")}
     done = subprocess.run(["bash", str(SCRIPT), "compare-main", str(main_dir)],
                           capture_output=True, text=True, timeout=300,
                           env={**environ, "OUT": str(out), **env})
@@ -297,12 +317,13 @@ def test_compare_main_fails_on_a_case_that_went_from_pass_to_fail_and_leaves_the
 
 def test_compare_main_passes_when_no_case_went_from_pass_to_fail(tmp_path, two_reports):
     main, _ = two_reports
-    done, out = compare_main(tmp_path, main, main)
+    done, out = compare_main(tmp_path, main, main, GITLAB_CI="true")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS: no case went from pass to fail against main" in done.stdout
     html = (out / "compare_main_tool.html").read_text(encoding="utf-8")
     assert "no case went from pass to fail" in html
-    assert "section_start:" in done.stdout  # the summary folded into the job log
+    assert "section_start:" in done.stdout  # the summary folded into GitLab's job log
+    assert "PASS: no case went from pass to fail" in done.stdout.split("section_start:")[1]
 
 
 def test_compare_main_without_a_report_of_main_says_so_and_passes(tmp_path, two_reports):
