@@ -87,7 +87,7 @@ step_summary() {
 }
 
 step_compare_main() {
-    local main=${1:-} status=0 mode before after notebook log md code dcode
+    local main=${1:-} status=0 mode before after notebook log md code dcode rendered
     if [ -z "$main" ]; then
         echo "compare-main needs the folder that holds main's reports: bash scripts/ci.sh compare-main DIR" >&2
         return 2
@@ -125,8 +125,9 @@ step_compare_main() {
                 "$log" || tail -20 "$log"
         fi
         # rendered whether the gate passed or not: the reviewer reads why
+        rendered=0
         if [ -f "$notebook" ]; then
-            "$BIN/ragspine-eval" notebooks --render "$notebook" || code=3
+            "$BIN/ragspine-eval" notebooks --render "$notebook" || rendered=$?
         fi
         { echo; echo "### QA, $mode mode: \`compare_main_$mode.html\`"; echo
           if [ "$code" = 0 ]; then echo "PASS: no case went from pass to fail"
@@ -140,6 +141,7 @@ step_compare_main() {
         if [ "$code" != 0 ] && [ "$status" = 0 ]; then
             status=$([ "$dcode" = 2 ] && echo 2 || echo 1)
         fi
+        [ "$rendered" = 0 ] || [ "$status" != 0 ] || status=$rendered
     done
     if [ -f "$main/extraction_report.json" ] && [ -f "$OUT/extraction_report.json" ]; then
         { echo; echo "### Extraction"; echo; echo '```'; } >>"$md"
@@ -147,7 +149,7 @@ step_compare_main() {
         "$BIN/ragspine-eval" diff "$main/extraction_report.json" "$OUT/extraction_report.json" \
             | tee -a "$md" || code=$?
         echo '```' >>"$md"
-        [ "$code" = 0 ] || [ "$status" != 0 ] || status=1
+        [ "$code" = 0 ] || [ "$status" != 0 ] || status=$code
     fi
     publish_md "$md"
     if [ "$status" = 0 ]; then

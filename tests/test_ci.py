@@ -62,6 +62,13 @@ def test_each_ci_file_passes_the_validator_of_its_format_offline(kind):
         assert "validation done" in done.stdout
 
 
+def test_the_dead_proxy_stops_a_validator_that_would_download_its_schema():
+    """The offline check above can fail: a schema fetched from the web is refused here."""
+    done = lint(WORKFLOW, ["--no-cache", "--schemafile",
+                           "https://json.schemastore.org/github-workflow.json"])
+    assert done.returncode != 0 and "ProxyError" in done.stdout + done.stderr
+
+
 BREAKS = [  # (file, a line of it, the broken line, what the validator says it is about)
     ("github", "    runs-on: ubuntu-latest\n", "    runs_on: ubuntu-latest\n", "$.jobs.eval"),
     ("github", "    timeout-minutes: 60\n", "", "$.jobs.eval"),
@@ -176,6 +183,14 @@ def test_every_notebook_the_shared_script_runs_exists_with_its_papermill_paramet
         assert given, call
         assert given <= parameters(notebook), f"{call}: not in {notebook.name}'s parameters cell"
     assert {"before", "after", "fail_on_flips"} <= parameters(ROOT / "notebooks/compare.ipynb")
+
+
+def test_the_shared_script_compares_every_qa_mode_the_main_job_reports_on():
+    from ragspine_eval.engines import EVAL_MODES
+
+    modes = re.search(r"^MODES=\(([^)]*)\)", SCRIPT.read_text(encoding="utf-8"), re.M).group(1)
+    assert tuple(modes.split()) == tuple(EVAL_MODES)
+    assert f"for mode in {' '.join(EVAL_MODES)};" in (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
 def test_every_ragspine_eval_command_of_the_shared_script_exists_with_its_flags():
