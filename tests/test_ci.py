@@ -74,8 +74,8 @@ BREAKS = [  # (file, a line of it, the broken line, what the validator says it i
     ("github", "    timeout-minutes: 60\n", "", "$.jobs.eval"),
     ("gitlab", "    when: always\n    # how long", "    when: sometimes\n    # how long",
      "$.eval.artifacts.when"),
-    ("gitlab", "  script:\n    - bash scripts/ci.sh setup", "  scripts:\n    - bash scripts/ci.sh setup",
-     "$.eval"),
+    ("gitlab", "  script:\n    - bash scripts/ci.sh setup",
+     "  scripts:\n    - bash scripts/ci.sh setup", "$.eval"),
 ]
 
 
@@ -204,7 +204,8 @@ def test_every_ragspine_eval_command_of_the_shared_script_exists_with_its_flags(
         assert command in SUBCOMMANDS, command
         flags = {o for a in subparsers.choices[command]._actions  # noqa: SLF001
                  for o in a.option_strings}
-        assert set(re.findall(r"(?<!\S)(--[a-z-]+)", rest)) <= flags, f"ragspine-eval {command}{rest}"
+        used = set(re.findall(r"(?<!\S)(--[a-z-]+)", rest))
+        assert used <= flags, f"ragspine-eval {command}{rest}"
 
 
 def test_the_paths_the_ci_caches_are_keyed_by_exist():
