@@ -146,6 +146,20 @@ def test_ci_run_and_both_ci_files_run_the_shared_scripts_steps_in_the_same_order
     assert set(every) <= script_steps()
 
 
+def test_every_script_the_ci_files_run_is_there():
+    lines = [line for found in commands().values() for line in found]
+    lines += CI_RUN.read_text(encoding="utf-8").splitlines()
+    scripts = {m for line in lines for m in re.findall(r"\bbash (\S+)", line)}
+    assert "scripts/ci.sh" in scripts
+    assert all((ROOT / path).is_file() for path in scripts), scripts
+
+
+def test_the_compare_job_looks_for_main_runs_of_this_very_workflow():
+    """listWorkflowRuns names the workflow by its file: a renamed file would find no run."""
+    found = re.findall(r"workflow_id: '([^']+)'", WORKFLOW.read_text(encoding="utf-8"))
+    assert found == [WORKFLOW.name]
+
+
 def makefile_targets() -> set[str]:
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     return set(re.findall(r"^([a-z][a-z-]*):", text, re.M))
