@@ -154,6 +154,27 @@ def test_every_script_the_ci_files_run_is_there():
     assert all((ROOT / path).is_file() for path in scripts), scripts
 
 
+def test_compare_main_reads_main_reports_where_each_ci_file_puts_them():
+    """GitHub: an artifact of paths under out/ holds out/'s files at its root, downloaded into
+    the folder compare-main reads. GitLab: the artifacts zip keeps out/, unzipped one level up."""
+    steps = workflow()["jobs"]["compare-main"]["steps"]
+    main_download = next(s for s in steps if s.get("with", {}).get("run-id"))
+    assert ci_steps_with_dirs(commands()["github compare-main"]) == [main_download["with"]["path"]]
+    uploaded = next(s for s in workflow()["jobs"]["eval"]["steps"]
+                    if s.get("uses", "").startswith("actions/upload-artifact"))
+    kept = [p for p in uploaded["with"]["path"].split() if not p.startswith("!")]
+    assert kept and all(p.startswith("out/") for p in kept)
+    job = gitlab()["compare-main"]
+    unzipped = re.search(r"python -m zipfile -e \S+ (\S+)", " ".join(job["script"])).group(1)
+    assert gitlab()["eval"]["artifacts"]["paths"] == ["out/"]
+    assert ci_steps_with_dirs(job["script"]) == [f"{unzipped}/out"]
+
+
+def ci_steps_with_dirs(lines: list[str]) -> list[str]:
+    """The folders the lines give compare-main."""
+    return [m for line in lines for m in re.findall(r"scripts/ci\.sh compare-main (\S+)", line)]
+
+
 def test_the_compare_job_looks_for_main_runs_of_this_very_workflow():
     """listWorkflowRuns names the workflow by its file: a renamed file would find no run."""
     found = re.findall(r"workflow_id: '([^']+)'", WORKFLOW.read_text(encoding="utf-8"))
