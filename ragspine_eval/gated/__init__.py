@@ -1,7 +1,8 @@
 """Gated runs: one harness run from start to verdict, the way the CLI and the notebooks do it.
 
 qa (`run_gated_qa`: load the baselines, run, score, compare, record, write every output) and
-extraction (`run_gated_extraction`, the same for documents). They orchestrate everything
+extraction (`run_gated_extraction`, the same for documents), retrieval (a retrieval-only run),
+answers (`run_gated_answers`: an answer run, gated per route). They orchestrate everything
 below them (the harnesses, the ratchet, outputs, the run store), so they sit above all of it.
 
 The names below are imported on first use, so that importing one part does not import all.
@@ -14,6 +15,7 @@ _WHERE = {
     "run_gated_qa": "qa",
     "ExtractionGatedRun": "extraction",
     "run_gated_extraction": "extraction",
+    "run_gated_answers": "answers",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _WHERE)

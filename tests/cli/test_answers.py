@@ -1,0 +1,66 @@
+"""`ragspine-eval answers`: gated per workspace and route; a claim lost since the baseline is a
+regression (exit 1) naming the claim; a malformed gold file is exit 2 with `file:line (case id)`
+and nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
+
+from ragspine_eval.cli.app import main
+
+GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "realdocs_answers_v1.json"
+
+
+def run(*argv):
+    return main(["answers", *map(str, argv)])
+
+
+@needs_realdocs
+def test_bootstrap_then_pass_then_a_lost_claim_fails(realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    baseline = tmp_path / "baseline.json"
+    common = ("--kb", ws, "--golden", GOLD, "--baseline", baseline)
+    assert run(*common, "--report", tmp_path / "r.json", "--junit", tmp_path / "r.xml",
+               "--summary-md", tmp_path / "r.md") == 0
+    out = capsys.readouterr().out
+    assert "PASS: answers realdocs@answers:ask, realdocs@answers:narrative gate" in out
+    stored = json.loads(baseline.read_text())
+    assert set(stored) == {"realdocs@answers:ask", "realdocs@answers:narrative"}
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["harness"] == "answers" and set(report["routes"]) == {"ask", "narrative"}
+    assert '<testsuite name="ask.claim_citation"' in (tmp_path / "r.xml").read_text()
+    assert "| ask question_pass |" in (tmp_path / "r.md").read_text()
+    assert run(*common) == 0
+    assert "gate ask pass, narrative pass" in capsys.readouterr().out
+
+    # a baseline under which this claim was in the answer: now it is lost
+    entry = stored["realdocs@answers:narrative"]
+    lost = "content-miss:en#1"
+    assert lost not in entry["passed_ids"]["claim_content"]
+    entry["passed_ids"]["claim_content"].append(lost)
+    baseline.write_text(json.dumps(stored))
+    assert run(*common, "--route", "narrative") == 1
+    out = capsys.readouterr().out
+    assert lost in out and "FAIL: answers realdocs@answers:narrative" in out
+
+
+@needs_realdocs
+def test_a_malformed_gold_file_is_exit_2_and_nothing_is_written(realdocs_workspace, tmp_path,
+                                                                capsys):
+    ws = realdocs_workspace.workspace.path
+    bad = tmp_path / "gold.json"
+    bad.write_text('{"schema_version": "nl-answers-gold-v1", "cases": [\n'
+                   '  {"case_id": "ok", "case_class": "abstain", "question": {"en": "q"},\n'
+                   '   "expected": {"status": "abstained"}},\n'
+                   '  {"case_id": "bad", "case_class": "positive", "question": {"en": "q"},\n'
+                   '   "expected": {"status": "answered", "required_claims": [\n'
+                   '     {"kind": "quote", "page_index": -1, "quote": "x"}]}}\n]}\n')
+    out = tmp_path / "r.json"
+    assert run("--kb", ws, "--golden", bad, "--report", out,
+               "--baseline", tmp_path / "b.json") == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:4" in err and "bad" in err and "page_index" in err
+    assert not out.exists() and not (tmp_path / "b.json").exists()
