@@ -211,10 +211,14 @@ def _anchor(bad: Any, n: int, raw: Any) -> Anchor:
 
 
 def _tags(bad: Any, raw: Any) -> tuple[str, ...]:
+    """A case's tags: a list of texts (numbers shown as texts), or an object of texts shown as
+    `key=value`; the engine's judge ignores them, so a shape it would accept is never refused
+    here unless it is neither a list nor an object."""
     if raw is None:
         return ()
-    if isinstance(raw, list) and all(isinstance(t, str) for t in raw):
-        return tuple(raw)
-    if isinstance(raw, dict) and all(isinstance(v, str) for v in raw.values()):
-        return tuple(f"{k}={v}" for k, v in raw.items())
+    if isinstance(raw, list):
+        return tuple(str(t) for t in raw if isinstance(t, str | int | float)
+                     and not isinstance(t, bool))
+    if isinstance(raw, dict):
+        return tuple(f"{k}={v}" for k, v in raw.items() if isinstance(v, str | int | float))
     raise bad("tags must be an array of texts or an object of texts")

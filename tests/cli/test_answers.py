@@ -64,3 +64,16 @@ def test_a_malformed_gold_file_is_exit_2_and_nothing_is_written(realdocs_workspa
     err = capsys.readouterr().err
     assert f"{bad}:4" in err and "bad" in err and "page_index" in err
     assert not out.exists() and not (tmp_path / "b.json").exists()
+
+
+@needs_realdocs
+def test_golden_with_a_workspace_names_pages_past_the_end_and_anchors_no_page_holds(
+        realdocs_workspace, capsys):
+    ws = realdocs_workspace.workspace.path
+    assert main(["golden", str(GOLD), "--kb", str(ws)]) == 2
+    out = capsys.readouterr().out
+    assert "(id 'page-miss:en'): page 4 is not a page of any document (its pages: 1-1)" in out
+    assert "(id 'content-miss'): claim 1 'p1:999.9mm' appears on no page of the workspace" in out
+    assert "(id 'page-miss'): claim 1 'p4:18.59' is not on page 4 (found on page 1)" in out
+    # a claim every alternative of which a page holds is not named
+    assert "'value-hit'" not in out and "'percent'" not in out and "'thousands'" not in out
