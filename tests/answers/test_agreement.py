@@ -20,6 +20,7 @@ from ragspine_eval.answers.run import run_answer_eval
 HERE = Path(__file__).resolve().parent
 GOLD = HERE.parent / "fixtures" / "answers"
 ENGINE_JUDGE = HERE / "engine_judge.py"
+ROOT = HERE.parents[1]
 
 
 def engine_runs(workspace: Path, gold: Path, tmp: Path) -> dict:
@@ -45,10 +46,12 @@ def our_view(result) -> tuple:
 
 
 @needs_realdocs
-@pytest.mark.parametrize("name", ["realdocs_answers_v1.json", "realdocs_answers_v2.json"])
+@pytest.mark.parametrize("name", ["realdocs_answers_v1.json", "realdocs_answers_v2.json",
+                                  "data/golden/realdocs_answers_gold.json"])
 def test_every_verdict_reason_and_claim_hit_equals_the_engines_judge(realdocs_workspace,
                                                                        tmp_path, name):
-    ws, gold = realdocs_workspace.workspace.path, GOLD / name
+    ws = realdocs_workspace.workspace.path
+    gold = ROOT / name if name.startswith("data/") else GOLD / name
     theirs = engine_runs(ws, gold, tmp_path)
     ours = run_answer_eval(ws, gold)
     expected = {(r["route"], r["case_id"], r["language"]): engine_view(r) for r in theirs["runs"]}
