@@ -205,7 +205,13 @@ class AnswerRunReport:
             "provenance": self.provenance.to_dict() if self.provenance else None,
             "format": FORMAT, "harness": "answers", "mode": "answers:" + "+".join(self.routes),
             "workspace": str(self.run.workspace), "golden": str(self.run.gold),
-            "routes": routes, "repeat": self.run.repeat, "skipped": self.run.skipped,
+            "routes": routes, "repeat": self.run.repeat,
+            # every route's rate gates as one QA-shaped table ("<route> <gate>"), so `diff`,
+            # `runs show` and the run store read an answer run as they read a QA run
+            "metrics": {f"{route} {g}": {k: v for k, v in m.items()}
+                        for route, r in routes.items() for g, m in r["metrics"].items()
+                        if g in RATE_GATES},
+            "n_cases": len(self.run.results), "skipped": self.run.skipped,
             "known_gaps": self.run.known_gaps,
             "errors": [{"id": r.id, "route": r.route, "error": r.outcome.error}
                        for r in self.errors],

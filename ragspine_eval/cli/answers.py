@@ -46,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store")
     add_gate_arguments(parser, paths.ANSWERS_BASELINE)
 
 
@@ -59,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         repeat=args.repeat, config=load_engine_config(args.engine_config),
         baseline_path=args.baseline,
         outputs=GatedOutputs(args.report, args.junit, args.summary_md),
-        options=gate_options(args), record_command=record_command(args), echo=print)
+        options=gate_options(args), record_command=record_command(args), echo=print,
+        store=not args.no_store)
     return gated.exit_code
 
 

@@ -10,8 +10,8 @@
    `@answers:` and the route, and `+` the engine configuration's label when one is given, so
    each route and configuration is gated against its own entry; without `options` the run is
    only compared. A run with engine errors never creates or changes a baseline;
-5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone.
-The run store does not keep answer runs yet (its kinds are qa, extraction and retrieval).
+5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone;
+6. the run store keeps the report (kind "answers", the routes' keys joined by ", ").
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval import paths, ratchet
+from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
@@ -42,6 +42,7 @@ class AnswersGatedRun:
     comparisons: dict[str, ratchet.BaselineComparison | None]
     gates: dict[str, ratchet.GateResult] = field(default_factory=dict)
     written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None
 
     @property
     def exit_code(self) -> int:
@@ -77,7 +78,7 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                       outputs: GatedOutputs | None = None,
                       options: ratchet.GateOptions | None = None,
                       record_command: str | None = None, echo: Echo | None = None,
-                      progress: Callable[[Any], None] | None = None) -> AnswersGatedRun:
+                      store: bool = True, progress: Callable[[Any], None] | None = None) -> AnswersGatedRun:
     """Check, run, write, gate, write the CI files (see the module docstring)."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
@@ -137,9 +138,21 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
     except RagspineEvalError:
         baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
         raise
+    run.kept = runs.keep(report.to_dict, kind="answers", key=", ".join(keys.values()),
+                         store=store, echo=say, verdict=_store_verdict(run))
     if options is not None:
         say(run.verdict)
     return run
+
+
+def _store_verdict(run: AnswersGatedRun) -> str:
+    """The run's verdict as the run store lists it."""
+    if run.report.errors:
+        return "errors"
+    if all(c is None for c in run.comparisons.values()) and not any(
+            g.exit_code for g in run.gates.values()):
+        return "no baseline"
+    return "pass" if run.exit_code == 0 else "fail"
 
 
 def _write_ci_files(run: AnswersGatedRun, outputs: GatedOutputs, say: Echo) -> None:

@@ -77,3 +77,18 @@ def test_golden_with_a_workspace_names_pages_past_the_end_and_anchors_no_page_ho
     assert "(id 'page-miss'): claim 1 'p4:18.59' is not on page 4 (found on page 1)" in out
     # a claim every alternative of which a page holds is not named
     assert "'value-hit'" not in out and "'percent'" not in out and "'thousands'" not in out
+
+
+@needs_realdocs
+def test_an_answer_run_is_kept_in_the_run_store_and_shown(realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    v2 = GOLD.parent / "realdocs_answers_v2.json"
+    assert run("--kb", ws, "--golden", v2, "--baseline", tmp_path / "b.json",
+               "--route", "narrative") == 0
+    capsys.readouterr()
+    assert main(["runs", "--kind", "answers", "--json"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert [r["key"] for r in kept] == ["realdocs@answers:narrative"]
+    assert kept[0]["rates"]["narrative question_pass"] == 0.8  # mars:en answers
+    assert main(["runs", "show", kept[0]["id"]]) == 0
+    assert "claim_citation" in capsys.readouterr().out
