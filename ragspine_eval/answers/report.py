@@ -48,7 +48,7 @@ def case_fingerprint(case: AnswerCase) -> str:
     """What a case asserts, hashed: its questions, claims, expectation, forbidden numbers."""
     data = {"questions": case.questions, "claims": [[vars(a) for a in g] for g in case.claims],
             "abstain": case.expect_abstain, "forbidden": case.forbidden_numbers,
-            "class": case.case_class}
+            "class": case.case_class, "expected": case.expected_text}
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=list)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -61,6 +61,8 @@ def stage_of(result: AnswerResult, case: AnswerCase) -> str | None:
     pages = frozenset(p for p in (page_of(x["locator"]) for x in o.passages) if p is not None)
     claims = tuple((frozenset(c.expected_pages), c.content_hit, c.page_hit, c.satisfied)
                    for c in v.claims)
+    if v.kind == "content":  # no page: anything retrieved counts as its page being retrieved
+        claims = ((pages or frozenset({0}), False, True, False),)
     facts = AnswerFacts(case.kind == "abstain", o.error is not None, o.route_label, v.refused,
                         bool(o.sources), bool(v.forbidden_leaked), pages, claims)
     return answer_stage(facts, o.agent_route)
@@ -91,6 +93,8 @@ def gate_units(results: Iterable[AnswerResult]) -> dict[str, list[tuple[str, boo
         if not r.scored or r.outcome.error is not None:
             continue
         units["question_pass"].append((r.id, v.passed, v.reason))
+        if v.kind == "content":  # a batch question's expected text: content alone
+            units["claim_content"].append((f"{r.id}#1", v.passed, v.reason))
         if v.kind == "abstain":
             units["abstention"].append((r.id, v.refused, v.reason))
         for n, c in enumerate(v.claims, start=1):
@@ -151,7 +155,8 @@ class AnswerRunReport:
                 fp = case_fingerprint(c)
                 for lang, _ in c.questions:
                     self.fingerprints[f"{c.case_id}:{lang}"] = fp
-                    for n in range(1, len(c.claims) + 1):
+                    units = len(c.claims) or (1 if c.expected_text is not None else 0)
+                    for n in range(1, units + 1):
                         self.fingerprints[f"{c.case_id}:{lang}#{n}"] = fp
 
     @property

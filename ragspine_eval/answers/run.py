@@ -1,7 +1,7 @@
 """An answer run: every question of an nl-answers-gold file, in each language, on each route.
 
 `run_answer_eval(workspace, gold, routes=..., languages=..., repeat=...)` reads the gold
-(`golden.nl_answers`), opens the engine over the workspace once (`answers.engine`), and for each
+(`golden.nl_answers`: an nl-answers-gold file, or a batch question file judged on content), opens the engine over the workspace once (`answers.engine`), and for each
 route, repeat, case and language asks the engine (`answer_one`) and judges the outcome
 (`score`); what it returns is an `AnswerRun`: a typed `AnswerResult` per question, language,
 route and repeat, the skipped cases with their reason, the known gaps. The two steps are apart
@@ -23,7 +23,7 @@ from typing import Any
 from ragspine_eval.answers.engine import ROUTES, AnswerOutcome, Route, WorkspaceAnswerer
 from ragspine_eval.answers.verdicts import AnswerVerdict, judge
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
-from ragspine_eval.golden.nl_answers import AnswerCase, load_answer_cases
+from ragspine_eval.golden.nl_answers import AnswerCase, answer_cases_of
 
 
 @dataclass
@@ -99,7 +99,7 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     repeat: int = 1, config: EngineConfig = DEFAULT,
                     progress: Callable[[AnswerResult], None] | None = None) -> AnswerRun:
     """Ask and judge every question of `gold` over `workspace` (module docstring)."""
-    cases = load_answer_cases(gold)
+    cases = answer_cases_of(gold)
     bad = [r for r in routes if r not in ROUTES]
     if bad:
         raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")

@@ -15,7 +15,11 @@ on the answer without its inline sources (`answer_plain`) and the locators of it
   passes when every claim is; the reason is the first that applies of "all claims satisfied",
   "claim content missing from answer", "claim page missing from sources", "content and page
   hit different anchors";
-- an engine error fails the question with the reason "error: <type>: <message>".
+- an engine error fails the question with the reason "error: <type>: <message>";
+- a batch question (the engine's `ragspine batch` files) with an expected text is judged on
+  content alone, as the retrieval runs judge a passage (retrieval.relevance.text_with_numbers:
+  whole after the engine's normalisation, else every number it states): "expected text in the
+  answer" or "expected text missing from answer" (no page, no refusal rule).
 
 Forbidden numbers are looked for in every answer (a leak is reported wherever it is), but only
 a case expecting abstention fails on one. Beside the engine's verdict, each claim says through
@@ -50,6 +54,8 @@ REFUSED_GROUNDED = "refused a grounded-only question"
 NO_SOURCE = "answer carries no source"
 GROUNDED = "grounded answer with sources"
 ERROR_PREFIX = "error: "
+EXPECTED_IN = "expected text in the answer"
+EXPECTED_MISSING = "expected text missing from answer"
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,12 @@ def judge(case: AnswerCase, answer: str, locators: Sequence[str], *,
     leaked = tuple(n for n in case.forbidden_numbers if contains_normalized(normalized, n))
     kind = case.kind
     claims: tuple[ClaimVerdict, ...] = ()
-    if kind == "abstain":
+    if kind == "content":
+        from ragspine_eval.retrieval.relevance import text_with_numbers
+
+        passed = text_with_numbers(answer, case.expected_text or "")
+        reason = EXPECTED_IN if passed else EXPECTED_MISSING
+    elif kind == "abstain":
         passed, reason = (refused and not leaked, ABSTAINED if refused and not leaked
                           else ANSWERED_NOT_ABSTAINED if not refused else LEAKS_FORBIDDEN)
     elif kind == "grounded":

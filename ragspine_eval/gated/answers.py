@@ -82,7 +82,7 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
     """Check, run, write, gate, write the CI files (see the module docstring)."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
-    from ragspine_eval.golden.nl_answers import load_answer_cases
+    from ragspine_eval.golden.nl_answers import answer_cases_of
     from ragspine_eval.outputs.answers_files import answers_table
     from ragspine_eval.provenance import Clock
     from ragspine_eval.retrieval.workspace import read_workspace
@@ -101,7 +101,7 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
             options = replace(options, record_command=record_command)
         options.check()
     read_workspace(workspace)
-    load_answer_cases(gold)
+    answer_cases_of(gold)
     baselines = ratchet.load_baselines(baseline_path)
     stored = {route: baselines.get(key) for route, key in keys.items()}
     for route, entry in stored.items():

@@ -76,11 +76,14 @@ class AnswerCase:
     tags: tuple[str, ...] = ()
     line: int | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    expected_text: str | None = None  # a batch question file's `expected`: content alone
 
     @property
     def kind(self) -> str:
-        """What the answer is judged on: `abstain`, `grounded` (an answer with sources) or
-        `claims`."""
+        """What the answer is judged on: `abstain`, `grounded` (an answer with sources),
+        `claims`, or `content` (a batch question's expected text, on content alone)."""
+        if self.expected_text is not None:
+            return "content"
         if self.expect_abstain or self.case_class == "abstain":
             return "abstain"
         return "claims" if self.claims else "grounded"
@@ -97,7 +100,7 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
         raise error("no such file")
     text = reading.decode(reading.read_bytes(path, "golden", error), error)
     try:
-        payload = reading.parse_json(text)
+        payload = reading.parse_json(text, controls=True)  # quotes are copied from documents
     except reading.JSONProblem as exc:
         raise QuestionFileError(path, exc.line, None, exc.reason) from None
     if not isinstance(payload, dict) or payload.get("schema_version") not in VERSIONS:
@@ -222,3 +225,28 @@ def _tags(bad: Any, raw: Any) -> tuple[str, ...]:
     if isinstance(raw, dict):
         return tuple(f"{k}={v}" for k, v in raw.items() if isinstance(v, str | int | float))
     raise bad("tags must be an array of texts or an object of texts")
+
+
+SKIP_NO_TEXT = ("no expected text: a batch question is scored on its expected text alone (its "
+                "pages are scored by `ragspine-eval retrieval`)")
+
+
+def answer_cases_of(path: str | Path) -> tuple[AnswerCase, ...]:
+    """The answer cases of any file `answers` reads: an nl-answers-gold file, or one of the
+    engine's batch question files (golden/question_files.py), each question a case judged on
+    its `expected` text alone (one without is kept as skipped, with the reason)."""
+    from ragspine_eval.golden.question_files import load_question_file
+
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096] if path.is_file() else ""
+        if '"nl-answers-gold-v' in head:
+            return load_answer_cases(path)
+    out = []
+    for q in load_question_file(path):
+        lang = "zh" if re.search(r"[\u4e00-\u9fff]", q.question) else "en"
+        out.append(AnswerCase(q.id, "positive", ((lang, q.question),),
+                              skip_reason=None if q.expected else SKIP_NO_TEXT,
+                              tags=tuple(f"{k}={v}" for k, v in q.tags.items()), line=q.line,
+                              expected_text=q.expected))
+    return tuple(out)

@@ -52,3 +52,27 @@ def test_unstable_questions_are_named_without_a_majority_vote():
     assert stats["main_rates"] == [1.0, 0.5] and stats["mean"] == 0.75
     assert stats["std"] == pytest.approx(0.3536, abs=1e-4)
     assert stats["unstable"] == ["a"]
+
+
+@needs_realdocs
+def test_a_batch_question_file_is_scored_on_its_expected_text_alone(realdocs_workspace):
+    questions = GOLD.parents[1] / "realdocs_questions" / "questions.jsonl"
+    run = run_answer_eval(realdocs_workspace.workspace.path, questions, routes=("narrative",))
+    by_id = {r.case_id: r for r in run.results}
+    kerala = by_id["kerala-rain"]  # expected "777.5": the Kerala row is in the answer
+    assert kerala.verdict.kind == "content" and kerala.verdict.passed
+    assert kerala.verdict.reason == "expected text in the answer"
+    assert "777.5" in kerala.outcome.answer_plain
+    skipped = {s["case_id"]: s["reason"] for s in run.skipped}
+    assert "rice-balasore" in skipped and "no expected text" in skipped["rice-balasore"]
+    assert "rice-balasore" not in by_id
+
+
+def test_content_alone_ignores_pages_and_reads_numbers_as_the_retrieval_runs_do():
+    from ragspine_eval.answers.verdicts import judge
+    from ragspine_eval.golden.nl_answers import AnswerCase
+
+    case = AnswerCase("q", "positive", (("en", "q"),), expected_text="Kerala got 777.5 mm")
+    assert judge(case, "rain: 777.5 (Kerala)", []).passed  # every number it states is there
+    missed = judge(case, "rain: 777.55", ["a.pdf@page=1"])
+    assert (missed.passed, missed.reason) == (False, "expected text missing from answer")
