@@ -12,8 +12,9 @@ of all repeats, as the engine judge's repeat statistics do, with no majority vot
   number: a count, lower is better (the ratchet's lower-is-better count).
 Known gaps are asked, judged and listed apart, outside every rate; skipped cases (adversarial,
 offline_only) are listed with their reason; an engine error is no verdict in any rate, is
-listed apart, and fails the run. A question's document is the one whose cited page matched a
-claim (the first such), else its first cited document, else "(none cited)".
+listed apart, and fails the run. A question's document is the cited one whose page matched a
+claim and whose retrieved passage on that page holds the claim's text, else the first whose
+cited page matched a claim, else its first cited document, else "(none cited)".
 
 Invariants: `to_dict` is deterministic for the same inputs (times only under the provenance);
 each failing question carries its stage (retrieval.stages.answer_stage); the baseline entry of
@@ -48,7 +49,9 @@ def case_fingerprint(case: AnswerCase) -> str:
     """What a case asserts, hashed: its questions, claims, expectation, forbidden numbers."""
     data = {"questions": case.questions, "claims": [[vars(a) for a in g] for g in case.claims],
             "abstain": case.expect_abstain, "forbidden": case.forbidden_numbers,
-            "class": case.case_class, "expected": case.expected_text}
+            "class": case.case_class}
+    if case.expected_text is not None:  # a batch question's text (nl-gold cases have none)
+        data["expected"] = case.expected_text
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=list)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -69,6 +72,10 @@ def stage_of(result: AnswerResult, case: AnswerCase) -> str | None:
 
 
 def document(result: AnswerResult) -> str:
+    for claim in result.verdict.claims:  # the cited document whose page holds the claim's text
+        both = [d for d in claim.page_documents if d in claim.text_documents]
+        if both:
+            return both[0]
     for claim in result.verdict.claims:
         if claim.page_documents:
             return claim.page_documents[0]

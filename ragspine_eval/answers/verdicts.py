@@ -81,13 +81,15 @@ class ClaimVerdict:
     detail: tuple[AnchorHit, ...] = ()
     page_documents: tuple[str, ...] = ()
     page_note: str | None = None
+    text_documents: tuple[str, ...] = ()  # retrieved passages holding its text on its page
 
     def to_dict(self) -> dict[str, Any]:
         return {"anchors": list(self.anchors), "content_hit": self.content_hit,
                 "page_hit": self.page_hit, "satisfied": self.satisfied,
                 "fragment_hit": self.fragment_hit, "expected_pages": list(self.expected_pages),
                 "detail": [vars(d) for d in self.detail],
-                "page_documents": list(self.page_documents), "page_note": self.page_note}
+                "page_documents": list(self.page_documents), "page_note": self.page_note,
+                "text_documents": list(self.text_documents)}
 
 
 @dataclass(frozen=True)
@@ -155,20 +157,23 @@ def judge_claim(group: Sequence[Anchor], normalized: str, locators: Sequence[str
     pages = tuple(dict.fromkeys(a.page for a in group))
     cited = tuple(dict.fromkeys(doc for a, d in zip(group, detail, strict=True) if d.page
                                 for doc in hits.documents_on_page(a.page, locators)))
+    holders = _text_documents(group, detail, passages)
+    note = None
+    if cited and holders and not set(holders) & set(cited):
+        note = (f"page matched through {', '.join(cited)} only; the claim's text is on that "
+                f"page of {', '.join(holders)}")
     return ClaimVerdict(
         anchors=tuple(d.anchor for d in detail),
         content_hit=any(d.content for d in detail), page_hit=any(d.page for d in detail),
         satisfied=satisfied, fragment_hit=satisfied and not exact_pair, expected_pages=pages,
-        detail=tuple(detail), page_documents=cited,
-        page_note=_other_document(group, detail, cited, passages))
+        detail=tuple(detail), page_documents=cited, page_note=note,
+        text_documents=tuple(holders))
 
 
-def _other_document(group: Sequence[Anchor], detail: Sequence[AnchorHit],
-                    cited: Sequence[str], passages: Sequence[Mapping[str, Any]]) -> str | None:
-    """A note when the claim's text sits, among the passages, on its page of documents that
-    are not the ones cited for that page (the verdict stands; the page may be another's)."""
-    if not cited or not passages:
-        return None
+def _text_documents(group: Sequence[Anchor], detail: Sequence[AnchorHit],
+                    passages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents whose retrieved passages hold the claim's text on a cited page of it: the
+    note's evidence when the page matched through other documents only."""
     holders: list[str] = []
     for anchor, d in zip(group, detail, strict=True):
         if not d.page:
@@ -180,8 +185,4 @@ def _other_document(group: Sequence[Anchor], detail: Sequence[AnchorHit],
             text = normalize_answer(str(passage.get("text") or ""))
             if any(contains_normalized(text, n) for n in hits.needles(anchor)):
                 holders.append(hits.document_of(locator))
-    holders = list(dict.fromkeys(holders))
-    if not holders or set(holders) & set(cited):
-        return None
-    return (f"page matched through {', '.join(cited)} only; the claim's text is on that page "
-            f"of {', '.join(holders)}")
+    return list(dict.fromkeys(holders))
