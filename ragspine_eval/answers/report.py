@@ -301,3 +301,42 @@ def compare_answers(report: AnswerRunReport, route: str, stored: dict[str, Any]
                     ) -> ratchet.BaselineComparison:
     """One route of the run against its stored entry (the ratchet's rules)."""
     return ratchet.compare(make_answers_entry(report, route), stored)
+
+
+def is_answers_report(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("harness") == "answers"
+
+
+def as_qa_report(data: dict[str, Any]) -> dict[str, Any]:
+    """An answer report in the QA report's shape, so what compares two QA runs (the compare
+    notebook) compares two answer runs: each route's gate a gate (`<route> <gate>`), each
+    question a case (its answers on both routes in one text, so a changed answer shows as
+    changed words), and each claim (`<question>#<n>`) a case of its own."""
+    gates = {}
+    for name, m in (data.get("metrics") or {}).items():
+        gates[name] = {"name": name, "pass_rate": m["pass_rate"],
+                       "passed_ids": list(m["passed_ids"]),
+                       "failures": [{"id": f["id"], "expected": "pass", "actual": f["reason"]}
+                                    for f in m["failures"]],
+                       "by_tag": {}, "engine_errors": [
+                           {"id": e["id"], "error": e["error"]} for e in data.get("errors") or ()
+                           if name.startswith(f"{e['route']} ")]}
+    cases: dict[str, dict[str, Any]] = {}
+    for c in data.get("cases") or ():
+        if c.get("repeat"):
+            continue
+        ids = [c["id"]] + [f"{c['id']}#{n}" for n in
+                           range(1, len(c["verdict"]["claims"]) + 1)]
+        for i in ids:
+            record = cases.setdefault(i, {
+                "id": i, "question": c["question"], "case_type": f"answers:{c['case_class']}",
+                "tags": {"language": c["language"], "class": c["case_class"]},
+                "fingerprint": c.get("fingerprint", ""), "answer": "", "route": "answers",
+                "clarification_mode": "none", "refused": False, "error": c.get("error")})
+            text = f"[{c['route']}] {c['verdict']['reason']}: {c['answer'][:300]}"
+            record["answer"] = f"{record['answer']}\n{text}".strip()
+    prov = data.get("provenance") or {}
+    return {"provenance": data.get("provenance"), "mode": data.get("mode"),
+            "n_cases": len(cases), "engine": prov.get("engine"), "metrics": gates,
+            "fabrication": {"name": "fabrication", "passed_ids": [], "failures": []},
+            "cases": list(cases.values())}

@@ -258,6 +258,7 @@ def _route_html(result: Any, case: Any) -> str:
             wanted += [t for a in group for q in (a.quote, a.text) if q for t in key_tokens(q)]
     if case.expected_text:
         wanted.append(case.expected_text)
+    wanted += list(v.forbidden_leaked)  # a forbidden number the answer carries
     answer = f'<div class="rse-ans-answer">{mark(o.answer_plain, wanted) or "(empty)"}</div>'
     error = f"<p><b>engine error:</b> {escape(o.error)}</p>" if o.error else ""
     ranked = "".join(
@@ -268,7 +269,8 @@ def _route_html(result: Any, case: Any) -> str:
                 "<tr><th>rank</th><th>locator</th><th>text</th></tr>"
                 f"{ranked}</table>") if ranked else "<p>no passage retrieved</p>"
     return (f'<div class="rse-ans-route">{head}{error}{pages}{claims}'
-            f"<p><b>answer</b> (each claim's text marked where found)</p>{answer}"
+            f"<p><b>answer</b> (each claim's text, and any forbidden number, marked where "
+            f"found)</p>{answer}"
             f"<p><b>ranked passages</b> (on an expected page: green)</p>{passages}</div>")
 
 

@@ -87,3 +87,22 @@ def test_the_baseline_entry_is_a_ratchet_entry_and_a_lost_claim_is_a_regression(
     assert {"metric": "claim_content", "id": "content-miss:en#1"} in cmp.case_regressions
     fewer = {**stored, "fabrication_count": 0}
     assert not ratchet.compare(entry, fewer).passed  # a leak more than at baseline time
+
+
+@needs_realdocs
+def test_two_answer_runs_compare_as_qa_runs_and_a_lost_claim_is_a_flip(report, tmp_path):
+    from ragspine_eval.workbench import compare
+
+    before = report.to_dict()
+    after = json.loads(json.dumps(before))
+    gate = after["metrics"]["narrative claim_citation"]
+    gate["passed_ids"].remove("value-hit:en#1")
+    gate["failures"].append({"id": "value-hit:en#1", "reason": "page not cited"})
+    (tmp_path / "a.json").write_text(json.dumps(before), encoding="utf-8")
+    (tmp_path / "b.json").write_text(json.dumps(after), encoding="utf-8")
+    pair = compare.load_pair(tmp_path / "a.json", tmp_path / "b.json")
+    changes = compare.gate_changes(pair).set_index("gate")
+    assert changes.loc["narrative claim_citation", "pass → fail"] == 1
+    assert changes.loc["ask claim_citation", "pass → fail"] == 0
+    with pytest.raises(AssertionError, match="value-hit:en#1"):
+        compare.assert_no_flips(pair, True)
