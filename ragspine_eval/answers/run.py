@@ -97,8 +97,9 @@ def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
 def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     routes: Sequence[Route] = ROUTES, languages: Sequence[str] | None = None,
                     repeat: int = 1, config: EngineConfig = DEFAULT,
-                    progress: Callable[[AnswerResult], None] | None = None) -> AnswerRun:
-    """Ask and judge every question of `gold` over `workspace` (module docstring)."""
+                    progress: Callable[[int, int, int], None] | None = None) -> AnswerRun:
+    """Ask and judge every question of `gold` over `workspace` (module docstring);
+    `progress(done, total, errors)` after each answer, as every run of the project reports."""
     cases = answer_cases_of(gold)
     bad = [r for r in routes if r not in ROUTES]
     if bad:
@@ -108,6 +109,7 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
     run = AnswerRun(Path(workspace), Path(gold), tuple(routes), cases, repeat=repeat,
                     config=config)
     todo = questions_of(cases, languages)
+    total, errors = len(routes) * repeat * len(todo), 0
     with WorkspaceAnswerer(workspace, config) as engine:
         run.preset = dict(engine.preset)
         for route in routes:
@@ -117,6 +119,7 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     result = AnswerResult(case.case_id, lang, route, text, case.case_class,
                                           outcome, score(case, outcome), case.tags, n)
                     run.results.append(result)
+                    errors += outcome.error is not None
                     if progress is not None:
-                        progress(result)
+                        progress(len(run.results), total, errors)
     return run

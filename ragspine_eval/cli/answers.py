@@ -52,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.cli import common
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         baseline_path=args.baseline,
         outputs=GatedOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store)
+        store=not args.no_store, progress=common.progress_bar("answers"))
     return gated.exit_code
 
 

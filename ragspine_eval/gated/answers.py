@@ -78,7 +78,8 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                       outputs: GatedOutputs | None = None,
                       options: ratchet.GateOptions | None = None,
                       record_command: str | None = None, echo: Echo | None = None,
-                      store: bool = True, progress: Callable[[Any], None] | None = None) -> AnswersGatedRun:
+                      store: bool = True,
+                      progress: Callable[[int, int, int], None] | None = None) -> AnswersGatedRun:
     """Check, run, write, gate, write the CI files (see the module docstring)."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
