@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ask only this language's questions (repeatable; default: all)")
     parser.add_argument("--repeat", type=positive_int, default=1, metavar="N",
                         help="ask every question N times: per-question pass rates, mean and "
-                             "spread, the unstable questions (the gates use the first run)")
+                             "spread, the unstable questions (the gates use the first run; default 1)")
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, name")
