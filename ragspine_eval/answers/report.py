@@ -43,6 +43,8 @@ from ragspine_eval.stats import wilson_interval
 FORMAT = "ragspine-eval answers report 1"
 RATE_GATES = ("claim_content", "claim_citation", "abstention", "question_pass")
 PASSAGE_TEXT_CLIP = 400
+# the engine judge's names of the two routes, kept beside ours so its report reads against this one
+JUDGE_ROUTES = {"ask": "A-ask", "narrative": "B-narrative"}
 
 
 def case_fingerprint(case: AnswerCase) -> str:
@@ -243,7 +245,7 @@ def _count(values: Iterable[str | None]) -> dict[str, int]:
 def result_dict(r: AnswerResult, fingerprint: str = "") -> dict[str, Any]:
     o = r.outcome
     return {"id": r.id, "case_id": r.case_id, "language": r.language, "route": r.route,
-            "repeat": r.repeat, "question": r.question, "case_class": r.case_class,
+            "judge_route": JUDGE_ROUTES.get(r.route, r.route), "repeat": r.repeat, "question": r.question, "case_class": r.case_class,
             "tags": list(r.tags), "fingerprint": fingerprint, "answer": o.answer_plain,
             "sources": o.locators, "cited_pages": sorted({p for p in map(page_of, o.locators)
                                                           if p is not None}),
@@ -299,8 +301,19 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
 
 def compare_answers(report: AnswerRunReport, route: str, stored: dict[str, Any]
                     ) -> ratchet.BaselineComparison:
-    """One route of the run against its stored entry (the ratchet's rules)."""
-    return ratchet.compare(make_answers_entry(report, route), stored)
+    """One route of the run against its stored entry (the ratchet's rules), with a note first
+    when the entry was recorded under other engine settings than the run's."""
+    current = make_answers_entry(report, route)
+    comparison = ratchet.compare(current, stored)
+    then, now = stored.get("engine_config"), current.get("engine_config")
+    if (then or now) and (then or {}).get("fingerprint") != (now or {}).get("fingerprint"):
+        text = (f"engine configuration changed since the baseline was recorded: "
+                f"{(then or {}).get('settings') or 'engine defaults'} -> "
+                f"{(now or {}).get('settings') or 'engine defaults'}")
+        comparison.notes.insert(0, text)
+        comparison.drift.insert(0, {"kind": "engine_config", "then": then, "now": now,
+                                    "files": [], "text": text})
+    return comparison
 
 
 def is_answers_report(data: Any) -> bool:

@@ -123,6 +123,9 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
     before = baseline_store.snapshot(baseline_path)
     if options is not None:
         for route, key in keys.items():
+            for drift in (c.drift if (c := run.comparisons[route]) is not None else []):
+                if drift["kind"] == "engine_config":
+                    say(f"DRIFT [{key}] {drift['text']}")
             if report.errors:
                 gate = ratchet.check_without_recording(
                     baseline_path, key, run.comparisons[route],

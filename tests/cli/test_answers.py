@@ -92,3 +92,21 @@ def test_an_answer_run_is_kept_in_the_run_store_and_shown(realdocs_workspace, tm
     assert kept[0]["rates"]["narrative question_pass"] == 0.8  # mars:en answers
     assert main(["runs", "show", kept[0]["id"]]) == 0
     assert "claim_citation" in capsys.readouterr().out
+
+
+@needs_realdocs
+def test_a_configuration_is_gated_under_its_own_key_and_its_change_is_named(
+        realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    v2 = GOLD.parent / "realdocs_answers_v2.json"
+    cfg = tmp_path / "pp.toml"
+    cfg.write_text('page_parent = "off"\n')
+    common = ("--kb", ws, "--golden", v2, "--baseline", tmp_path / "b.json", "--route",
+              "narrative", "--engine-config", cfg, "--no-store")
+    assert run(*common) == 0
+    assert "realdocs@answers:narrative+pp gate narrative bootstrap" in capsys.readouterr().out
+    cfg.write_text('page_parent = "dedup"\n')  # the same named configuration, changed
+    run(*common)
+    out = capsys.readouterr().out
+    assert ("DRIFT [realdocs@answers:narrative+pp] engine configuration changed since the "
+            "baseline was recorded: {'page_parent': 'off'} -> {'page_parent': 'dedup'}") in out
