@@ -83,3 +83,35 @@ def test_papermill_fails_after_a_change_that_loses_a_claim(realdocs_workspace, t
         cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert "content-miss:en#1 passed at baseline time, fails now" in proc.stderr + proc.stdout
+
+
+@needs_realdocs
+def test_the_html_report_filters_and_opens_a_case_offline(realdocs_workspace, tmp_path):
+    from browser import offline_page
+
+    from ragspine_eval.workbench.notebooks import NotebookRun, execute, render_html
+
+    nb = NotebookRun("answers", paths.PROJECT_ROOT / "notebooks" / "answers.ipynb",
+                     {"kb": str(realdocs_workspace.workspace.path), "golden": str(GOLD),
+                      "baseline_path": str(tmp_path / "b.json"),
+                      "report_path": str(tmp_path / "r.json"), "store": False}, tmp_path)
+    execute(nb)
+    assert nb.error is None, nb.error
+    html = render_html(nb)
+    with offline_page(html, height=1400) as seen:
+        page = seen.page
+        assert "NO BASELINE · answers realdocs@answers:ask" in page.inner_text(".rse-verdict")
+        cell = page.locator('.rse-explorer path[aria-label^="gate: narrative claim_citation; '
+                            'tag value: language=en;"]').first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        shown = [r.get_attribute("data-id") for r in page.locator("tr.rse-row:not([hidden])").all()]
+        assert sorted(shown) == ["one-of-two:en", "page-miss:en"]  # their pages: 6 and 4
+        page.locator('tr.rse-row[data-id="page-miss:en"]').click()
+        view = page.locator('.rse-case-slot[data-case="page-miss:en"]')
+        assert view.is_visible()
+        text = view.inner_text()
+        assert "claim page missing from sources" in text and "pages — expected: 4 · cited: 1" in text
+        assert view.locator("mark").first.inner_text() == "18.59"
+        assert seen.network == [] and seen.errors == []
