@@ -3,6 +3,8 @@
 VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= out
+# ../shared/realdocs beside the checkout (a worktree under wt/<name> finds it one folder further up)
+REALDOCS ?= $(firstword $(wildcard ../shared/realdocs ../../shared/realdocs))
 
 .PHONY: setup run qa test test-slow docs bench fuzz clean
 
@@ -12,8 +14,10 @@ setup:
 # The main job: score both QA modes and every extraction document set against the committed
 # baselines (JSON reports under out/; --require-baseline: a missing entry fails instead of being
 # recorded in a clone CI never commits), then run every notebook with papermill and render the
-# HTML reports into out/. Every step runs even after a failure, so all reports exist; the job
-# exits non-zero on any regression.
+# HTML reports into out/. Where ../shared/realdocs is present, the engine ingests it into
+# $(OUT)/realdocs and its answers are gated against data/golden/realdocs_answers_gold.json on
+# both routes (docs/answers.md). Every step runs even after a failure, so all reports exist; the
+# job exits non-zero on any regression.
 run: setup
 	@mkdir -p $(OUT)
 	@status=0; \
@@ -24,6 +28,14 @@ run: setup
 	$(BIN)/ragspine-eval extraction --docs all --require-baseline \
 	  --report $(OUT)/extraction_report.json \
 	  --junit $(OUT)/extraction.xml --summary-md $(OUT)/extraction.md || status=1; \
+	if [ -n "$(REALDOCS)" ]; then \
+	  rm -rf $(OUT)/realdocs; \
+	  $(BIN)/ragspine-eval kb build $(REALDOCS) --out $(OUT)/realdocs > $(OUT)/realdocs_build.txt \
+	    && $(BIN)/ragspine-eval answers --kb $(OUT)/realdocs \
+	      --golden data/golden/realdocs_answers_gold.json --require-baseline \
+	      --report $(OUT)/answers_realdocs.json --junit $(OUT)/answers_realdocs.xml \
+	      --summary-md $(OUT)/answers_realdocs.md || status=1; \
+	else echo "../shared/realdocs absent: the realdocs answer gate is skipped"; fi; \
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status
 

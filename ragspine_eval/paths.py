@@ -18,6 +18,8 @@ QA_BASELINE = GOLDEN_DIR / "qa_baseline.json"
 EXTRACTION_BASELINE = GOLDEN_DIR / "extraction_baseline.json"
 # retrieval-only runs over a workspace: one entry per workspace, top_k and engine configuration
 RETRIEVAL_BASELINE = GOLDEN_DIR / "retrieval_baseline.json"
+# answer runs over a workspace: one entry per workspace, route and engine configuration
+ANSWERS_BASELINE = GOLDEN_DIR / "answers_baseline.json"
 
 
 def from_root(path: str | Path) -> Path:

@@ -27,6 +27,8 @@ FLOORS = {
     # the retrieval-only harness calls the engine (retrieval_only/engine.py), like qa and
     # extraction, and uses engines/ (the configuration) and execution/ (latency): floor 5
     "ragspine_eval.retrieval_only": 5,
+    # the answer harness calls the engine's ask route over a workspace: floor 5, beside them
+    "ragspine_eval.answers": 5,
     "ragspine_eval.outputs": 6,
     "ragspine_eval.runs": 7,
     "ragspine_eval.gated": 8,

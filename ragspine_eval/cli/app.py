@@ -27,7 +27,7 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "retrieval", "kb", "truth", "golden", "diff", "judge",
+SUBCOMMANDS = ("qa", "extraction", "retrieval", "answers", "kb", "truth", "golden", "diff", "judge",
                "notebooks", "serve", "fixtures", "cache", "runs")
 
 DESCRIPTION = """\
@@ -36,6 +36,7 @@ Score the RAGSpine engine against version-controlled golden sets and fail on any
   ragspine-eval qa --mode agent             QA: answers, citations, refusals, groundedness
   ragspine-eval extraction --docs all       extraction: values, colours, merged headers
   ragspine-eval retrieval --kb W --golden Q retrieval only: rank of the first relevant hit
+  ragspine-eval answers --kb W --golden G   answers on your documents, claim by claim
   ragspine-eval kb build DOCS --out W       a workspace of your own documents, by the engine
   ragspine-eval golden FILE                 check a golden set before you commit it
   ragspine-eval diff OLD.json NEW.json      what changed between two runs

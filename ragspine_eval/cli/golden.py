@@ -74,7 +74,13 @@ def run_question_file(args: argparse.Namespace) -> int:
     cases, errors = check_question_file(args.file)
     problems = []
     if args.kb is not None:
-        problems = check_against_workspace(args.file, read_workspace(args.kb), cases)
+        ws = read_workspace(args.kb)
+        problems = check_against_workspace(args.file, ws, cases)
+        if not errors and _is_answers_gold(args.file):
+            from ragspine_eval.golden.nl_answers import load_answer_cases
+            from ragspine_eval.retrieval.question_check import check_answer_anchors
+
+            problems += check_answer_anchors(args.file, ws, load_answer_cases(args.file))
     invalid = [str(e) for e in errors]
     by_basis = Counter(c.basis for c in cases)
     by_tag: dict[str, Counter] = {}
@@ -103,3 +109,14 @@ def run_question_file(args: argparse.Namespace) -> int:
         if invalid or problems:
             print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again")
     return EXIT_BAD_INPUT if invalid or problems else EXIT_OK
+
+
+def _is_answers_gold(path: Path) -> bool:
+    """An nl-answers-gold file (its claims are also checked against the workspace's text)."""
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    return '"nl-answers-gold-v' in head

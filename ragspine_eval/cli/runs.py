@@ -17,7 +17,7 @@ HELP = ("list the stored runs newest first (every qa and extraction run is kept 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kind", choices=("qa", "extraction", "retrieval"), help="only runs of one harness")
+    parser.add_argument("--kind", choices=("qa", "extraction", "retrieval", "answers"), help="only runs of one harness")
     parser.add_argument("--key", metavar="KEY",
                         help="only runs of one baseline key: a QA mode (tool, agent, "
                              "agent@http, ...) or an extraction document set (xlsx, ...)")

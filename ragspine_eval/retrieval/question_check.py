@@ -11,14 +11,22 @@ A document can also be known to the workspace only through its facts (a table th
 channel read): naming it is fine, but a page or text check needs chunks, so such a question is
 reported as unreachable by retrieval.
 
+For an nl-answers-gold file (`check_answer_anchors`, golden/nl_answers.py), each required
+claim's alternatives of a question that expects an answer: an anchor whose quote, text or value
+(with `%` for the unit `%`) is in no chunk of the workspace, after the engine's normalisation
+(`ragspine.common.answer_text`, as the answer judge matches it), is a claim no answer drawn from
+these documents can make; one found only on other pages than its own says on which.
+
 Invariants: read-only; every problem is one line naming the file, the line, the id and the
 reason, in file order.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.retrieval.relevance import text_with_numbers
@@ -79,3 +87,43 @@ def check_against_workspace(path: str | Path, ws: Workspace,
                                 + (" (only across two chunks: no single passage can hit it)"
                                    if across else ""))
     return problems
+
+
+def check_answer_anchors(path: str | Path, ws: Workspace, cases: Iterable[Any]) -> list[str]:
+    """One line per anchor of an answer case that no chunk holds (see the module docstring)."""
+    from ragspine.common.answer_text import contains_normalized, normalize_answer
+
+    path = Path(path)
+    chunks = [(page_of_locator(c.locator), normalize_answer(c.text)) for c in iter_chunks(ws.path)]
+    problems = []
+    for case in cases:
+        if case.kind != "claims" or case.skip_reason:
+            continue
+        where = f"{path}:{case.line}" if case.line is not None else str(path)
+        for n, group in enumerate(case.claims, start=1):
+            for anchor in group:
+                wanted = anchor_needles(anchor)
+                pages = sorted({p for p, text in chunks
+                                if any(contains_normalized(text, w) for w in wanted)},
+                               key=lambda p: (p is None, p or 0))
+                who = f"{where} (id {case.case_id!r}): claim {n} {anchor.describe()!r}"
+                if not pages:
+                    problems.append(f"{who} appears on no page of the workspace")
+                elif anchor.page not in pages:
+                    shown = ", ".join("no page" if p is None else str(p) for p in pages)
+                    problems.append(f"{who} is not on page {anchor.page} (found on page "
+                                    f"{shown})")
+    return problems
+
+
+def page_of_locator(locator: str) -> int | None:
+    match = re.search(r"@page=(\d+)(?:#|$)", locator)
+    return int(match.group(1)) if match else None
+
+
+def anchor_needles(anchor: Any) -> list[str]:
+    """An anchor's quote, text and value (`value%` for the unit `%`), as the judge looks for."""
+    value = None
+    if anchor.value:
+        value = anchor.value + "%" if (anchor.unit or "").strip() == "%" else anchor.value
+    return [n for n in (anchor.quote, anchor.text, value) if n]

@@ -17,6 +17,20 @@
   retrieved (an HTTP or callable engine without `passages`): retrieval or answer, nobody can
   say which, and it is never counted as a retrieval miss.
 A case's stage (`case_stage`) is the first in `STAGES` order among its failing verdicts' stages.
+
+`answer_stage` places a failing answer of the answer harness (answers/, an nl-answers-gold
+question) with the same stages and one more, `citation`, the claim-level rules in that order:
+- `engine_error`: the engine raised;
+- `routing`: a question that needs an answer was clarified, sent out of scope, or sent to the
+  structured channel (found or not) where a narrative answer was needed;
+- `refusal_guard`: a question that expects abstention was answered, or its refusal leaked a
+  forbidden number; or a question that needs an answer was refused although a passage from a
+  claim's page (any page, for a grounded-only question) was retrieved;
+- `retrieval`: a failing claim none of whose pages is among the retrieved passages' pages (the
+  engine's own top k for the answer), or a refusal with no such passage;
+- `answer`: a claim's page was retrieved and the claim is not in the answer;
+- `citation`: the claim is in the answer and its page is not among the cited sources (or its
+  content and page hit different alternatives), or an answer carries no source at all.
 The inputs are plain values (gate names, verdicts, the route, ranks), so this module stays below
 the QA harness and any harness can place its failures the same way.
 
@@ -40,15 +54,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Stage = Literal["engine_error", "routing", "refusal_guard", "retrieval", "answer", "unobserved"]
+Stage = Literal["engine_error", "routing", "refusal_guard", "retrieval", "answer", "citation",
+                "unobserved"]
 STAGES: tuple[Stage, ...] = ("engine_error", "routing", "refusal_guard", "retrieval",
-                             "answer", "unobserved")
+                             "answer", "citation", "unobserved")
 STAGE_TEXT = {
     "engine_error": "engine error",
     "routing": "routing or clarification",
     "refusal_guard": "refusal guard",
     "retrieval": "retrieval (no relevant passage in the top k)",
     "answer": "answer (what it needed was retrieved or looked up)",
+    "citation": "citation (the claim is in the answer, its page not cited)",
     "unobserved": "retrieval not observed (retrieval or answer)",
 }
 # verdicts whose failure may come from the passages retrieved (and the retrieval gate, retrieval@k)
@@ -96,6 +112,48 @@ def stage_of(gate: str, facts: CaseFacts, k: int) -> Stage:
         if facts.rank is None or facts.rank > k:
             return "retrieval"
     return "answer"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerFacts:
+    """What placing a failing answer needs, as plain values: what the question expects, what
+    the engine did (error, route label, refused, sources cited, forbidden numbers leaked), the
+    pages of its retrieved passages, and per required claim (its pages, content hit, page hit,
+    satisfied)."""
+
+    expects_abstain: bool
+    error: bool
+    route_label: str
+    refused: bool
+    cited: bool
+    leaked: bool
+    retrieved_pages: frozenset[int]
+    claims: tuple[tuple[frozenset[int], bool, bool, bool], ...] = ()
+
+
+# route labels (the engine judge's) that mean the question never reached the narrative channel
+NOT_NARRATIVE = frozenset({"clarify", "out_of_scope", "structured"})
+
+
+def answer_stage(facts: AnswerFacts, agent_route: str = "") -> Stage:
+    """The stage of one failing answer (see the module docstring, `answer_stage`)."""
+    if facts.error:
+        return "engine_error"
+    if facts.expects_abstain:
+        return "refusal_guard"
+    if facts.route_label in NOT_NARRATIVE or agent_route == "structured":
+        return "routing"
+    pages_retrieved = [bool(pages & facts.retrieved_pages) for pages, *_ in facts.claims]
+    if facts.refused:
+        some = any(pages_retrieved) if facts.claims else bool(facts.retrieved_pages)
+        return "refusal_guard" if some else "retrieval"
+    failing = [(seen, content) for (pages, content, page, ok), seen
+               in zip(facts.claims, pages_retrieved) if not ok]
+    if any(not seen for seen, _ in failing):
+        return "retrieval"
+    if any(not content for _, content in failing):
+        return "answer"
+    return "citation"
 
 
 def case_stage(stages: Iterable[Stage]) -> Stage | None:

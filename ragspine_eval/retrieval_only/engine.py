@@ -64,6 +64,7 @@ class WorkspaceRetriever:
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._retriever: Any = None
         self._stack: list[Any] = []
+        self.rag: Any = None  # the engine's facade on the scratch copy, once entered
 
     def __enter__(self) -> WorkspaceRetriever:
         from ragspine.agent.llm_provider import MockProvider
@@ -97,6 +98,7 @@ class WorkspaceRetriever:
             raise WorkspaceError(f"{self.workspace}: the engine could not open its retriever "
                                  f"({type(exc).__name__}: {exc})") from None
         self._stack = [opened, rag]
+        self.rag = rag
         self.vector_channel = capture.fields
         if self._retriever is None:
             self.close()
@@ -105,6 +107,11 @@ class WorkspaceRetriever:
         self._listen = listening(self.trace)
         self._listen.__enter__()
         return self
+
+    @property
+    def narrative(self) -> Any:
+        """The engine's narrative retriever itself (what `ask` hands its agent), once entered."""
+        return self._retriever
 
     def retrieve(self, question: str, top_k: int) -> Retrieved:
         """The engine's top `top_k` passages for `question`, unfiltered, in its order."""

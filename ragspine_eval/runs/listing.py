@@ -48,7 +48,7 @@ def runs_table(runs: Iterable[RunSummary], width: int = WIDTH) -> list[str]:
     """The listing (module docstring); an empty list when there are no runs."""
     runs = list(runs)
     lines: list[str] = []
-    for kind in ("qa", "extraction", "retrieval"):
+    for kind in ("qa", "extraction", "retrieval", "answers"):
         of_kind = [r for r in runs if r.kind == kind]
         if of_kind:
             lines += ([""] if lines else []) + _table(of_kind, width)
@@ -114,10 +114,11 @@ def show_lines(found: RunSummary | Path, report: dict[str, Any]) -> list[str]:
                   f"{' (uncommitted changes)' if run.dirty else ''}",
                   f"stored {run.path} ({run.size / 1024:,.0f} KiB)"]
     else:
-        kind = report.get("harness") if report.get("harness") in ("extraction", "retrieval") \
-            else "qa"
+        kind = report.get("harness") if report.get("harness") in ("extraction", "retrieval",
+                                                                  "answers") else "qa"
         key = (",".join(report.get("documents") or {}) if kind == "extraction"
-               else str((report.get("provenance") or {}).get("mode")) if kind == "retrieval"
+               else str((report.get("provenance") or {}).get("mode"))
+               if kind in ("retrieval", "answers")
                else str(report.get("mode")))
         values = summarize(report, kind=kind, key=key)
         header = [f"report {found} · {kind} {key}",
@@ -150,7 +151,22 @@ def _table_of(report: dict[str, Any]) -> list[str]:
 
         rr = RetrievalRunReport.from_dict(report)
         return [*(rr.provenance.lines() if rr.provenance else []), *retrieval_table(rr)]
+    if report.get("harness") == "answers":
+        return _answers_lines(report)
     from ragspine_eval.qa.report import QAEvalReport
 
     qa = QAEvalReport.from_dict(report)
     return [*(qa.provenance.lines() if qa.provenance else []), *console.gate_table(qa)]
+
+
+def _answers_lines(report: dict[str, Any]) -> list[str]:
+    """An answer run's gates per route, read from its report (answers/report.py's shape)."""
+    lines = []
+    for route, r in (report.get("routes") or {}).items():
+        lines.append(f"route {route}")
+        for gate, m in (r.get("metrics") or {}).items():
+            if "pass_rate" in m:
+                lines.append(f"  {gate:<18} {m['pass_rate']:.4f}  {m['passed']}/{m['total']}")
+            else:
+                lines.append(f"  {gate:<18} {m.get('count')}")
+    return lines

@@ -58,7 +58,7 @@ SUMMARY_FILE = "summary.json"
 SUMMARY_FORMAT = 1
 GZIP_LEVEL = 1
 STALE_SECONDS = 3600  # a hidden .tmp-* folder older than this is a write that died
-KINDS = ("qa", "extraction", "retrieval")
+KINDS = ("qa", "extraction", "retrieval", "answers")
 VERDICTS = ("pass", "fail", "errors", "no baseline", "interrupted", "not gated")
 
 
@@ -73,7 +73,7 @@ class RunSummary:
     id: str  # unique, sortable by time
     created: str  # ISO 8601 UTC
     commit: str | None  # git commit of the project when the run was made, if known
-    kind: str  # "qa", "extraction" or "retrieval"
+    kind: str  # "qa", "extraction", "retrieval" or "answers"
     key: str  # the baseline key: the QA mode ("tool", "agent", ...) or the document set
     engine: str | None
     kb: str | None  # knowledge base fingerprint (short) or None
@@ -136,7 +136,17 @@ def summarize(report: Mapping[str, Any], *, kind: str, key: str,
     if engine and prov.get("engine_version"):
         engine = f"{engine} {prov['engine_version']}"
     judge = prov.get("judge") or {}
-    if kind in ("qa", "retrieval"):  # a retrieval report keeps its rates in the same shape
+    if kind == "answers":  # its gates per route: "<route> <gate>"
+        rates, failing = {}, {}
+        for route, r in (report.get("routes") or {}).items():
+            for g, m in ((r or {}).get("metrics") or {}).items():
+                if isinstance(m, Mapping) and isinstance(m.get("pass_rate"), int | float):
+                    rates[f"{route} {g}"] = float(m["pass_rate"])
+                    failing[f"{route} {g}"] = [str(f.get("id")) for f in m.get("failures") or ()
+                                               if isinstance(f, Mapping)]
+        cases = len(report.get("cases") or ())
+        verdict = verdict or ("errors" if report.get("errors") else "not gated")
+    elif kind in ("qa", "retrieval"):  # a retrieval report keeps its rates in the same shape
         gates = dict(report.get("metrics") or {})
         if isinstance(report.get("fabrication"), Mapping):
             gates["fabrication"] = report["fabrication"]

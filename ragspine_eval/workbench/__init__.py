@@ -6,7 +6,9 @@ frames), embed (live Vega charts with no network), drilldown (the verdict banner
 clickable failure explorer), case_view (one case whole), second_opinion (where another judge
 disagrees with the gate's), linked (charts that filter a table, shared by the explorers),
 extraction_runs and extraction_explorer (the extraction notebook's documents, banners and
-explorer), cell_view (one extraction cell in its document), tables (static and interactive
+explorer), cell_view (one extraction cell in its document), answers_explorer (the answers
+notebook: banner, gates per route, failures with their stage, the linked explorer and the case
+view with marked claims and both routes), tables (static and interactive
 tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel the
 notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
 

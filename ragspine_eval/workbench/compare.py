@@ -121,7 +121,11 @@ def load_pair(before: str | Path | None = None, after: str | Path | None = None,
     # are recall@k and page_recall@k (retrieval_only.report.as_qa_report)
     from ragspine_eval.retrieval_only.report import as_qa_report, is_retrieval_report
 
-    old, new = (as_qa_report(d) if is_retrieval_report(d) else d for d in (old, new))
+    from ragspine_eval.answers import report as answers_report
+
+    old, new = (as_qa_report(d) if is_retrieval_report(d) else
+                answers_report.as_qa_report(d) if answers_report.is_answers_report(d) else d
+                for d in (old, new))
     diff = diff_reports(old, new)
     diff.old_label, diff.new_label = run_label(old, old_name), run_label(new, new_name)
     pair = Pair(QAEvalReport.from_dict(old), QAEvalReport.from_dict(new), old_name, new_name,

@@ -1,7 +1,8 @@
 """Runs the parameterized notebooks headlessly and renders each to an HTML report.
 
-`plan(out_dir)` lists the runs (each QA mode, each extraction document set, then the tool vs
-agent comparison and the history: `across_runs`), `execute(run)`
+`plan(out_dir)` lists the runs (each QA mode, each extraction document set, the answers on the
+realdocs workspace where the main job built one, then the tool vs agent comparison and the
+history: `across_runs`), `execute(run)`
 runs one with papermill on the project's kernel, `render_html(run)` turns its output notebook
 into a self-contained HTML file, and `run_all` does both for every run, after writing every QA
 run's JSON report first (so each QA notebook compares with this run's other mode).
@@ -79,7 +80,18 @@ def plan(out_dir: str | Path) -> list[NotebookRun]:
     runs += [NotebookRun(f"extraction_{docs}", NOTEBOOKS_DIR / "extraction.ipynb",
                          {"docs": docs, "report_path": str(out / f"extraction_{docs}.json")}, out)
              for docs in FIXTURE_SETS]
-    return runs + across_runs(out)
+    return runs + answers_runs(out) + across_runs(out)
+
+
+def answers_runs(out: Path) -> list[NotebookRun]:
+    """answers.ipynb on the realdocs workspace `make run` builds into the output folder
+    (out/realdocs), gated against the committed baseline; none where that folder is absent."""
+    workspace = out / "realdocs"
+    if not (workspace / "knowledge.db").is_file():
+        return []
+    return [NotebookRun("answers_realdocs", NOTEBOOKS_DIR / "answers.ipynb",
+                        {"kb": str(workspace), "report_path": str(out / "answers_realdocs_nb.json"),
+                         "require_baseline": True}, out)]
 
 
 def across_runs(out: Path) -> list[NotebookRun]:

@@ -68,3 +68,37 @@ def test_claims_are_split_by_the_passages_that_support_them():
     assert both.support == ("relevant",)
     with pytest.raises(ValueError):
         claim_split(claims, passages, [True], LexicalOverlapJudge())
+
+
+# --- the answer harness's stages (answer_stage) -------------------------------------------------
+
+from ragspine_eval.retrieval.stages import AnswerFacts, answer_stage  # noqa: E402
+
+
+def _answer(**kw):
+    base = dict(expects_abstain=False, error=False, route_label="narrative", refused=False,
+                cited=True, leaked=False, retrieved_pages=frozenset({1, 2}), claims=())
+    return AnswerFacts(**{**base, **kw})
+
+
+def test_a_failing_answer_is_placed_at_the_first_stage_that_explains_it():
+    claim = lambda pages, content, page: (frozenset(pages), content, page, False)  # noqa: E731
+    assert answer_stage(_answer(error=True, route_label="error")) == "engine_error"
+    assert answer_stage(_answer(expects_abstain=True, leaked=True)) == "refusal_guard"
+    assert answer_stage(_answer(route_label="clarify", claims=(claim({1}, False, False),))) \
+        == "routing"
+    # the ask route sent it to the structured channel, which found nothing
+    assert answer_stage(_answer(route_label="not_found", refused=True,
+                                claims=(claim({1}, False, False),)), "structured") == "routing"
+    # refused although the claim's page was retrieved: the guard; with nothing retrieved: retrieval
+    assert answer_stage(_answer(refused=True, claims=(claim({1}, False, False),))) \
+        == "refusal_guard"
+    assert answer_stage(_answer(refused=True, retrieved_pages=frozenset(),
+                                claims=(claim({1}, False, False),))) == "retrieval"
+    assert answer_stage(_answer(claims=(claim({7}, True, False),))) == "retrieval"
+    assert answer_stage(_answer(claims=(claim({2}, False, True),))) == "answer"
+    assert answer_stage(_answer(claims=(claim({2}, True, False),))) == "citation"
+    assert answer_stage(_answer(cited=False)) == "citation"  # grounded-only, no source
+    # a satisfied claim does not place anything; the failing one does
+    assert answer_stage(_answer(claims=((frozenset({9}), True, True, True),
+                                        claim({1}, False, True)))) == "answer"

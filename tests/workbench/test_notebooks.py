@@ -22,12 +22,15 @@ PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb
               "compare.ipynb": {"before", "after", "fail_on_flips"},
               "history.ipynb": {"qa_history", "extraction_history", "runs_dir", "runs_shown"},
               "retrieval.ipynb": {"kb", "golden", "top_k", "engine_config", "baseline_path",
-                                  "report_path", "require_baseline", "store"}}
+                                  "report_path", "require_baseline", "store"},
+              "answers.ipynb": {"kb", "golden", "routes", "engine_config", "baseline_path",
+                                "report_path", "require_baseline", "store"}}
 # what each notebook's last cell calls: its gate (history has none: it draws, it decides nothing)
 LAST_CELL = {"qa.ipynb": "workbench.assert_gate", "extraction.ipynb": "workbench.assert_gates_of",
              "compare.ipynb": "compare.assert_no_flips(pair, fail_on_flips)",
              "history.ipynb": "history.changes_table",
-             "retrieval.ipynb": "retrieval_explorer.assert_gate"}
+             "retrieval.ipynb": "retrieval_explorer.assert_gate",
+             "answers.ipynb": "answers_explorer.assert_gate"}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
 

@@ -1,0 +1,82 @@
+"""`ragspine-eval answers`: flags onto `gated.answers.run_gated_answers`, its lines printed.
+
+    ragspine-eval answers --kb W --golden GOLD [--route ask|narrative|both] [--lang en|zh]
+                          [--repeat N] [--engine-config FILE]
+
+Every question of an nl-answers-gold v1/v2 file asked over the workspace, on the engine's ask
+route and pinned to the narrative channel, judged claim by claim as the engine's own nl-gold
+judge judges (content, page, fragment; abstention; forbidden numbers); claim content, claim
+citation, abstention, question pass and the forbidden-number count gated apart under the ratchet
+per workspace, route and engine configuration. Exit codes as every subcommand: 0 pass, 1 a
+regression or engine errors, 2 bad input, 3 a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from ragspine_eval import paths
+from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+
+HELP = "answers over an engine workspace, judged claim by claim against an nl-answers-gold file"
+ROUTE_CHOICES = {"both": ("ask", "narrative"), "ask": ("ask",), "narrative": ("narrative",)}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kb", type=Path, required=True, metavar="W",
+                        help="the engine workspace (a folder made by `ragspine ingest` or "
+                             "`ragspine-eval kb build`)")
+    parser.add_argument("--golden", type=Path, required=True, metavar="GOLD",
+                        help="an nl-answers-gold v1/v2 file (required claims with their pages, "
+                             "abstentions, forbidden numbers)")
+    parser.add_argument("--route", choices=tuple(ROUTE_CHOICES), default="both",
+                        help="the engine's ask route, the route pinned to the narrative "
+                             "channel, or both (default)")
+    parser.add_argument("--lang", choices=("en", "zh"), action="append", default=None,
+                        help="ask only this language's questions (repeatable; default: all)")
+    parser.add_argument("--repeat", type=positive_int, default=1, metavar="N",
+                        help="ask every question N times: per-question pass rates, mean and "
+                             "spread, the unstable questions (the gates use the first run; default 1)")
+    parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
+                        help="engine settings, TOML or JSON: profile, contextual_index, "
+                             "page_parent, graph, query_translation, reranker, name")
+    parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store")
+    add_gate_arguments(parser, paths.ANSWERS_BASELINE)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragspine_eval.cli import common
+    from ragspine_eval.engines.engine_config import load_engine_config
+    from ragspine_eval.gated.answers import run_gated_answers
+    from ragspine_eval.gated.outputs import GatedOutputs
+
+    gated = run_gated_answers(
+        args.kb, args.golden, routes=ROUTE_CHOICES[args.route], languages=args.lang,
+        repeat=args.repeat, config=load_engine_config(args.engine_config),
+        baseline_path=args.baseline,
+        outputs=GatedOutputs(args.report, args.junit, args.summary_md),
+        options=gate_options(args), record_command=record_command(args), echo=print,
+        store=not args.no_store, progress=common.progress_bar("answers"))
+    return gated.exit_code
+
+
+def record_command(args: argparse.Namespace) -> str:
+    """The command that records this run in its baseline."""
+    parts = ["ragspine-eval answers", f"--kb {shlex.quote(str(args.kb))}",
+             f"--golden {shlex.quote(str(args.golden))}"]
+    if args.route != "both":
+        parts.append(f"--route {args.route}")
+    for lang in args.lang or ():
+        parts.append(f"--lang {lang}")
+    if args.engine_config is not None:
+        parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    if Path(args.baseline).resolve() != paths.ANSWERS_BASELINE.resolve():
+        parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
+    return " ".join(parts + ["--update-baseline"])

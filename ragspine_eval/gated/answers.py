@@ -1,0 +1,174 @@
+"""The gated answer run: one call that the CLI (and, later, the notebook) share.
+
+`run_gated_answers` checks, runs, writes and gates, in the order the retrieval run does:
+1. the output paths, the gate options, the workspace, the gold file and every stored entry are
+   checked before the engine is opened (exit 2, nothing written);
+2. every question is asked and judged on each route (answers/run.py), the report built
+   (answers/report.py) with its provenance;
+3. the JSON report is written;
+4. the ratchet, route by route, under the key `baseline_key`: the workspace's folder name,
+   `@answers:` and the route, and `+` the engine configuration's label when one is given, so
+   each route and configuration is gated against its own entry; without `options` the run is
+   only compared. A run with engine errors never creates or changes a baseline;
+5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone;
+6. the run store keeps the report (kind "answers", the routes' keys joined by ", ").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths, ratchet, runs
+from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import write_json_atomic
+from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated.outputs import GatedOutputs
+from ragspine_eval.outputs import escape
+from ragspine_eval.ratchet import store as baseline_store
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class AnswersGatedRun:
+    report: Any  # answers.report.AnswerRunReport
+    keys: dict[str, str]
+    baseline_path: Path
+    stored: dict[str, dict[str, Any] | None]
+    comparisons: dict[str, ratchet.BaselineComparison | None]
+    gates: dict[str, ratchet.GateResult] = field(default_factory=dict)
+    written: list[tuple[str, Path]] = field(default_factory=list)
+    kept: runs.RunSummary | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.report.errors:
+            return 1
+        if self.gates:
+            return max(g.exit_code for g in self.gates.values())
+        return 0 if all(c is None or c.passed for c in self.comparisons.values()) else 1
+
+    @property
+    def verdict(self) -> str:
+        key = ", ".join(self.keys.values())
+        if self.report.errors:
+            return f"FAIL: answers {key}: {len(self.report.errors)} engine errors"
+        status = ", ".join(f"{r} {g.status}" for r, g in self.gates.items()) or (
+            "no baseline" if all(c is None for c in self.comparisons.values()) else
+            "pass" if self.exit_code == 0 else "regression")
+        return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: answers {key} gate {status}"
+
+
+def baseline_key(workspace: str | Path, route: str, config: EngineConfig = DEFAULT) -> str:
+    """`<workspace folder name>@answers:<route>`, then `+<label>` for a configuration."""
+    name = Path(workspace).resolve().name or "workspace"
+    key = f"{name}@answers:{route}"
+    return key if not config.settings() else f"{key}+{config.label}"
+
+
+def run_gated_answers(workspace: str | Path, gold: str | Path, *,
+                      routes: Sequence[str] = ("ask", "narrative"),
+                      languages: Sequence[str] | None = None, repeat: int = 1,
+                      config: EngineConfig = DEFAULT,
+                      baseline_path: str | Path = paths.ANSWERS_BASELINE,
+                      outputs: GatedOutputs | None = None,
+                      options: ratchet.GateOptions | None = None,
+                      record_command: str | None = None, echo: Echo | None = None,
+                      store: bool = True,
+                      progress: Callable[[int, int, int], None] | None = None) -> AnswersGatedRun:
+    """Check, run, write, gate, write the CI files (see the module docstring)."""
+    from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
+    from ragspine_eval.answers.run import run_answer_eval
+    from ragspine_eval.golden.nl_answers import answer_cases_of
+    from ragspine_eval.outputs.answers_files import answers_table
+    from ragspine_eval.provenance import Clock
+    from ragspine_eval.retrieval.workspace import read_workspace
+
+    say = escape.escaped_echo(echo)
+    outputs = outputs or GatedOutputs()
+    workspace, gold, baseline_path = Path(workspace), Path(gold), Path(baseline_path)
+    ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
+                           "summary": outputs.summary_md}, baseline=baseline_path,
+                          inputs={gold: f"gold file {gold}", workspace: f"workspace {workspace}",
+                                  **({Path(config.path): f"engine config {config.path}"}
+                                     if config.path else {})})
+    keys = {route: baseline_key(workspace, route, config) for route in routes}
+    if options is not None:
+        if record_command is not None:
+            options = replace(options, record_command=record_command)
+        options.check()
+    read_workspace(workspace)
+    answer_cases_of(gold)
+    baselines = ratchet.load_baselines(baseline_path)
+    stored = {route: baselines.get(key) for route, key in keys.items()}
+    for route, entry in stored.items():
+        if entry is not None:
+            ratchet.validate_entry(baseline_path, keys[route], entry)
+
+    clock = Clock()
+    answered = run_answer_eval(workspace, gold, routes=routes, languages=languages,  # type: ignore[arg-type]
+                               repeat=repeat, config=config, progress=progress)
+    report = report_of(answered, clock)
+    for line in (*answers_table(report, stored, keys), *report.provenance.lines()):
+        say(line)
+    run = AnswersGatedRun(report, keys, baseline_path, stored,
+                          {route: None if entry is None else compare_answers(report, route, entry)
+                           for route, entry in stored.items()})
+    write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
+                    run.written, say)
+    before = baseline_store.snapshot(baseline_path)
+    if options is not None:
+        for route, key in keys.items():
+            for drift in (c.drift if (c := run.comparisons[route]) is not None else []):
+                if drift["kind"] == "engine_config":
+                    say(f"DRIFT [{key}] {drift['text']}")
+            if report.errors:
+                gate = ratchet.check_without_recording(
+                    baseline_path, key, run.comparisons[route],
+                    f"FAIL because of {len(report.errors)} engine error(s): a run with engine "
+                    f"errors never creates or changes a baseline", status="engine errors")
+            else:
+                gate = ratchet.run_gate(baseline_path, key, make_answers_entry(report, route),
+                                        options)
+            run.gates[route] = gate
+            for line in gate.lines:
+                say(line)
+    try:
+        _write_ci_files(run, outputs, say)
+    except RagspineEvalError:
+        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
+        raise
+    run.kept = runs.keep(report.to_dict, kind="answers", key=", ".join(keys.values()),
+                         store=store, echo=say, verdict=_store_verdict(run))
+    if options is not None:
+        say(run.verdict)
+    return run
+
+
+def _store_verdict(run: AnswersGatedRun) -> str:
+    """The run's verdict as the run store lists it."""
+    if run.report.errors:
+        return "errors"
+    if all(c is None for c in run.comparisons.values()) and not any(
+            g.exit_code for g in run.gates.values()):
+        return "no baseline"
+    return "pass" if run.exit_code == 0 else "fail"
+
+
+def _write_ci_files(run: AnswersGatedRun, outputs: GatedOutputs, say: Echo) -> None:
+    from ragspine_eval.outputs.answers_files import write_answers_junit, write_answers_summary
+
+    comparisons = {r: (g.comparison if (g := run.gates.get(r)) is not None else c)
+                   for r, c in run.comparisons.items()}
+    key = ", ".join(run.keys.values())
+    write_announced(outputs.junit, "junit",
+                    lambda p: write_answers_junit(p, run.report, comparisons, key),
+                    run.written, say)
+    write_announced(outputs.summary_md, "summary",
+                    lambda p: write_answers_summary(p, run.report, run.stored, comparisons,
+                                                    run.exit_code != 0, key),
+                    run.written, say)

@@ -1,0 +1,112 @@
+"""`ragspine-eval answers`: gated per workspace and route; a claim lost since the baseline is a
+regression (exit 1) naming the claim; a malformed gold file is exit 2 with `file:line (case id)`
+and nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
+
+from ragspine_eval.cli.app import main
+
+GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "realdocs_answers_v1.json"
+
+
+def run(*argv):
+    return main(["answers", *map(str, argv)])
+
+
+@needs_realdocs
+def test_bootstrap_then_pass_then_a_lost_claim_fails(realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    baseline = tmp_path / "baseline.json"
+    common = ("--kb", ws, "--golden", GOLD, "--baseline", baseline)
+    assert run(*common, "--report", tmp_path / "r.json", "--junit", tmp_path / "r.xml",
+               "--summary-md", tmp_path / "r.md") == 0
+    out = capsys.readouterr().out
+    assert "PASS: answers realdocs@answers:ask, realdocs@answers:narrative gate" in out
+    stored = json.loads(baseline.read_text())
+    assert set(stored) == {"realdocs@answers:ask", "realdocs@answers:narrative"}
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["harness"] == "answers" and set(report["routes"]) == {"ask", "narrative"}
+    assert '<testsuite name="ask.claim_citation"' in (tmp_path / "r.xml").read_text()
+    assert "| ask question_pass |" in (tmp_path / "r.md").read_text()
+    assert run(*common) == 0
+    assert "gate ask pass, narrative pass" in capsys.readouterr().out
+
+    # a baseline under which this claim was in the answer: now it is lost
+    entry = stored["realdocs@answers:narrative"]
+    lost = "content-miss:en#1"
+    assert lost not in entry["passed_ids"]["claim_content"]
+    entry["passed_ids"]["claim_content"].append(lost)
+    baseline.write_text(json.dumps(stored))
+    assert run(*common, "--route", "narrative") == 1
+    out = capsys.readouterr().out
+    assert lost in out and "FAIL: answers realdocs@answers:narrative" in out
+
+
+@needs_realdocs
+def test_a_malformed_gold_file_is_exit_2_and_nothing_is_written(realdocs_workspace, tmp_path,
+                                                                capsys):
+    ws = realdocs_workspace.workspace.path
+    bad = tmp_path / "gold.json"
+    bad.write_text('{"schema_version": "nl-answers-gold-v1", "cases": [\n'
+                   '  {"case_id": "ok", "case_class": "abstain", "question": {"en": "q"},\n'
+                   '   "expected": {"status": "abstained"}},\n'
+                   '  {"case_id": "bad", "case_class": "positive", "question": {"en": "q"},\n'
+                   '   "expected": {"status": "answered", "required_claims": [\n'
+                   '     {"kind": "quote", "page_index": -1, "quote": "x"}]}}\n]}\n')
+    out = tmp_path / "r.json"
+    assert run("--kb", ws, "--golden", bad, "--report", out,
+               "--baseline", tmp_path / "b.json") == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:4" in err and "bad" in err and "page_index" in err
+    assert not out.exists() and not (tmp_path / "b.json").exists()
+
+
+@needs_realdocs
+def test_golden_with_a_workspace_names_pages_past_the_end_and_anchors_no_page_holds(
+        realdocs_workspace, capsys):
+    ws = realdocs_workspace.workspace.path
+    assert main(["golden", str(GOLD), "--kb", str(ws)]) == 2
+    out = capsys.readouterr().out
+    assert "(id 'page-miss:en'): page 4 is not a page of any document (its pages: 1-1)" in out
+    assert "(id 'content-miss'): claim 1 'p1:999.9mm' appears on no page of the workspace" in out
+    assert "(id 'page-miss'): claim 1 'p4:18.59' is not on page 4 (found on page 1)" in out
+    # a claim every alternative of which a page holds is not named
+    assert "'value-hit'" not in out and "'percent'" not in out and "'thousands'" not in out
+
+
+@needs_realdocs
+def test_an_answer_run_is_kept_in_the_run_store_and_shown(realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    v2 = GOLD.parent / "realdocs_answers_v2.json"
+    assert run("--kb", ws, "--golden", v2, "--baseline", tmp_path / "b.json",
+               "--route", "narrative") == 0
+    capsys.readouterr()
+    assert main(["runs", "--kind", "answers", "--json"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert [r["key"] for r in kept] == ["realdocs@answers:narrative"]
+    assert kept[0]["rates"]["narrative question_pass"] == 0.8  # mars:en answers
+    assert main(["runs", "show", kept[0]["id"]]) == 0
+    assert "claim_citation" in capsys.readouterr().out
+
+
+@needs_realdocs
+def test_a_configuration_is_gated_under_its_own_key_and_its_change_is_named(
+        realdocs_workspace, tmp_path, capsys):
+    ws = realdocs_workspace.workspace.path
+    v2 = GOLD.parent / "realdocs_answers_v2.json"
+    cfg = tmp_path / "pp.toml"
+    cfg.write_text('page_parent = "off"\n')
+    common = ("--kb", ws, "--golden", v2, "--baseline", tmp_path / "b.json", "--route",
+              "narrative", "--engine-config", cfg, "--no-store")
+    assert run(*common) == 0
+    assert "realdocs@answers:narrative+pp gate narrative bootstrap" in capsys.readouterr().out
+    cfg.write_text('page_parent = "dedup"\n')  # the same named configuration, changed
+    run(*common)
+    out = capsys.readouterr().out
+    assert ("DRIFT [realdocs@answers:narrative+pp] engine configuration changed since the "
+            "baseline was recorded: {'page_parent': 'off'} -> {'page_parent': 'dedup'}") in out
