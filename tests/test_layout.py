@@ -23,6 +23,9 @@ FLOORS = {
     "ragspine_eval.retrieval": 2,
     "ragspine_eval.engines": 3,
     "ragspine_eval.execution": 4,
+    # the run path every harness that asks an engine shares (plan, answer, score, keep, report):
+    # beside execution/, which it drives; the harnesses above give it their cases and scorers
+    "ragspine_eval.pipeline": 4,
     "ragspine_eval.qa": 5, "ragspine_eval.extraction": 5,
     # the retrieval-only harness calls the engine (retrieval_only/engine.py), like qa and
     # extraction, and uses engines/ (the configuration) and execution/ (latency): floor 5
