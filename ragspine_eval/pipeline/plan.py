@@ -71,11 +71,12 @@ class Plan:
 
 
 def outcome_cache(identity: Callable[[], Any], mode: str | None, kb_fingerprint: str,
-                  how: RunHow) -> Any:
+                  how: RunHow, fingerprint_of: Callable[[Any], str] | None = None) -> Any:
     """The run's OutcomeCache, or None when this run uses none (RunHow.uses_cache) or
     `identity()` names no engine (execution/cache.EngineIdentity; None: an engine nothing we
     can see names, never cached). `identity` is called only when the cache is used: naming the
-    installed engine hashes its files."""
+    installed engine hashes its files. `fingerprint_of(case)`: what a case asserts, in its key
+    (None: a golden case's fingerprint)."""
     if how.uses_cache is False:
         return None
     identity = identity()
@@ -83,7 +84,8 @@ def outcome_cache(identity: Callable[[], Any], mode: str | None, kb_fingerprint:
         return None
     from ragspine_eval.execution.cache import OutcomeCache, cache_dir
 
-    return OutcomeCache(cache_dir(), identity, mode, kb_fingerprint)  # type: ignore[arg-type]
+    extra = {} if fingerprint_of is None else {"fingerprint_of": fingerprint_of}
+    return OutcomeCache(cache_dir(), identity, mode, kb_fingerprint, **extra)  # type: ignore[arg-type]
 
 
 def plan(cases: Sequence[Any], store: Any, scoring: str | None = None,
