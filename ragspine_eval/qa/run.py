@@ -31,7 +31,8 @@ from ragspine_eval.pipeline.report import with_cache, with_latency, workspace_of
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path, golden_fingerprint
 from ragspine_eval.qa.repeats import combine_repeats
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import Reuse, evaluate
+from ragspine_eval.qa.report import QAEvalReport
 
 
 @gc_paused()  # the engine runs with it on (pipeline/answer.py); the rest builds trees of plain
@@ -225,17 +226,15 @@ class OpenedEngine:
 
 def _scored(qa: QARun, planned: Plan, answers: Answers, texts: dict[str, str],
             slot: Any) -> QAEvalReport:
-    """Every repeat scored (report.evaluate: the first one with the stored and streamed results
+    """Every repeat scored (evaluation.evaluate: the first one with the stored and streamed results
     and the verdicts kept as scored) and the repeats combined (repeats.py); reused cases
     marked in their records."""
     streamed = answers.scorer.streamed if answers.scorer is not None else None
     save = scored_saver(planned, answers.outcomes)
     k = {} if qa.what.k is None else {"retrieval_k": qa.what.k}
+    first = Reuse(planned.scored, streamed, slot.kept if slot is not None else None, save)
     reports = [evaluate(qa.cases, outcomes, qa.mode, reference_texts=texts, judge=qa.judge,
-                        engine=qa.name, scored=planned.scored if n == 0 else None,
-                        on_scored=save if n == 0 else None,
-                        streamed=streamed if n == 0 else None,
-                        kept_run=slot.kept if slot is not None and n == 0 else None, **k)
+                        engine=qa.name, reuse=first if n == 0 else None, **k)
                for n, (outcomes, _) in enumerate(answers.runs)]
     report = combine_repeats(reports)
     reused = answers.reused
