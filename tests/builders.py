@@ -18,7 +18,8 @@ from conftest import HK_DOC, make_case, right_numeric_outcome
 from ragspine_eval import paths
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.engines.base import CaseOutcome
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 
 # --- QA ------------------------------------------------------------------------------------------
 

@@ -23,6 +23,9 @@ FLOORS = {
     "ragspine_eval.retrieval": 2,
     "ragspine_eval.engines": 3,
     "ragspine_eval.execution": 4,
+    # the run path every harness that asks an engine shares (plan, answer, score, keep, report):
+    # beside execution/, which it drives; the harnesses above give it their cases and scorers
+    "ragspine_eval.pipeline": 4,
     "ragspine_eval.qa": 5, "ragspine_eval.extraction": 5,
     # the retrieval-only harness calls the engine (retrieval_only/engine.py), like qa and
     # extraction, and uses engines/ (the configuration) and execution/ (latency): floor 5
@@ -46,23 +49,13 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    while node in parents:
-        node = parents[node]
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            return True
-    return False
-
-
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """Every module of the package that `name` imports, at the top or inside a function (a lazy
-    import is still a dependency), leaving out imports made for type checkers only."""
+    """Every module of the package that `name` imports, at the top, inside a function (a lazy
+    import is still a dependency) or for type checkers only (`if TYPE_CHECKING:`: a module
+    whose annotations name another's class depends on it as much as one that calls it)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found: set[str] = set()
     for node in ast.walk(tree):
-        if _type_checking_only(node, parents):
-            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -97,11 +90,70 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+# The one module circle the package still has, removed on branch layout43 (the lead drops
+# this exception at merge): the financial judge's periods and its vocabulary.
+KNOWN_CYCLES = [{"ragspine_eval.judges.financial.periods",
+                 "ragspine_eval.judges.financial.vocabulary"}]
+
+
+def without_known_cycles(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph less the edges inside a KNOWN_CYCLES pair."""
+    return {name: {t for t in targets if not any({name, t} == pair for pair in KNOWN_CYCLES)}
+            for name, targets in graph.items()}
+
+
 def test_no_import_cycle_among_the_packages_modules():
     mods = modules()
     known = set(mods)
-    graph = {name: imports_of(name, path, known) for name, path in mods.items()}
+    graph = without_known_cycles({name: imports_of(name, path, known)
+                                  for name, path in mods.items()})
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_annotation_only_imports_count_as_dependencies(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from __future__ import annotations\nfrom typing import TYPE_CHECKING\n"
+                      "if TYPE_CHECKING:\n    from ragspine_eval.qa.report import QAEvalReport\n",
+                      encoding="utf-8")
+    assert imports_of("m", module, {"ragspine_eval.qa.report"}) == {"ragspine_eval.qa.report"}
+
+
+# The run path and the harnesses read top to bottom: no function in them longer than a screen,
+# none taking more than a handful of parameters (a run's options travel as pipeline.spec's
+# RunWhat and RunHow, not as long parameter lists).
+SHORT_FUNCTIONS = ("execution", "pipeline", "qa", "retrieval_only")
+MAX_FUNCTION_LINES = 60
+MAX_PARAMETERS = 8
+
+
+def long_functions(path: Path) -> list[str]:
+    """`name (lines, parameters)` of each function of the module over either limit (self and
+    cls not counted, nor *args and **kwargs)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+            n = len([a for a in params if a.arg not in ("self", "cls")])
+            lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+            if lines > MAX_FUNCTION_LINES or n > MAX_PARAMETERS:
+                found.append(f"{node.name} ({lines} lines, {n} parameters)")
+    return found
+
+
+@pytest.mark.parametrize("part", SHORT_FUNCTIONS)
+def test_no_function_of_the_run_path_is_longer_than_a_screen_or_takes_many_parameters(part):
+    long = {name: found for name, p in modules().items()
+            if name.startswith(f"ragspine_eval.{part}")
+            and (found := long_functions(p))}
+    assert not long, long
+
+
+def test_the_function_size_check_can_fail(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f(a, b, c, d, e, f, g, h, i):\n    pass\n" + "def g():\n"
+                      + "    x = 1\n" * 60, encoding="utf-8")
+    assert long_functions(module) == ["f (2 lines, 9 parameters)", "g (61 lines, 0 parameters)"]
 
 
 def part_of(module: str) -> str:

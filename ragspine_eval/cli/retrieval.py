@@ -1,10 +1,14 @@
 """`ragspine-eval retrieval`: flags onto `gated.retrieval.run_gated_retrieval`, its lines printed.
 
     ragspine-eval retrieval --kb W --golden Q [--top-k K] [--engine-config FILE]
+                            [--jobs N|auto] [--executor local|dask] [--no-cache]
 
 Per question the rank and page rank of the first relevant hit under the question file's rules,
 recall@k, page_recall@k, MRR and page MRR, gated under the ratchet per workspace, top_k and
-engine configuration. Exit codes as every subcommand: 0 pass, 1 a regression or engine errors,
+engine configuration. The questions run on the run path QA runs on (ragspine_eval/pipeline/):
+worker processes (`--jobs`, auto by default) or Dask, each answer kept in the outcome cache as
+it comes, so a run killed part-way resumes where it was; the report is the same whatever they
+are. Exit codes as every subcommand: 0 pass, 1 a regression or engine errors,
 2 bad input, 3 a bug.
 """
 
@@ -16,6 +20,8 @@ from pathlib import Path
 
 from ragspine_eval import paths
 from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+from ragspine_eval.cli.qa import jobs_value
+from ragspine_eval.execution.jobs import AUTO
 
 HELP = "retrieval only over an engine workspace: rank of the first relevant hit per question"
 
@@ -33,6 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, top_k, name")
+    parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
+                        help="questions asked at once, in worker processes; the report is the "
+                             "same whatever N is (default: auto, the usable cores when enough "
+                             "questions are to reach the engine, else 1)")
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help="local: worker processes of this machine (--jobs); dask: a Dask "
+                             "LocalCluster of --jobs workers, or the cluster at --scheduler "
+                             "(default: local)")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                        help="with --executor dask: an existing Dask scheduler to run on")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="ask the engine every question, reusing no stored answer (the "
+                             "outcome cache is on by default: a killed run resumes from it)")
     parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
@@ -44,16 +63,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli import common
+    from ragspine_eval.cli.common import BadInput
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.retrieval import RetrievalOutputs, run_gated_retrieval
 
+    if args.scheduler and args.executor != "dask":
+        raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     config = load_engine_config(args.engine_config)
     progress = common.progress_bar("retrieval")
     gated = run_gated_retrieval(
         args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
         outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=progress)
+        store=not args.no_store, progress=progress, jobs=args.jobs, executor=args.executor,
+        scheduler=args.scheduler, cache=False if args.no_cache else None)
     return gated.exit_code
 
 

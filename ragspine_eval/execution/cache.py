@@ -124,6 +124,9 @@ class OutcomeCache:
     mode: str
     kb_fingerprint: str
     reused: int = 0
+    # what a case asserts, in its key: a golden case's fingerprint (golden/cases.py), or the
+    # harness's own for its cases (a question file's: QuestionCase.fingerprint)
+    fingerprint_of: Callable[[Any], str] = field(default=fingerprint, repr=False, compare=False)
     _run_prefix: Any = field(default=None, repr=False, compare=False)
     known_keys: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     outcome_sha: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -139,7 +142,7 @@ class OutcomeCache:
     def key(self, case: GoldenCase) -> str:
         digest = self._prefix().copy()
         # the text of json.dumps([id, fingerprint], ensure_ascii=False), without the encoder
-        digest.update(f'[{encode_basestring(case.id)}, "{fingerprint(case)}"]'.encode())
+        digest.update(f'[{encode_basestring(case.id)}, "{self.fingerprint_of(case)}"]'.encode())
         return digest.hexdigest()
 
     def _prefix(self) -> Any:

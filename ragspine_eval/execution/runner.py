@@ -40,7 +40,6 @@ kept a few cases ahead through its pipe, so a worker never idles while its next 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ragspine_eval.engines.base import (
@@ -52,27 +51,11 @@ from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.execution.state import OnOutcome, Progress, RunState
 from ragspine_eval.execution import latency
 from ragspine_eval.execution.collector import gc_relaxed
+# the options live apart so that state.py reads them without importing the runner
+from ragspine_eval.execution.options import DEFAULT_CASE_TIMEOUT, RunOptions
 from ragspine_eval.execution.workers import ProcessWorker, ThreadWorker
 
-DEFAULT_CASE_TIMEOUT = 120.0
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    jobs: int = 1
-    case_timeout: float = DEFAULT_CASE_TIMEOUT
-    fail_fast: bool = False
-    # one job's cases in a worker process of its own (jobs.own_process), for an engine whose
-    # parallel cases run in processes: the caller's thread is then free to score meanwhile
-    own_process: bool = False
-
-    def __post_init__(self) -> None:
-        if self.jobs < 1:
-            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
-        if not self.case_timeout > 0:
-            raise ValueError(f"case_timeout must be a positive number of seconds, "
-                             f"got {self.case_timeout}")
-
+__all__ = ["DEFAULT_CASE_TIMEOUT", "RunInterrupted", "RunOptions", "run_cases"]
 
 def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions = RunOptions(),
               progress: Progress | None = None, on_outcome: OnOutcome | None = None

@@ -17,13 +17,11 @@ import selectors
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.execution.options import RunOptions
 from ragspine_eval.golden.cases import GoldenCase
-
-if TYPE_CHECKING:
-    from ragspine_eval.execution.runner import RunOptions
 
 # How often the main thread looks at the time limits and the progress while nothing happens.
 PROGRESS_POLL = 0.05

@@ -75,9 +75,10 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                         options: ratchet.GateOptions | None = None,
                         record_command: str | None = None, echo: Echo | None = None,
                         store: bool = True,
-                        progress: Callable[[int, int, int], None] | None = None
-                        ) -> RetrievalGatedRun:
-    """Check, run, write, gate, write the CI files, keep (see the module docstring)."""
+                        progress: Callable[[int, int, int], None] | None = None,
+                        **run_options: Any) -> RetrievalGatedRun:
+    """Check, run, write, gate, write the CI files, keep (see the module docstring).
+    `run_options` are run_retrieval_eval's (jobs, executor, scheduler, cache, ...)."""
     from dataclasses import replace
 
     from ragspine_eval.golden.question_files import load_question_file
@@ -107,7 +108,8 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
     if stored is not None:
         ratchet.validate_entry(baseline_path, key, stored)
 
-    report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress)
+    report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress,
+                                **run_options)
     report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
     for line in (*retrieval_table(report, stored, key), *report.provenance.lines()):
         say(line)

@@ -1,7 +1,7 @@
 """Repeated runs of one golden set: flaky verdicts found, kept apart, and gated by one rule.
 
 An engine behind a real LLM may answer a case differently each time. `--repeat N` runs every
-case N times, scores each run on its own (report.evaluate), and `combine_repeats` makes the one
+case N times, scores each run on its own (evaluation.evaluate), and `combine_repeats` makes the one
 report the gate reads. The rule, per gate and case, over the N repeats:
 
 - an engine error in any repeat: the case is an engine error on the gates that apply (the first

@@ -1,7 +1,7 @@
-"""The QA report: gate metrics, case records and `evaluate`.
+"""The QA report: gate metrics and case records.
 
-`evaluate` applies every gate of gates.py to every (case, outcome) pair and gathers the verdicts
-into one `GateMetric` per gate: the six `report.metrics` (GATE_METRICS and
+`evaluation.evaluate` applies every gate of gates.py to every (case, outcome) pair and gathers the
+verdicts into one `GateMetric` per gate: the six `report.metrics` (GATE_METRICS and
 GROUNDEDNESS_METRICS, kept apart and never merged) and `report.fabrication`, whose failures are
 `report.fabrication_count`. Fabrication is shown one way everywhere (`fabrication_sentence`): the
 count, the rate of fabricating refusal answers (lower is better) and its Wilson interval.
@@ -29,8 +29,7 @@ are engine errors of their own kind (`not_run`), so it can never move a baseline
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -38,30 +37,14 @@ from ragspine_eval.provenance import (
     Provenance,
 )
 from ragspine_eval.stats import wilson_interval
-from ragspine_eval.paths import KB_DIR
 from ragspine_eval.qa.case_record import CaseRecord
-from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
+from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED
 from ragspine_eval.execution.collector import gc_paused
-from ragspine_eval.qa.gates import FABRICATION, Verdict, default_gates, fabrication
+from ragspine_eval.qa.gates import FABRICATION, Verdict
 from ragspine_eval.golden.cases import GoldenCase
-from ragspine_eval.qa.scored import ScoredCase, stored_verdict
-from ragspine_eval.judges.groundedness import (
-    EntailmentJudge,
-    LexicalOverlapJudge,
-)
-from ragspine_eval.qa.retrieval_gate import (
-    gate_name,
-    place_failures,
-    retrieval_verdicts,
-    run_retrieval,
-    split_claims_of,
-)
-from ragspine_eval.retrieval.metrics import GATE_K
 
 if TYPE_CHECKING:
     import pandas as pd  # imported by to_frame only: a run that writes a report never needs it
-
-    from ragspine_eval.qa.streaming import Streamed
 
 # --- metrics and the report ------------------------------------------------------------------
 
@@ -341,110 +324,3 @@ class QAEvalReport:
         columns = ["id", "gate", "passed", "expected", "actual", "case_type", "topic", "scope",
                    "qtype", "stage"]
         return pd.DataFrame(rows, columns=columns)
-
-
-def evaluate(
-    cases: Sequence[GoldenCase],
-    outcomes: Sequence[CaseOutcome],
-    mode: str,
-    *,
-    reference_texts: dict[str, str] | None = None,
-    judge: EntailmentJudge | None = None,
-    engine: str = "ragspine",
-    scored: Sequence[ScoredCase | None] | None = None,
-    on_scored: Callable[[int, ScoredCase], None] | None = None,
-    retrieval_k: int = GATE_K,
-    streamed: Sequence[Streamed | None] | None = None,
-    kept_run: Any = None,
-) -> QAEvalReport:
-    """Apply every gate to every (case, outcome) pair. reference_texts default to the default KB.
-
-    The verdict cache (scored.py): a case whose `scored[i]` is given takes its stored verdicts
-    and record instead of the gates (its outcome is not read and may be None); each answered
-    case scored here is handed to `on_scored(i, ScoredCase)`, to be stored. The retrieval gate
-    (`retrieval@{retrieval_k}`), the stages and the run's retrieval figures are made from the
-    case records, cached or not (qa/retrieval_gate.py). A case whose `streamed[i]` is given was
-    scored as its outcome arrived (streaming.py, its verdicts stored then), or, reused, had its
-    stored entry read then; either is what the gates or that entry would make here. `kept_run`
-    (report_file.Kept, for a run whose every case is in `scored`): each record's retrieval and
-    the run's figures as the cache kept them, instead of being measured again."""
-    if len(cases) != len(outcomes):
-        raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
-    if reference_texts is None:
-        from ragspine_eval.retrieval.kb import load_narrative_docs
-
-        reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
-    if kept_run is not None and (scored is None or any(s is None for s in scored)):
-        kept_run = None  # kept values stand for a run whose every case is stored, or for none
-    gates = default_gates(reference_texts, judge)
-    metrics = {name: GateMetric(name) for name in gates}
-    fab = GateMetric(FABRICATION)
-    # tag buckets counted per distinct set of tags, added up at the end (a few dozen sets a run)
-    tag_sets: dict[tuple[tuple[str, str], ...], int] = {}
-    lanes = [(gate, metric, Counter[tuple[int, bool]]()) for gate, metric in
-             ((gate, metrics[name]) for name, gate in gates.items())]
-    lanes.append((fabrication, fab, Counter()))
-    records = []
-    passages: dict[str, list[dict[str, Any]]] = {}  # the full passages, for the claim split
-    for i, (case, out) in enumerate(zip(cases, outcomes, strict=True)):
-        tags = tag_sets.setdefault(tuple(case.tags.items()), len(tag_sets))
-        known = scored[i] if scored is not None else None
-        early = streamed[i] if streamed is not None else None
-        if known is not None or early is not None:  # stored or streamed: what the gates make
-            if early is not None:
-                results, record, ranked = early.results, early.record, early.ranked
-            else:
-                results = [None if v is None else CaseResult(case.id, *v) for v in known.verdicts]
-                record = CaseRecord.of_stored(case, known.record, *(
-                    () if kept_run is None else (kept_run.retrieval[i],)))
-                ranked = known.record.get("passages")
-            for (_, metric, counts), result in zip(lanes, results, strict=True):
-                if result is not None:
-                    metric.results.append(result)
-                    counts[tags, result.passed] += 1
-            records.append(record)
-            if ranked:
-                passages[case.id] = ranked
-            continue
-        fresh: list[list[Any] | None] | None = [] if on_scored and not out.error else None
-        for gate, metric, counts in lanes:
-            verdict = gate(case, out)
-            if verdict is None:
-                if fresh is not None:
-                    fresh.append(None)
-                continue
-            if out.error:
-                metric.errors.append(CaseResult(
-                    case.id, False, verdict.expected, "engine error",
-                    f"The engine did not answer ({out.error}), so this gate has no verdict on "
-                    f"the case: it is neither a pass nor a failure.", None, out.error))
-                continue
-            result = case_result(case.id, verdict)
-            metric.results.append(result)
-            counts[tags, verdict.passed] += 1
-            if fresh is not None:
-                fresh.append(stored_verdict(result))
-        records.append(CaseRecord.of(case, out))
-        if out.passages and not out.error:
-            passages[case.id] = out.passages
-        if fresh is not None:
-            on_scored(i, ScoredCase({}, fresh))  # type: ignore[misc]
-    by_id = list(tag_sets)
-    for _, metric, counts in lanes:
-        for (tags, passed), n in counts.items():
-            metric.count_tags(by_id[tags], passed, n)
-    gate = metrics[gate_name(retrieval_k)] = GateMetric(gate_name(retrieval_k))
-    for case, verdict, error in retrieval_verdicts(cases, records, retrieval_k):
-        if verdict is not None:
-            gate.record(case, verdict)
-        else:
-            gate.errors.append(CaseResult(
-                case.id, False, f"a relevant passage in the top {retrieval_k}", "engine error",
-                f"The engine did not answer ({error}), so this gate has no verdict on the "
-                f"case: it is neither a pass nor a failure.", None, error))
-    report = QAEvalReport(mode, len(cases), metrics, fab, records, engine)
-    place_failures(report, retrieval_k)
-    split_claims_of(report, passages, judge or LexicalOverlapJudge())
-    report.retrieval = (kept_run.summary if kept_run is not None
-                        else run_retrieval(report, retrieval_k))
-    return report

@@ -4,8 +4,8 @@ changed, so a re-run where nothing changed scores nothing again.
 A scored case is stored beside its outcome (execution/cache.py, table `verdicts` of the same SQLite
 file) under a key that is the SHA-256 of:
 - the scoring code: the bytes of every module whose code decides a verdict or what a report
-  keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's
-  and the case record's code, this module, and every module and lexicon (.py, .tsv) under
+  keeps of it (`SCORING_MODULES`: the gates, groundedness, the judges, numbers, the report's,
+  evaluate's and the case record's code, this module, and every module and lexicon (.py, .tsv) under
   judges/financial/, found by glob so that a judge or a word added there counts at once), the
   retrieval modules that decide a case's retrieval, the retrieval gate and the stages
   (retrieval/passages, relevance, metrics, stages and qa/retrieval_gate.py), and the module
@@ -41,7 +41,8 @@ from ragspine_eval.qa.gates import ALL_METRICS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # ragspine_eval/
 SCORING_MODULES = ("qa/gates.py", "judges/groundedness.py", "judges/registry.py",
-                   "judges/numbers.py", "qa/report.py", "qa/case_record.py", "qa/scored.py",
+                   "judges/numbers.py", "qa/report.py", "qa/evaluation.py", "qa/case_record.py",
+                   "qa/scored.py",
                    "qa/retrieval_gate.py", "retrieval/passages.py", "retrieval/relevance.py",
                    "retrieval/metrics.py", "retrieval/stages.py")
 SCORING_PACKAGES = ("judges/financial",)  # every module and lexicon under these, by glob

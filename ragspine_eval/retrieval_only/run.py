@@ -1,14 +1,24 @@
 """`run_retrieval_eval`: every question of a question file asked of the engine's retriever over a
 workspace, judged under the question file's rules, timed, into a `RetrievalRunReport`.
 
+It is the run path of ragspine_eval/pipeline/ with the retrieval harness's parts: the questions
+(golden/question_files.py), the engine's retriever as an engine (questions_engine.py), and the
+question file's rules as the scorer. So a retrieval run has what a QA run has: `jobs` (auto by
+default from the CLI), worker processes or Dask, progress, and the outcome cache: each answer
+stored as it comes, so a run killed part-way resumes where it was.
+
 Invariants:
-- everything is checked before the engine is opened: the workspace is one (retrieval/workspace.py),
-  the question file reads whole (golden/question_files.py), `top_k` is at least 1, and the engine
-  configuration's settings can take effect here (engines/engine_config.py: exit 2 otherwise);
-- the questions are asked one after another in file order, each unfiltered for its top `top_k`
-  (what `ragspine batch --retrieval-only --top-k K` asks); relevance is decided on each passage's
-  full text (relevance.question_file_rules, metrics.question_file_ranks), the report keeps the
-  first passages.KEEP_PASSAGES, clipped to passages.TEXT_CLIP characters;
+- everything is checked before a question is asked: the workspace is one (retrieval/workspace.py),
+  the question file reads whole (golden/question_files.py), `top_k` is at least 1, the engine
+  configuration's settings can take effect here (engines/engine_config.py: exit 2 otherwise),
+  and the engine opens its retriever on the workspace (engine.py);
+- each question is asked unfiltered for its top `top_k` (what `ragspine batch --retrieval-only
+  --top-k K` asks); relevance is decided on each passage's full text (relevance.question_file_rules,
+  metrics.question_file_ranks), the report keeps the first passages.KEEP_PASSAGES, clipped to
+  passages.TEXT_CLIP characters;
+- the report is the same byte for byte whatever the executor, `jobs`, or the share the cache
+  answered (execution/runner.py: outcomes in question order; questions_engine.py: a passage
+  reads back the same from the cache); outside `provenance.times` and `provenance.cache`;
 - what the run's answers show had no effect (a vector channel that scored nothing, a `top_k`
   above what the engine returns) is a warning in the report and its provenance, never silent;
 - the wall time per question, and the LLM calls the engine's trace reported, go under
@@ -17,30 +27,119 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ragspine_eval.engines.engine_config import (
-    DEFAULT,
-    EngineConfig,
-    check_effective,
-    observed_warnings,
-)
-from ragspine_eval.execution import latency
-from ragspine_eval.golden.question_files import load_question_file
+from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.execution.runner import RunInterrupted
+from ragspine_eval.golden.question_case import QuestionCase
+from ragspine_eval.pipeline.answer import Answers, answer, run_options
+from ragspine_eval.pipeline.plan import outcome_cache, plan
+from ragspine_eval.pipeline.report import with_cache, with_latency
+from ragspine_eval.pipeline.spec import RunHow, RunWhat
 from ragspine_eval.provenance import Clock, InputRef, collect, display_path, golden_fingerprint
 from ragspine_eval.retrieval.metrics import question_file_ranks
 from ragspine_eval.retrieval.passages import kept, passages_from
 from ragspine_eval.retrieval.relevance import question_file_rules
-from ragspine_eval.retrieval.workspace import (
-    WorkspaceError,
-    chunking_of,
-    is_workspace,
-    read_workspace,
-)
+from ragspine_eval.retrieval.workspace import WorkspaceError, chunking_of, read_workspace
 from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunReport
 
-def _judged(question, hits: list[dict]
+
+def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
+                       config: EngineConfig = DEFAULT,
+                       progress: Callable[[int, int, int], None] | None = None, **how: Any
+                       ) -> RetrievalRunReport:
+    """Run every question (see the module docstring). `top_k` defaults to the configuration's,
+    else 10; `how` are pipeline.spec.RunHow's fields (jobs, executor, scheduler, cache, ...;
+    `jobs` 1 unless given). Raises RagspineEvalError for input the run cannot use."""
+    what = RunWhat(Path(golden), Path(workspace), "ragspine", None, None, config, top_k)
+    return run_retrieval(what, RunHow(progress=progress, **how))
+
+
+def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
+    """The retrieval run of `what`, run as `how` says: the pipeline's steps in turn."""
+    clock = Clock()
+    run = RetrievalRun.of(what)
+    store = outcome_cache(run.identity, run.mode, run.cache_kb, how, QuestionCase.fingerprint)
+    planned = plan(run.questions, store)
+    options = run_options(how, planned.to_run, True, True)
+    answers = answer(planned, how, options, run.open)
+    report = _scored(run, answers)
+    report.provenance = with_latency(with_cache(_provenance(run, report, clock), store,
+                                                len(run.questions)),
+                                     run.questions, answers.outcomes, answers.reused)
+    if answers.interrupted:
+        raise RunInterrupted(answers.outcomes, sum(o is not None for o in answers.outcomes))
+    return report
+
+
+@dataclass
+class RetrievalRun:
+    """A retrieval run's inputs read and checked: the workspace, its questions, top_k, the
+    configuration, and what the engine said when its retriever opened (its effective retrieval
+    preset and the vector channel's trace)."""
+
+    what: RunWhat
+    workspace: Any
+    questions: list[Any]
+    top_k: int
+    preset: dict[str, Any]
+    channel: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, what: RunWhat) -> RetrievalRun:
+        from ragspine_eval.engines.engine_config import check_effective
+        from ragspine_eval.golden.question_files import load_question_file
+        from ragspine_eval.retrieval.workspace import is_workspace
+        from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+
+        config = what.engine_config
+        top_k = what.k if what.k is not None else (config.top_k or 10)
+        if top_k < 1:
+            raise WorkspaceError(f"top_k must be at least 1, got {top_k}")
+        if not is_workspace(what.kb):
+            read_workspace(what.kb)  # raises naming what is missing
+            raise WorkspaceError(f"{what.kb}: not an engine workspace (its knowledge.db holds "
+                                 f"no narrative chunks)")
+        questions = load_question_file(what.golden)
+        check_effective(config)
+        ws = read_workspace(what.kb)
+        with WorkspaceRetriever(what.kb, config) as opened:  # refused here: exit 2, none asked
+            preset, channel = opened.preset, opened.vector_channel
+        return cls(what, ws, questions, top_k, preset, channel)
+
+    @property
+    def mode(self) -> str:
+        return f"retrieval@k{self.top_k}"
+
+    @property
+    def cache_kb(self) -> str:
+        """The workspace part of the cache's key: another configuration, other passages."""
+        return f"{self.workspace.fingerprint}+{self.what.engine_config.fingerprint}"
+
+    def identity(self) -> Any:
+        from importlib.metadata import version
+
+        from ragspine_eval.execution.cache import EngineIdentity, installed_engine_fingerprint
+
+        return EngineIdentity("ragspine", "rag-spine", version("rag-spine"),
+                              installed_engine_fingerprint())
+
+    @contextmanager
+    def open(self) -> Iterator[Any]:
+        from ragspine_eval.retrieval_only.questions_engine import QuestionsEngine
+
+        engine = QuestionsEngine(self.what.kb, self.what.engine_config, self.top_k)
+        try:
+            yield engine
+        finally:
+            engine.close()
+
+
+def _judged(question: Any, hits: list[dict]
             ) -> tuple[str, int | None, int | None, list[bool], list[str]]:
     """The question's basis, rank, page rank and relevant flags under the question file's rules
     (retrieval/relevance.py, metrics.py), judged on each passage's full text and the text the
@@ -59,64 +158,44 @@ def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
     return [{**p.to_dict(), "relevant": flag} for p, flag in zip(top, flags)]
 
 
-def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
-                       config: EngineConfig = DEFAULT,
-                       progress: Callable[[int, int, int], None] | None = None
-                       ) -> RetrievalRunReport:
-    """Run every question (see the module docstring). `top_k` defaults to the configuration's,
-    else 10. Raises RagspineEvalError for input the run cannot use."""
-    workspace, golden = Path(workspace), Path(golden)
-    top_k = top_k if top_k is not None else (config.top_k or 10)
-    if top_k < 1:
-        raise WorkspaceError(f"top_k must be at least 1, got {top_k}")
-    if not is_workspace(workspace):
-        read_workspace(workspace)  # raises naming what is missing
-        raise WorkspaceError(f"{workspace}: not an engine workspace (its knowledge.db holds no "
-                             f"narrative chunks)")
-    questions = load_question_file(golden)
-    check_effective(config)
-    ws = read_workspace(workspace)
-    clock = Clock()
-    from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+def _scored(run: RetrievalRun, answers: Answers) -> RetrievalRunReport:
+    """Each question judged from its passages (after the last answer), and the run's warnings."""
+    from ragspine_eval.engines.engine_config import observed_warnings
+    from ragspine_eval.retrieval_only.questions_engine import hits_of
 
     cases: list[RetrievalCase] = []
-    timings = []
     vector_scores: list[float | None] = []
-    with WorkspaceRetriever(workspace, config) as engine:
-        for n, question in enumerate(questions, start=1):
-            got = engine.retrieve(question.question, top_k)
-            basis, rank, page_rank, flags, rules = _judged(question, got.hits)
-            for hit in got.hits:
-                scores = hit.get("scores")
-                vector_scores.append(scores.get("vector") if isinstance(scores, dict) else None)
-            cases.append(RetrievalCase(
-                question.id, question.question, basis, rank, page_rank,
-                list(question.docs), dict(question.tags), _kept(got.hits, flags),
-                len(got.hits), got.error, question.fingerprint(), question.line, rules,
-                next((d.doc_id for name in question.docs if (d := ws.doc(name))), None)))
-            timings.append((question.id, question.tags, got.seconds, got.error is not None))
-            if progress:
-                progress(n, len(questions), sum(1 for c in cases if c.error))
-        channel, preset, llm = engine.vector_channel, engine.preset, engine.trace.totals()
-    warnings = observed_warnings(config, top_k, [c.n_returned for c in cases], vector_scores)
+    for question, out in zip(run.questions, answers.outcomes, strict=True):
+        hits = [] if out.error else hits_of(out)
+        basis, rank, page_rank, flags, rules = _judged(question, hits)
+        for hit in hits:
+            scores = hit.get("scores")
+            vector_scores.append(scores.get("vector") if isinstance(scores, dict) else None)
+        cases.append(RetrievalCase(
+            question.id, question.question, basis, rank, page_rank,
+            list(question.docs), dict(question.tags), _kept(hits, flags),
+            len(hits), out.error, question.fingerprint(), question.line, rules,
+            next((d.doc_id for name in question.docs if (d := run.workspace.doc(name))), None)))
+    config, channel, preset = run.what.engine_config, run.channel, run.preset
+    warnings = observed_warnings(config, run.top_k, [c.n_returned for c in cases], vector_scores)
     if channel and channel.get("vector_channel") not in (None, "hybrid") and \
             preset.get("retrieval_mode") == "hybrid":
         warnings.append(f"the engine's vector channel is {channel.get('vector_channel')} "
                         f"({channel.get('vector_reason')}, {channel.get('n_vectors')} vectors) "
                         f"although the retrieval mode is hybrid: no vector contributed")
-    report = RetrievalRunReport(display_path(workspace), display_path(golden), top_k, cases,
-                                warnings=sorted(set(warnings), key=warnings.index))
-    times = clock.times()
-    from dataclasses import replace
+    return RetrievalRunReport(display_path(run.what.kb), display_path(run.what.golden),
+                              run.top_k, cases, warnings=sorted(set(warnings), key=warnings.index))
 
-    times = replace(times, latency=latency.summarize(timings, llm))
-    engine_config = {**config.to_dict(), "effective": preset,
-                     **({"vector_channel": channel} if channel else {}),
+
+def _provenance(run: RetrievalRun, report: RetrievalRunReport, clock: Clock) -> Any:
+    what, ws = run.what, run.workspace
+    engine_config = {**what.engine_config.to_dict(), "effective": run.preset,
+                     **({"vector_channel": run.channel} if run.channel else {}),
                      **({"warnings": report.warnings} if report.warnings else {})}
-    fingerprints = {c.id: c.fingerprint for c in cases}
-    report.provenance = replace(collect(
-        harness="retrieval", mode=f"retrieval@k{top_k}",
-        golden=InputRef(display_path(golden), golden_fingerprint(fingerprints), len(cases)),
-        kb=InputRef(display_path(workspace), ws.fingerprint), kb_files=dict(ws.files),
-        engine_config=engine_config, workspace={"chunking": chunking_of(ws)}), times=times)
-    return report
+    fingerprints = {c.id: c.fingerprint for c in report.cases}
+    return collect(
+        harness="retrieval", mode=run.mode, clock=clock,
+        golden=InputRef(display_path(what.golden), golden_fingerprint(fingerprints),
+                        len(report.cases)),
+        kb=InputRef(display_path(what.kb), ws.fingerprint), kb_files=dict(ws.files),
+        engine_config=engine_config, workspace={"chunking": chunking_of(ws)})

@@ -75,7 +75,7 @@ def test_a_bug_in_the_tool_exits_3_with_one_line_and_the_traceback_kept(capsys, 
     def broken_gate(*args, **kwargs):
         raise ZeroDivisionError("injected")
 
-    monkeypatch.setattr("ragspine_eval.qa.report.evaluate", broken_gate)
+    monkeypatch.setattr("ragspine_eval.qa.evaluation.evaluate", broken_gate)
     monkeypatch.setattr("ragspine_eval.qa.run.evaluate", broken_gate)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     code, out, err = run(capsys, "qa", "--golden", str(tiny_golden),

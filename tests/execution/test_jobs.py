@@ -161,9 +161,10 @@ def test_a_resumed_run_builds_its_reused_cases_while_the_engine_answers_the_rest
     real = qa_run.evaluate
 
     def watched(cases, outcomes, mode, **kw):
-        if kw.get("scored") and kw.get("streamed"):
+        reuse = kw.get("reuse")
+        if reuse is not None and reuse.scored and reuse.streamed:
             left_to_evaluate.append(sum(s is not None and e is None
-                                        for s, e in zip(kw["scored"], kw["streamed"])))
+                                        for s, e in zip(reuse.scored, reuse.streamed)))
         return real(cases, outcomes, mode, **kw)
 
     monkeypatch.setattr(qa_run, "evaluate", watched)

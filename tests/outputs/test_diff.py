@@ -18,7 +18,8 @@ from ragspine_eval.outputs.diff import (
 )
 from ragspine_eval.stats import mcnemar_exact
 from ragspine_eval.engines.base import CaseOutcome
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 
 CASES = [make_case(f"num-{i:03d}") for i in range(1, 8)] + [
     make_case("ref-001", "refusal", refuse=True)]

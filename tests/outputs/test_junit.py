@@ -135,7 +135,7 @@ def test_an_engine_error_is_an_error_element_not_a_failure(tmp_path):
     from conftest import make_case
 
     from ragspine_eval.engines.base import CaseOutcome
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
 
     cases = [make_case("ref-1", "refusal", refuse=True), make_case("ref-2", "refusal", refuse=True)]
     outcomes = [CaseOutcome(error="TimeoutError: 30 s"), CaseOutcome(answer="有 12 个")]

@@ -14,7 +14,7 @@ from ragspine_eval import paths
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import load_golden_set
 from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
-from ragspine_eval.qa.report import evaluate
+from ragspine_eval.qa.evaluation import evaluate
 
 CASES = load_golden_set(paths.QA_GOLDEN_SET)
 HEALTHY = [right_value(c) for c in CASES]

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.baseline_entry import make_baseline_entry
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 
 CASES = [make_case("num-001"), make_case("num-002"), make_case("num-003")]
 RIGHT, WRONG = right_numeric_outcome(), right_numeric_outcome(found_value=9.0)

@@ -13,10 +13,10 @@ from ragspine_eval.stats import wilson_interval
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.gates import ALL_METRICS, Verdict
 from ragspine_eval.qa.baseline_entry import make_baseline_entry
+from ragspine_eval.qa.evaluation import evaluate
 from ragspine_eval.qa.report import (
     GateMetric,
     QAEvalReport,
-    evaluate,
 )
 
 # --- groundedness through evaluate -------------------------------------------------------------

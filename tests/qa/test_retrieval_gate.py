@@ -10,7 +10,8 @@ from conftest import HK_DOC, make_case
 from ragspine_eval import ratchet
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.qa.baseline_entry import entry_for_gate, make_baseline_entry
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.qa.retrieval_gate import gate_name, stored_k
 
 REFS = {HK_DOC: HK_TEXT, "OTHER.pptx": "interest rates rose everywhere"}

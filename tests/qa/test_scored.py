@@ -21,7 +21,7 @@ from ragspine_eval.outputs.junit import write_qa_junit
 from ragspine_eval.outputs.summary_md import write_qa_summary
 from ragspine_eval.execution import cache as cache_mod
 from ragspine_eval.judges import registry as judges
-from ragspine_eval.qa import report, scored
+from ragspine_eval.qa import evaluation, scored
 from ragspine_eval.qa.run import run_qa_eval
 from ragspine_eval.workbench.case_view import case_detail
 
@@ -30,7 +30,7 @@ from ragspine_eval.workbench.case_view import case_detail
 def scored_ids(monkeypatch):
     """The ids of the cases the gates were applied to, in order (one entry per case)."""
     seen: list[str] = []
-    real = report.default_gates
+    real = evaluation.default_gates
 
     def counting(reference_texts, judge=None):
         gates = real(reference_texts, judge)
@@ -44,7 +44,7 @@ def scored_ids(monkeypatch):
             return wrapped
         return {name: spy(gate, name) for name, gate in gates.items()}
 
-    monkeypatch.setattr(report, "default_gates", counting)
+    monkeypatch.setattr(evaluation, "default_gates", counting)
     return seen
 
 

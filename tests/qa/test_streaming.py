@@ -9,7 +9,7 @@ import pytest
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import load_golden_set
 from ragspine_eval.qa import case_record, streaming
-from ragspine_eval.qa.report import evaluate
+from ragspine_eval.qa.evaluation import Reuse, evaluate
 from ragspine_eval.qa.run import run_qa_eval
 
 
@@ -71,7 +71,7 @@ def test_a_gate_that_raises_stops_streaming_and_evaluate_raises_as_before():
     assert streamer.stopped and streamer.streamed == [None, None]
     outcomes = [CaseOutcome(answer="x"), CaseOutcome(answer="y")]
     streamed = evaluate(cases, outcomes, "tool", reference_texts={},
-                        streamed=streamer.streamed).to_dict()
+                        reuse=Reuse(streamed=streamer.streamed)).to_dict()
     assert streamed == evaluate(cases, outcomes, "tool", reference_texts={}).to_dict()
 
 

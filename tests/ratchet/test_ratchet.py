@@ -20,7 +20,7 @@ from ragspine_eval import files, paths
 from ragspine_eval import ratchet as bl
 from ragspine_eval.files import atomic
 from ragspine_eval.qa.baseline_entry import compare_to_baseline, make_baseline_entry
-from ragspine_eval.qa.report import evaluate
+from ragspine_eval.qa.evaluation import evaluate
 from ragspine_eval.ratchet import (
     BaselineError,
     GateOptions,

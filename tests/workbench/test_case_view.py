@@ -11,7 +11,8 @@ from builders import real_run
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.judges.groundedness import split_claims, tokens
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench.case_view import UnknownCaseError, case_detail, case_html
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",

@@ -213,7 +213,7 @@ def _narrative_run(ranks: dict[str, int | None]) -> dict:
     from builders import HK_TEXT, narrative_outcome
 
     from conftest import HK_DOC, make_case
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
 
     other = {"doc": "OTHER.pptx", "locator": "OTHER.pptx#p1", "text": "unrelated"}
     cases, outcomes = [], []

@@ -131,7 +131,7 @@ def test_a_run_with_engine_errors_opens_with_them_not_with_pass():
     from conftest import make_case, right_numeric_outcome
 
     from ragspine_eval.engines.base import CaseOutcome
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
     from ragspine_eval.workbench import frames
 
     stored = make_baseline_entry(report())

@@ -9,7 +9,7 @@ from conftest import make_case, right_numeric_outcome
 from ragspine_eval import paths
 from ragspine_eval.outputs.diff import diff_reports
 from ragspine_eval.qa.baseline_entry import make_baseline_entry
-from ragspine_eval.qa.report import evaluate
+from ragspine_eval.qa.evaluation import evaluate
 from ragspine_eval.workbench import frames
 
 HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"
@@ -193,7 +193,7 @@ def test_run_info_shows_provenance_and_the_report_path(tmp_path):
 def test_stage_failures_and_retrieval_by_tag_read_the_report():
     from builders import real_run
 
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
 
     cases, outcomes, refs = real_run("agent")
     run = evaluate(cases, outcomes, "agent", reference_texts=refs)

@@ -10,7 +10,8 @@ from browser import offline_page
 from builders import real_run
 
 from ragspine_eval.judges import registry as judges
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench.case_view import case_detail, case_html
 from ragspine_eval.workbench.second_opinion import second_opinion_html
 

@@ -19,7 +19,7 @@ def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids():
     from conftest import make_case
 
     from ragspine_eval.engines.base import CaseOutcome
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
 
     report = evaluate([make_case("ref-1", "refusal", refuse=True)],
                       [CaseOutcome(error="TimeoutError: 30 s")], "tool", reference_texts={})
@@ -55,7 +55,7 @@ def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run
 
     from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.repeats import combine_repeats
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
     from ragspine_eval.workbench import QARun, cases_apart
 
     cases = [make_case("num-001"), make_case("num-002")]

@@ -63,7 +63,7 @@ def test_a_table_within_the_cap_embeds_every_row_and_no_note():
 def test_the_failure_drill_down_of_a_large_run_is_bounded_and_its_json_report_is_not():
     from conftest import make_case, right_numeric_outcome
 
-    from ragspine_eval.qa.report import evaluate
+    from ragspine_eval.qa.evaluation import evaluate
     from ragspine_eval.workbench import frames
 
     n = tables.MAX_EMBEDDED_ROWS + 100

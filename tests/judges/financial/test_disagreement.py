@@ -10,7 +10,8 @@ from conftest import HK_DOC, make_case
 
 from ragspine_eval.judges import registry as judges
 from ragspine_eval.judges.financial.disagreement import second_opinion
-from ragspine_eval.qa.report import QAEvalReport, evaluate
+from ragspine_eval.qa.evaluation import evaluate
+from ragspine_eval.qa.report import QAEvalReport
 
 INVENTED_CAUSE = "香港收入同比走弱，主要因为利率上升。"
 FAITHFUL = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"

@@ -1,0 +1,45 @@
+"""The last step of a run: what the report says of how it ran: the cache's share, each case's
+wall time and the run's latency figures, the workspace's chunking.
+
+Nothing here changes a verdict or a figure of the report; two runs of the same inputs differ
+only under `provenance.times` (and in `provenance.cache`: what was reused).
+
+Invariants: a reused case, or one that did not run, has no wall time; the latency figures
+(p50/p95/max per run and by tag, the LLM calls) are over the cases this run computed only, the
+first repeat's (execution/latency.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+
+def with_cache(provenance: Any, store: Any, n_cases: int) -> Any:
+    """The provenance with the outcome cache's summary (reused, computed, folder)."""
+    return provenance if store is None else replace(provenance, cache=store.summary(n_cases))
+
+
+def with_latency(provenance: Any, cases: list[Any], outcomes: list[Any],
+                 reused: list[bool]) -> Any:
+    """The provenance with each case's wall time (a reused or unrun case has none) and its
+    p50/p95/max per run and by tag under `times.latency`."""
+    from ragspine_eval.execution import latency
+
+    if provenance.times is None:
+        return provenance
+    timings = [(c.id, dict(c.tags), None if was_reused else latency.seconds_of(o),
+                bool(getattr(o, "error", None))) for c, o, was_reused in
+               zip(cases, outcomes, reused)]
+    computed = [o for o, was_reused in zip(outcomes, reused) if not was_reused]
+    return replace(provenance, times=replace(provenance.times, latency=latency.summarize(
+        timings, latency.llm_totals(computed))))
+
+
+def workspace_of(kb: str | Path) -> dict[str, Any]:
+    """{"workspace": {"chunking": ...}} for an engine workspace as the KB, else nothing."""
+    from ragspine_eval.retrieval.workspace import chunking_of, is_workspace, read_workspace
+
+    return ({"workspace": {"chunking": chunking_of(read_workspace(kb))}}
+            if is_workspace(kb) else {})

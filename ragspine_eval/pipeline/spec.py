@@ -1,0 +1,78 @@
+"""A run as plain data: what is run (`RunWhat`) and how it is run (`RunHow`).
+
+The CLI, the gated runs and the notebooks build these two; every harness that asks an engine
+(qa/run.py, retrieval_only/run.py) hands them to the pipeline's steps (plan, answer, score,
+keep, report: this package's other modules). Neither holds anything a run computes.
+
+Invariants: a `RunHow` is checked when it is made (a bad `jobs`, time limit or repeat count is
+a ValueError before anything is read), and nothing in it changes a report: the same `RunWhat`
+gives the same report whatever the `RunHow`, save `repeat` (repeats are combined, qa/repeats.py)
+and `fail_fast` (the cases after the first error are not run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.paths import KB_DIR
+
+Progress = Callable[[int, int, int], None]  # (cases done, cases in total, errors so far)
+EXECUTORS = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class RunWhat:
+    """What is run: the cases' file (a golden set or a question file), the knowledge base (the
+    KB folder or an engine workspace), the engine (an --engine string or an Engine object) and
+    its mode (None: the engine's first), the judge (a registered name, an object, or None: the
+    default), the engine configuration (engines/engine_config.py; None: its defaults), and `k`:
+    how deep retrieval is judged (QA's retrieval gate k; a retrieval run's top_k)."""
+
+    golden: str | Path
+    kb: str | Path = KB_DIR
+    engine: Any = "ragspine"
+    mode: str | None = None
+    judge: Any = None
+    engine_config: Any = None
+    k: int | None = None
+
+
+@dataclass(frozen=True)
+class RunHow:
+    """How it is run: `jobs` (cases at once, or "auto": execution/jobs.py), `executor` ("local":
+    threads or worker processes; "dask": a LocalCluster, or the cluster at `scheduler`), the
+    time limit per case (`case_timeout`, None: the runner's default) and an HTTP engine's
+    `retries`, `repeat` (every case that many times, never from the cache), the outcome cache
+    (`cache`: None uses it where the engine is known, False never; `cache_key` names a
+    deployed HTTP or callable engine), `fail_fast` (stop at the first engine error) and
+    `progress` (called with cases done, in total, errors so far)."""
+
+    jobs: int | str = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    case_timeout: float | None = None
+    retries: int | None = None
+    repeat: int = 1
+    cache: bool | None = None
+    cache_key: str | None = None
+    fail_fast: bool = False
+    progress: Progress | None = None
+
+    def __post_init__(self) -> None:
+        from ragspine_eval.execution.jobs import resolve_jobs
+        from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT, RunOptions
+
+        if self.repeat < 1:
+            raise ValueError(f"repeat must be at least 1, got {self.repeat}")
+        # checked before anything is read; the number of jobs is chosen by the answer step
+        RunOptions(resolve_jobs(self.jobs, 0, False),
+                   self.case_timeout or DEFAULT_CASE_TIMEOUT, self.fail_fast)
+
+    @property
+    def uses_cache(self) -> bool | None:
+        """The cache policy for this run: repeats never read or keep stored answers (a stored
+        answer would make every repeat the same)."""
+        return self.cache if self.repeat == 1 else False

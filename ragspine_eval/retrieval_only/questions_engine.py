@@ -1,0 +1,88 @@
+"""The engine's retriever over a workspace as an engine of the run path (pipeline/): one
+question in, a `CaseOutcome` holding the engine's passages out.
+
+`QuestionsEngine(workspace, config, top_k)` answers a question file's `QuestionCase` with a
+`CaseOutcome` whose `retrieved_context` holds the engine's top `top_k` passages (engine.py's
+`WorkspaceRetriever.retrieve`), each whole as its JSON text (`hits_of` reads them back; the
+engine's own keys, which `CaseOutcome.passages` does not take), or `error` where retrieval
+raised. The runner
+(execution/runner.py) then runs it like the QA engine: threads, forked or spawned worker
+processes, a Dask cluster, each answer stored in the outcome cache as it comes.
+
+Invariants:
+- each process and thread opens its own retriever on first use (a scratch copy of the
+  workspace: the folder given is only read) and closes only what it opened, so a forked worker
+  never touches its parent's handles and a pickled engine carries only the workspace, the
+  configuration and top_k;
+- the passages are kept as JSON text (a value JSON cannot hold as its str), so a passage
+  answered now and one read from the outcome cache read back as the same value and the report
+  is the same byte for byte whether the question was asked or reused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+
+
+class QuestionsEngine:
+    """The workspace's retriever answering questions (module docstring)."""
+
+    name = "ragspine"
+    label = "retrieval"
+    # CPU-bound Python over SQLite handles: parallel questions in worker processes, forked
+    # where that is safe (execution/workers.py); each process opens its own retriever
+    parallel = "processes"
+    forkable = True
+
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, top_k: int = 10):
+        self.workspace, self.config, self.top_k = Path(workspace), config, top_k
+        self.mode = f"retrieval@k{top_k}"
+        self._local = threading.local()
+        self._opened: list[tuple[int, Any]] = []  # (pid, retriever) of every one opened
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"workspace": self.workspace, "config": self.config, "top_k": self.top_k}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["workspace"], state["config"], state["top_k"])  # type: ignore[misc]
+
+    def _retriever(self) -> Any:
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
+            from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+
+            local.retriever = WorkspaceRetriever(self.workspace, self.config).__enter__()
+            local.pid = os.getpid()
+            with self._lock:
+                self._opened.append((local.pid, local.retriever))
+        return local.retriever
+
+    def run_case(self, case: Any) -> CaseOutcome:
+        got = self._retriever().retrieve(case.question, self.top_k)
+        if got.error is not None:
+            return CaseOutcome(error=got.error)
+        return CaseOutcome(retrieved_context=[json.dumps(hit, ensure_ascii=False, default=str)
+                                              for hit in got.hits])
+
+    def close(self) -> None:
+        """Close the retrievers this process opened (never a parent's, after a fork)."""
+        pid = os.getpid()
+        with self._lock:
+            mine = [r for p, r in self._opened if p == pid]
+            self._opened = [(p, r) for p, r in self._opened if p != pid]
+        for retriever in mine:
+            retriever.close()
+        self._local = threading.local()
+
+
+def hits_of(outcome: CaseOutcome) -> list[dict[str, Any]]:
+    """The engine's passages of an outcome QuestionsEngine made ([] for an error)."""
+    return [json.loads(text) for text in outcome.retrieved_context]
