@@ -114,6 +114,18 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
+    from ragspine_eval.outputs.escape import EscapedStream
+
+    # text from inputs reaches the terminal only escaped, whichever line of a subcommand prints it
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapedStream(out), EscapedStream(err, allow_cr=True)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.run(args)
     except RagspineEvalError as exc:

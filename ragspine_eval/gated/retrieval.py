@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ class RetrievalGatedRun(GatedRun):
 
 def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT) -> str:
     """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings."""
-    name = Path(workspace).resolve().name or "workspace"
+    name = Path(os.path.realpath(workspace)).name or "workspace"  # a symlink loop: no raise
     key = f"{name}@k{top_k}"
     return key if not config.settings() else f"{key}+{config.label}"
 
@@ -75,8 +76,8 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                         options: ratchet.GateOptions | None = None,
                         record_command: str | None = None, echo: Echo | None = None,
                         store: bool = True,
-                        progress: Callable[[int, int, int], None] | None = None
-                        ) -> RetrievalGatedRun:
+                        progress: Callable[[int, int, int], None] | None = None,
+                        case_timeout: float | None = None) -> RetrievalGatedRun:
     """Check, run, write, gate, write the CI files, keep (see the module docstring)."""
     from dataclasses import replace
 
@@ -107,7 +108,8 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
     if stored is not None:
         ratchet.validate_entry(baseline_path, key, stored)
 
-    report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress)
+    report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress,
+                                case_timeout=case_timeout)
     report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
     for line in (*retrieval_table(report, stored, key), *report.provenance.lines()):
         say(line)

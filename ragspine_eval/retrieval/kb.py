@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -232,16 +233,14 @@ def workspace_docs(kb_dir: str | Path) -> tuple[NarrativeDoc, ...]:
 
 
 def _workspace_kb(kb_dir: Path, db_dir: Path | None) -> EvalKB:
-    import shutil
+    from ragspine_eval.retrieval.workspace import KNOWLEDGE_DB, WorkspaceError, copy_store
 
-    from ragspine_eval.retrieval.workspace import KNOWLEDGE_DB, WorkspaceError
-
-    if db_dir is None or Path(db_dir).resolve() == kb_dir.resolve():
+    if db_dir is None or os.path.realpath(db_dir) == os.path.realpath(kb_dir):
         raise WorkspaceError(f"{kb_dir}: a workspace is copied into a scratch folder before the "
                              f"engine opens it; give another db_dir")
     db_dir.mkdir(parents=True, exist_ok=True)
     copy = db_dir / KNOWLEDGE_DB
-    shutil.copyfile(kb_dir / KNOWLEDGE_DB, copy)
+    copy_store(kb_dir / KNOWLEDGE_DB, copy)  # with its WAL: the transactions not yet in it
     return EvalKB(copy, copy, (), workspace_docs(kb_dir), *kb_fingerprints(kb_dir))
 
 

@@ -3,8 +3,8 @@
 A workspace is the folder `ragspine ingest DOCS --workspace W` (or `ragspine-eval kb build`)
 makes: the engine's `knowledge.db` (its narrative chunks, the documents they came from and the
 structured facts), beside it `mapping.db` and `review.db` (the colour mappings and the review
-queue). This module reads those files with sqlite3 alone, opened read-only, so recognising,
-listing and hashing a workspace needs no engine and never changes it.
+queue). This module reads those files with sqlite3 alone, strictly read-only, so recognising,
+listing and hashing a workspace needs no engine and never changes a byte of it.
 
 Invariants:
 - `is_workspace(path)` is true exactly when `path/knowledge.db` is an SQLite file holding the
@@ -15,31 +15,52 @@ Invariants:
   and whether locators carry pages or slides). Ingestion times are left out, so ingesting the same
   documents again gives the same fingerprint; the per-document fingerprints (`files`, keyed by
   doc id, and `facts` for the structured channel) are what the baseline's drift check names
-  when a document changed;
+  when a document changed; a doc id's control characters are written `\\uXXXX` in that key
+  (`fingerprint_key`), so a baseline that records it can be read back;
 - a workspace that cannot be read raises `WorkspaceError` (a RagspineEvalError: exit 2) naming
-  the file and the reason.
+  the file and the reason, and the table and row where one is at fault: whatever bytes the files
+  hold and whatever their tables contain (a `seq` that is NULL, text or 1e400, a locator whose
+  page has 200,000 digits or is past `MAX_PAGE`, an SQLite error whose own message is not UTF-8,
+  a mapping.db or review.db that is not SQLite), never another exception;
+- strictly read-only in every journal mode (measured, docs/workspace.md "Reading never changes
+  it"): a store with no journal beside it is opened `immutable=1` (SQLite then takes no lock and
+  writes no -shm or -wal); a store with a non-empty `-wal` or `-journal` beside it is read from
+  a private copy of the store and that file, since `immutable=1` would ignore the transactions
+  still in the WAL (a stale read) and `mode=ro` alone writes the -shm;
+- `private_copy(W, DEST)` copies the regular files of a workspace (symlinks to regular files
+  followed; FIFOs, devices, loops and -shm files left out) for the engine to open, since the
+  engine's facade writes to the folder it opens.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 import sqlite3
+import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 
 KNOWLEDGE_DB = "knowledge.db"  # the engine's storage.knowledge_db default
 MAPPING_DB = "mapping.db"
 REVIEW_DB = "review.db"
 FACTS_KEY = "(facts)"  # the structured channel's entry among the per-document fingerprints
 
-_PAGE = re.compile(r"@page=(\d+)(?:#|$)")
-_SLIDE = re.compile(r"@slide=(\d+)")
+_PAGE = re.compile(r"@page=([0-9]+)(?:#|$)")
+_SLIDE = re.compile(r"@slide=([0-9]+)")
+# a locator's page or slide past this is corrupt (no document has 100,000 pages); checked on
+# its digits before int() reads them, so a page of 200,000 digits is one line, not a crash
+MAX_PAGE = 100_000
+_JOURNALS = ("-wal", "-journal")  # what holds transactions a reader must see; -shm is an index
 
 
 class WorkspaceError(RagspineEvalError, ValueError):
@@ -58,13 +79,21 @@ class WorkspaceChunk:
 
     @property
     def page(self) -> int | None:
-        match = _PAGE.search(self.locator)
-        return int(match.group(1)) if match else None
+        return _unit(_PAGE, self.locator)
 
     @property
     def slide(self) -> int | None:
-        match = _SLIDE.search(self.locator)
-        return int(match.group(1)) if match else None
+        return _unit(_SLIDE, self.locator)
+
+
+def _unit(pattern: re.Pattern[str], locator: str) -> int | None:
+    """The page (or slide) a locator names; None when it names none or one past MAX_PAGE
+    (iter_chunks refuses such a chunk before anyone asks)."""
+    match = pattern.search(locator)
+    if match is None or len(match.group(1).lstrip("0")) > len(str(MAX_PAGE)):
+        return None
+    value = int(match.group(1))
+    return value if value <= MAX_PAGE else None
 
 
 @dataclass(frozen=True)
@@ -118,17 +147,90 @@ def is_workspace(path: str | Path) -> bool:
         return False
 
 
+def _journals(db: Path) -> list[Path]:
+    """The non-empty rollback journal or WAL beside `db` (transactions a reader must see)."""
+    out = []
+    for suffix in _JOURNALS:
+        try:
+            if os.path.getsize(f"{db}{suffix}") > 0:
+                out.append(Path(f"{db}{suffix}"))
+        except OSError:
+            continue
+    return out
+
+
+def _sqlite_error(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "SQLite's own error message is not UTF-8 text: the file is corrupt"
+    try:
+        return reading.clip(str(exc), 200)[1:-1]
+    except Exception:  # noqa: BLE001 - an SQLite message that cannot even be shown
+        return type(exc).__name__
+
+
 @contextmanager
 def _connect(db: Path) -> Iterator[sqlite3.Connection]:
+    """`db` strictly read-only (see the module docstring): immutable, or a private copy."""
+    scratch = None
     try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise WorkspaceError(f"{db}: cannot open ({exc})") from None
+        journals = _journals(db)
+        if journals:
+            scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-read-")
+            target = Path(scratch.name) / db.name
+            shutil.copyfile(db, target)
+            for journal in journals:
+                shutil.copyfile(journal, Path(scratch.name) / (db.name + journal.name[len(db.name):]))
+            uri = f"{target.as_uri()}?mode=ro"
+        else:
+            uri = f"{Path(os.path.abspath(db)).as_uri()}?mode=ro&immutable=1"
+        con = sqlite3.connect(uri, uri=True)
+        con.text_factory = _text
+    except (sqlite3.Error, OSError, UnicodeDecodeError, ValueError) as exc:
+        if scratch is not None:
+            scratch.cleanup()
+        raise WorkspaceError(f"{db}: cannot open ({_sqlite_error(exc)})") from None
     try:
         with closing(con):
             yield con
-    except sqlite3.DatabaseError as exc:
-        raise WorkspaceError(f"{db}: not a readable engine store ({exc})") from None
+    except (sqlite3.Error, UnicodeDecodeError, OverflowError, MemoryError) as exc:
+        raise WorkspaceError(f"{db}: not a readable engine store ({_sqlite_error(exc)}); "
+                             f"rebuild it with `ragspine-eval kb build`") from None
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+class _NotUTF8(str):
+    """A TEXT value that is not UTF-8, decoded with U+FFFD; a chunk holding one is refused."""
+
+
+def _text(data: bytes) -> str:
+    """An SQLite TEXT value: strict UTF-8, else a `_NotUTF8` (never a crash in the fetch)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _NotUTF8(data.decode("utf-8", "replace"))
+
+
+def private_copy(folder: str | Path, dest: str | Path) -> Path:
+    """A copy of the workspace's regular files in `dest` (see the module docstring)."""
+    folder, dest = Path(folder), Path(dest)
+    for root, dirs, files in os.walk(folder):  # symlinked folders are listed, never entered
+        rel = Path(root).relative_to(folder)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            source = Path(root) / name
+            try:
+                regular = stat.S_ISREG(os.stat(source).st_mode)
+            except OSError:
+                continue  # a dangling link or a loop: nothing to copy
+            if regular and not name.endswith("-shm"):
+                try:
+                    shutil.copyfile(source, dest / rel / name)
+                except OSError as exc:
+                    raise WorkspaceError(f"{source}: cannot be copied for the engine "
+                                         f"({exc.strerror or exc})") from None
+    return dest
 
 
 def _has_table(con: sqlite3.Connection, name: str) -> bool:
@@ -158,7 +260,24 @@ def iter_chunks(path: str | Path) -> Iterator[WorkspaceChunk]:
             "SELECT chunk_id, doc_id, seq, source_locator, text FROM narrative_chunk "
             "WHERE active = 1 ORDER BY doc_id, seq")
         for chunk_id, doc_id, seq, locator, text in rows:
-            yield WorkspaceChunk(str(chunk_id), str(doc_id), int(seq), str(locator), str(text))
+            def bad(reason: str) -> WorkspaceError:
+                return WorkspaceError(f"{db}: table narrative_chunk, the row of chunk "
+                                      f"{reading.clip(chunk_id)}: {reason}; the engine never "
+                                      f"writes this: rebuild the workspace")
+
+            if not isinstance(seq, int) or isinstance(seq, bool):
+                raise bad(f"seq is {reading.clip(seq, 40)}, not a whole number")
+            for column, value in (("chunk_id", chunk_id), ("doc_id", doc_id),
+                                  ("source_locator", locator), ("text", text)):
+                if isinstance(value, _NotUTF8):
+                    raise bad(f"its {column} is not UTF-8 text (the engine cannot read it)")
+            locator = str(locator)
+            for pattern, unit in ((_PAGE, "page"), (_SLIDE, "slide")):
+                match = pattern.search(locator)
+                if match is not None and _unit(pattern, locator) is None:
+                    raise bad(f"its locator names {unit} {reading.clip(match.group(1), 24)}, past "
+                              f"the {MAX_PAGE:,} a document can have")
+            yield WorkspaceChunk(str(chunk_id), str(doc_id), seq, locator, str(text))
 
 
 def doc_texts(path: str | Path) -> dict[str, str]:
@@ -170,16 +289,26 @@ def doc_texts(path: str | Path) -> dict[str, str]:
     return {doc: "\n".join(parts) for doc, parts in texts.items()}
 
 
-def _fact_rows(con: sqlite3.Connection) -> list[tuple]:
+# the columns of the engine's fact_metric table that its fact store reads (its schema, a fact)
+FACT_COLUMNS = ("metric_code", "entity", "geography", "channel", "period_type", "period", "value",
+                "unit", "source_doc_id", "source_locator")
+
+
+def _fact_rows(con: sqlite3.Connection, db: Path) -> list[tuple]:
     if not _has_table(con, "fact_metric"):
         return []
     columns = [row[1] for row in con.execute("PRAGMA table_info(fact_metric)")]
+    lacking = [c for c in FACT_COLUMNS if c not in columns]
+    if lacking:
+        raise WorkspaceError(f"{db}: table fact_metric lacks the engine's column(s) "
+                             f"{', '.join(lacking)}; the engine cannot open it: rebuild the "
+                             f"workspace with `ragspine-eval kb build`")
     kept = [c for c in columns if c not in ("id", "ingested_at", "created_at", "updated_at",
                                             "fact_id", "batch_id")]
     if not kept:
         return []
     doc_col = "source_doc_id" if "source_doc_id" in columns else None
-    select = ", ".join(f'"{c}"' for c in kept)
+    select = ", ".join('"' + str(c).replace('"', '""') + '"' for c in kept)
     rows = con.execute(f"SELECT {select} FROM fact_metric ORDER BY {select}").fetchall()
     if doc_col is None:
         return [("", *row) for row in rows]
@@ -205,9 +334,9 @@ def _chunking(con: sqlite3.Connection, chunks: list[WorkspaceChunk]) -> dict[str
         row = con.execute("SELECT contract_json FROM ragspine_index_metadata").fetchone()
         if row is not None:
             try:
-                contract = json.loads(row[0])
-            except ValueError:
-                contract = str(row[0])
+                contract = reading.parse_json(row[0] if isinstance(row[0], str | bytes) else "")
+            except reading.JSONProblem:
+                contract = reading.clip(row[0], 200)
     return {"contract": contract,
             "locators": {"page": sum(1 for c in chunks if c.page is not None),
                          "slide": sum(1 for c in chunks if c.slide is not None),
@@ -226,8 +355,12 @@ def read_workspace(path: str | Path) -> Workspace:
             for doc_id, file_hash, source in con.execute(
                     "SELECT doc_id, file_hash, source_path FROM narrative_doc ORDER BY doc_id"):
                 docs_meta[str(doc_id)] = (str(file_hash), str(source))
-        facts = _fact_rows(con)
+        facts = _fact_rows(con, db)
         chunking = _chunking(con, chunks)
+    for other in (MAPPING_DB, REVIEW_DB):  # the engine opens them too: refuse one it cannot read
+        if (folder / other).exists():
+            with _connect(folder / other) as con:
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     by_doc: dict[str, list[WorkspaceChunk]] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -245,6 +378,14 @@ def read_workspace(path: str | Path) -> Workspace:
                      _review_items(folder), whole, files)
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def fingerprint_key(doc_id: str) -> str:
+    """The key of a document's fingerprint: its id, control characters as `\\uXXXX`."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", doc_id)
+
+
 def _hash(by_doc: dict[str, list[WorkspaceChunk]], facts: list[tuple],
           chunking: dict[str, object]) -> tuple[str, dict[str, str]]:
     files: dict[str, str] = {}
@@ -253,7 +394,7 @@ def _hash(by_doc: dict[str, list[WorkspaceChunk]], facts: list[tuple],
         for c in members:
             digest.update(json.dumps([c.chunk_id, c.seq, c.locator, c.text],
                                      ensure_ascii=False).encode())
-        files[doc_id] = digest.hexdigest()[:16]
+        files[fingerprint_key(doc_id)] = digest.hexdigest()[:16]
     if facts:
         digest = hashlib.sha256()
         for row in facts:
@@ -279,3 +420,17 @@ def chunking_of(ws: Workspace) -> str:
     kind = ("segment (pages and slides in the locators)"
             if loc.get("page") or loc.get("slide") else "whole document (no page in the locators)")
     return kind + (f"; index contract {json.dumps(contract, sort_keys=True)}" if contract else "")
+
+
+def copy_store(db: str | Path, dest: str | Path) -> Path:
+    """`db` copied to `dest` with its non-empty -wal or -journal (the transactions not yet in
+    the file itself), for the engine to open without ever writing beside the original."""
+    db, dest = Path(db), Path(dest)
+    try:
+        shutil.copyfile(db, dest)
+        for journal in _journals(db):
+            shutil.copyfile(journal, f"{dest}{journal.name[len(db.name):]}")
+    except OSError as exc:
+        raise WorkspaceError(f"{db}: cannot be copied for the engine ({exc.strerror or exc})"
+                             ) from None
+    return dest

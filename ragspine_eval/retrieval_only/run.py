@@ -61,8 +61,8 @@ def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
 
 def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
                        config: EngineConfig = DEFAULT,
-                       progress: Callable[[int, int, int], None] | None = None
-                       ) -> RetrievalRunReport:
+                       progress: Callable[[int, int, int], None] | None = None,
+                       case_timeout: float | None = None) -> RetrievalRunReport:
     """Run every question (see the module docstring). `top_k` defaults to the configuration's,
     else 10. Raises RagspineEvalError for input the run cannot use."""
     workspace, golden = Path(workspace), Path(golden)
@@ -82,7 +82,7 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
     cases: list[RetrievalCase] = []
     timings = []
     vector_scores: list[float | None] = []
-    with WorkspaceRetriever(workspace, config) as engine:
+    with WorkspaceRetriever(workspace, config, case_timeout) as engine:
         for n, question in enumerate(questions, start=1):
             got = engine.retrieve(question.question, top_k)
             basis, rank, page_rank, flags, rules = _judged(question, got.hits)
