@@ -172,9 +172,9 @@ def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
 def kb_fingerprints(kb_dir: str | Path = KB_DIR) -> tuple[str, dict[str, str]]:
     """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both (no engine
     needed: a re-run that reuses every answer hashes the KB and builds nothing)."""
-    from ragspine_eval.retrieval.workspace import fingerprints, is_workspace
+    from ragspine_eval.retrieval.workspace import claims_workspace, fingerprints
 
-    if is_workspace(kb_dir):
+    if claims_workspace(kb_dir, FACTS_FILE):
         return fingerprints(kb_dir)
     whole, files = hashlib.sha256(), {}
     for name in (FACTS_FILE, NARRATIVES_FILE):
@@ -198,9 +198,9 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
     from ragspine.storage.fact_store import SqliteFactStore
 
     kb_dir = Path(kb_dir)
-    from ragspine_eval.retrieval.workspace import is_workspace
+    from ragspine_eval.retrieval.workspace import claims_workspace
 
-    if is_workspace(kb_dir):
+    if claims_workspace(kb_dir, FACTS_FILE):
         return _workspace_kb(kb_dir, Path(db_dir) if db_dir is not None else None)
     facts, docs = load_fact_rows(kb_dir), load_narrative_docs(kb_dir)
     db_dir = Path(db_dir) if db_dir is not None else kb_dir

@@ -168,6 +168,18 @@ def _sqlite_error(exc: BaseException) -> str:
         return type(exc).__name__
 
 
+def claims_workspace(path: str | Path, other_kind: str) -> bool:
+    """is_workspace, except that a folder holding a knowledge.db but not `other_kind` (the file
+    the other kind of knowledge base has) is taken at its word: a store that cannot be read
+    raises its own WorkspaceError instead of sending the reader after `other_kind`."""
+    if is_workspace(path):
+        return True
+    folder = Path(path)
+    if (folder / KNOWLEDGE_DB).exists() and not (folder / other_kind).exists():
+        read_workspace(folder)  # raises, naming the file and what is wrong with it
+    return False
+
+
 @contextmanager
 def _connect(db: Path) -> Iterator[sqlite3.Connection]:
     """`db` strictly read-only (see the module docstring): immutable, or a private copy."""
