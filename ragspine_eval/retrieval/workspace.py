@@ -192,11 +192,13 @@ def _connect(db: Path) -> Iterator[sqlite3.Connection]:
             shutil.copyfile(db, target)
             for journal in journals:
                 shutil.copyfile(journal, Path(scratch.name) / (db.name + journal.name[len(db.name):]))
-            uri = f"{target.as_uri()}?mode=ro"
+            uri = target.as_uri()  # our copy: SQLite may roll a hot journal back in it
         else:
             uri = f"{Path(os.path.abspath(db)).as_uri()}?mode=ro&immutable=1"
-        con = sqlite3.connect(uri, uri=True)
+        # no busy wait: nothing else holds a lock on an immutable file or on our private copy
+        con = sqlite3.connect(uri, uri=True, timeout=0)
         con.text_factory = _text
+        con.execute("PRAGMA query_only = ON")
     except (sqlite3.Error, OSError, UnicodeDecodeError, ValueError) as exc:
         if scratch is not None:
             scratch.cleanup()
