@@ -266,7 +266,8 @@ def _lines_text(path: Path, data: bytes) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise QuestionFileError(path, line, None, f"not UTF-8 text ({exc.reason} at byte "
-                                                  f"{column} of the line); save it as UTF-8") from None
+                                                  f"{column} of the line); save it as UTF-8"
+                                ) from None
     bad = _CONTROL.search(text)
     if bad is not None:
         raise QuestionFileError(path, text.count("\n", 0, bad.start()) + 1, None,

@@ -22,33 +22,28 @@ Invariants:
   hold and whatever their tables contain (a `seq` that is NULL, text or 1e400, a locator whose
   page has 200,000 digits or is past `MAX_PAGE`, an SQLite error whose own message is not UTF-8,
   a mapping.db or review.db that is not SQLite), never another exception;
-- strictly read-only in every journal mode (measured, docs/workspace.md "Reading never changes
-  it"): a store with no journal beside it is opened `immutable=1` (SQLite then takes no lock and
-  writes no -shm or -wal); a store with a non-empty `-wal` or `-journal` beside it is read from
-  a private copy of the store and that file, since `immutable=1` would ignore the transactions
-  still in the WAL (a stale read) and `mode=ro` alone writes the -shm;
-- `private_copy(W, DEST)` copies the regular files of a workspace (symlinks to regular files
-  followed; FIFOs, devices, loops and -shm files left out) for the engine to open, since the
-  engine's facade writes to the folder it opens.
+- strictly read-only in every journal mode, and the engine given a private copy: see
+  workspace_files.py (measured, docs/workspace.md "Reading never changes it").
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 import sqlite3
-import stat
-import tempfile
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import reading
+from ragspine_eval.retrieval.workspace_files import (  # noqa: F401 - re-exported
+    NotUTF8,
+    WorkspaceError,
+    connect,
+    copy_store,
+    private_copy,
+)
 
 KNOWLEDGE_DB = "knowledge.db"  # the engine's storage.knowledge_db default
 MAPPING_DB = "mapping.db"
@@ -60,11 +55,6 @@ _SLIDE = re.compile(r"@slide=([0-9]+)")
 # a locator's page or slide past this is corrupt (no document has 100,000 pages); checked on
 # its digits before int() reads them, so a page of 200,000 digits is one line, not a crash
 MAX_PAGE = 100_000
-_JOURNALS = ("-wal", "-journal")  # what holds transactions a reader must see; -shm is an index
-
-
-class WorkspaceError(RagspineEvalError, ValueError):
-    """A workspace that cannot be used; the message names the file and the reason."""
 
 
 @dataclass(frozen=True)
@@ -141,31 +131,10 @@ def is_workspace(path: str | Path) -> bool:
     if not db.is_file():
         return False
     try:
-        with _connect(db) as con:
+        with connect(db) as con:
             return _has_table(con, "narrative_chunk")
     except WorkspaceError:
         return False
-
-
-def _journals(db: Path) -> list[Path]:
-    """The non-empty rollback journal or WAL beside `db` (transactions a reader must see)."""
-    out = []
-    for suffix in _JOURNALS:
-        try:
-            if os.path.getsize(f"{db}{suffix}") > 0:
-                out.append(Path(f"{db}{suffix}"))
-        except OSError:
-            continue
-    return out
-
-
-def _sqlite_error(exc: BaseException) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return "SQLite's own error message is not UTF-8 text: the file is corrupt"
-    try:
-        return reading.clip(str(exc), 200)[1:-1]
-    except Exception:  # noqa: BLE001 - an SQLite message that cannot even be shown
-        return type(exc).__name__
 
 
 def claims_workspace(path: str | Path, other_kind: str) -> bool:
@@ -178,73 +147,6 @@ def claims_workspace(path: str | Path, other_kind: str) -> bool:
     if (folder / KNOWLEDGE_DB).exists() and not (folder / other_kind).exists():
         read_workspace(folder)  # raises, naming the file and what is wrong with it
     return False
-
-
-@contextmanager
-def _connect(db: Path) -> Iterator[sqlite3.Connection]:
-    """`db` strictly read-only (see the module docstring): immutable, or a private copy."""
-    scratch = None
-    try:
-        journals = _journals(db)
-        if journals:
-            scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-read-")
-            target = Path(scratch.name) / db.name
-            shutil.copyfile(db, target)
-            for journal in journals:
-                shutil.copyfile(journal, Path(scratch.name) / (db.name + journal.name[len(db.name):]))
-            uri = target.as_uri()  # our copy: SQLite may roll a hot journal back in it
-        else:
-            uri = f"{Path(os.path.abspath(db)).as_uri()}?mode=ro&immutable=1"
-        # no busy wait: nothing else holds a lock on an immutable file or on our private copy
-        con = sqlite3.connect(uri, uri=True, timeout=0)
-        con.text_factory = _text
-        con.execute("PRAGMA query_only = ON")
-    except (sqlite3.Error, OSError, UnicodeDecodeError, ValueError) as exc:
-        if scratch is not None:
-            scratch.cleanup()
-        raise WorkspaceError(f"{db}: cannot open ({_sqlite_error(exc)})") from None
-    try:
-        with closing(con):
-            yield con
-    except (sqlite3.Error, UnicodeDecodeError, OverflowError, MemoryError) as exc:
-        raise WorkspaceError(f"{db}: not a readable engine store ({_sqlite_error(exc)}); "
-                             f"rebuild it with `ragspine-eval kb build`") from None
-    finally:
-        if scratch is not None:
-            scratch.cleanup()
-
-
-class _NotUTF8(str):
-    """A TEXT value that is not UTF-8, decoded with U+FFFD; a chunk holding one is refused."""
-
-
-def _text(data: bytes) -> str:
-    """An SQLite TEXT value: strict UTF-8, else a `_NotUTF8` (never a crash in the fetch)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return _NotUTF8(data.decode("utf-8", "replace"))
-
-
-def private_copy(folder: str | Path, dest: str | Path) -> Path:
-    """A copy of the workspace's regular files in `dest` (see the module docstring)."""
-    folder, dest = Path(folder), Path(dest)
-    for root, dirs, files in os.walk(folder):  # symlinked folders are listed, never entered
-        rel = Path(root).relative_to(folder)
-        (dest / rel).mkdir(parents=True, exist_ok=True)
-        for name in files:
-            source = Path(root) / name
-            try:
-                regular = stat.S_ISREG(os.stat(source).st_mode)
-            except OSError:
-                continue  # a dangling link or a loop: nothing to copy
-            if regular and not name.endswith("-shm"):
-                try:
-                    shutil.copyfile(source, dest / rel / name)
-                except OSError as exc:
-                    raise WorkspaceError(f"{source}: cannot be copied for the engine "
-                                         f"({exc.strerror or exc})") from None
-    return dest
 
 
 def _has_table(con: sqlite3.Connection, name: str) -> bool:
@@ -267,7 +169,7 @@ def _db(path: str | Path) -> Path:
 def iter_chunks(path: str | Path) -> Iterator[WorkspaceChunk]:
     """Every active chunk, by document then sequence (the engine's own order within a doc)."""
     db = _db(path)
-    with _connect(db) as con:
+    with connect(db) as con:
         if not _has_table(con, "narrative_chunk"):
             raise WorkspaceError(f"{db}: holds no narrative_chunk table (not an engine workspace)")
         rows = con.execute(
@@ -283,7 +185,7 @@ def iter_chunks(path: str | Path) -> Iterator[WorkspaceChunk]:
                 raise bad(f"seq is {reading.clip(seq, 40)}, not a whole number")
             for column, value in (("chunk_id", chunk_id), ("doc_id", doc_id),
                                   ("source_locator", locator), ("text", text)):
-                if isinstance(value, _NotUTF8):
+                if isinstance(value, NotUTF8):
                     raise bad(f"its {column} is not UTF-8 text (the engine cannot read it)")
             locator = str(locator)
             for pattern, unit in ((_PAGE, "page"), (_SLIDE, "slide")):
@@ -334,7 +236,7 @@ def _review_items(folder: Path) -> tuple[dict[str, str], ...]:
     db = folder / REVIEW_DB
     if not db.is_file():
         return ()
-    with _connect(db) as con:
+    with connect(db) as con:
         if not _has_table(con, "review_item"):
             return ()
         rows = con.execute("SELECT reason, locator, status FROM review_item ORDER BY id")
@@ -363,7 +265,7 @@ def read_workspace(path: str | Path) -> Workspace:
     folder = Path(path)
     db = _db(folder)
     chunks = list(iter_chunks(folder))
-    with _connect(db) as con:
+    with connect(db) as con:
         docs_meta: dict[str, tuple[str, str]] = {}
         if _has_table(con, "narrative_doc"):
             for doc_id, file_hash, source in con.execute(
@@ -373,7 +275,7 @@ def read_workspace(path: str | Path) -> Workspace:
         chunking = _chunking(con, chunks)
     for other in (MAPPING_DB, REVIEW_DB):  # the engine opens them too: refuse one it cannot read
         if (folder / other).exists():
-            with _connect(folder / other) as con:
+            with connect(folder / other) as con:
                 con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     by_doc: dict[str, list[WorkspaceChunk]] = {}
     for chunk in chunks:
@@ -435,16 +337,3 @@ def chunking_of(ws: Workspace) -> str:
             if loc.get("page") or loc.get("slide") else "whole document (no page in the locators)")
     return kind + (f"; index contract {json.dumps(contract, sort_keys=True)}" if contract else "")
 
-
-def copy_store(db: str | Path, dest: str | Path) -> Path:
-    """`db` copied to `dest` with its non-empty -wal or -journal (the transactions not yet in
-    the file itself), for the engine to open without ever writing beside the original."""
-    db, dest = Path(db), Path(dest)
-    try:
-        shutil.copyfile(db, dest)
-        for journal in _journals(db):
-            shutil.copyfile(journal, f"{dest}{journal.name[len(db.name):]}")
-    except OSError as exc:
-        raise WorkspaceError(f"{db}: cannot be copied for the engine ({exc.strerror or exc})"
-                             ) from None
-    return dest

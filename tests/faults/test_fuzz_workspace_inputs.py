@@ -218,7 +218,8 @@ def workspace_changes(draw: Any) -> list[tuple[str, Any]]:
         elif kind == "schema":
             changes.append(("schema", draw(st.sampled_from(SCHEMA_CHANGES))))
         elif kind == "bytes":
-            changes.append(("bytes", (draw(st.integers(0, 40_000)), draw(st.binary(min_size=1, max_size=64)))))
+            changes.append(("bytes", (draw(st.integers(0, 40_000)),
+                                      draw(st.binary(min_size=1, max_size=64)))))
         else:
             changes.append(("file", (draw(st.sampled_from(["mapping.db", "review.db",
                                                            "knowledge.db-journal"])),

@@ -74,7 +74,8 @@ FILES = {
         "q.jsonl", b'{"id": "r", "question": "x", "pages": "1-5000, 6000-12000"}\n',
         [":1", "10,000 pages"]),
     "nl-gold: case_id a list": (
-        "g.json", nl_gold([{**CASE, "case_id": ["c1"]}]).encode(), [":4", "case_id must be a text"]),
+        "g.json", nl_gold([{**CASE, "case_id": ["c1"]}]).encode(),
+        [":4", "case_id must be a text"]),
     "nl-gold v2: changelog case_id a list": (
         "g.json", nl_gold([CASE], "v2", [{**CHANGE, "case_id": ["c1"]}]).encode(),
         ["changelog[0]", "case_id must be a text"]),
@@ -137,8 +138,9 @@ def test_a_page_range_is_refused_by_its_bound_not_allocated(tmp_path, ws):
 
 
 CONFIGS = {
-    "local-http without its environment": ("c.toml", 'reranker = "local-http"\n',
-                                           ["c.toml", "reranker = 'local-http'", "RERANK_BASE_URL"]),
+    "local-http without its environment": (
+        "c.toml", 'reranker = "local-http"\n',
+        ["c.toml", "reranker = 'local-http'", "RERANK_BASE_URL"]),
     "TOML nested 100,000 deep": ("c.toml", "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
                                  ["c.toml", "nested"]),
     "TOML integer of 5,000 digits": ("c.toml", "top_k = " + "9" * 5000 + "\n",
