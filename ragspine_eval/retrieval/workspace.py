@@ -274,6 +274,9 @@ def read_workspace(path: str | Path) -> Workspace:
         facts = _fact_rows(con, db)
         chunking = _chunking(con, chunks)
     for other in (MAPPING_DB, REVIEW_DB):  # the engine opens them too: refuse one it cannot read
+        if (folder / other).exists() and not (folder / other).is_file():  # a FIFO would block
+            raise WorkspaceError(f"{folder / other}: not a regular file; the engine's store is "
+                                 f"an SQLite file")
         if (folder / other).exists():
             with connect(folder / other) as con:
                 con.execute("SELECT count(*) FROM sqlite_master").fetchone()

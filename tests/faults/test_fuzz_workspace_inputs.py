@@ -230,6 +230,7 @@ def workspace_changes(draw: Any) -> list[tuple[str, Any]]:
 def apply(ws: Path, changes: list[tuple[str, Any]]) -> None:
     for kind, change in changes:
         if kind in ("row", "schema"):
+            con = None
             try:
                 con = sqlite3.connect(ws / "knowledge.db", timeout=0)
                 con.execute("PRAGMA synchronous = OFF")  # no fsync per example
@@ -241,9 +242,11 @@ def apply(ws: Path, changes: list[tuple[str, Any]]) -> None:
                 else:
                     con.executescript(change)
                 con.commit()
-                con.close()
             except (sqlite3.Error, UnicodeDecodeError):
                 pass  # a change SQLite refuses (a NOT NULL column, a corrupted file): skipped
+            finally:  # closed here, never later by the collector (a WAL is checkpointed then)
+                if con is not None:
+                    con.close()
         elif kind == "bytes":
             at, data = change
             db = ws / "knowledge.db"
