@@ -63,13 +63,16 @@ def json_spans(text: str, start: int) -> Iterator[tuple[int, int, int, Any]]:
     (decoded without the strict reader's checks: only where each element lies is wanted)."""
     decoder = json.JSONDecoder()
     i = start + 1
+    line, counted = 1, 0  # lines counted up to `counted`: linear, not once per element
     while True:
         while i < len(text) and text[i] in " \t\r\n,":
             i += 1
         if i >= len(text) or text[i] == "]":
             return
         value, end = decoder.raw_decode(text, i)
-        yield text.count("\n", 0, i) + 1, i, end, value
+        line += text.count("\n", counted, i)
+        counted = i
+        yield line, i, end, value
         i = end
 
 

@@ -67,6 +67,9 @@ _NUMBER = re.compile(r"^[0-9]+$")
 MAX_PAGE = 100_000
 MAX_QUESTION_PAGES = 10_000
 MAX_FILE_PAGES = 1_000_000
+# questions in one file: 100,000 is the largest set the project runs (the QA golden set's
+# story); each is held in memory with its page sets
+MAX_QUESTIONS = 200_000
 # C0 controls but tab, LF and CR; DEL and C1 (ESC, CSI); a question file's text is data
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
 _NL_CLASSES = ("positive", "abstain", "adversarial")
@@ -233,7 +236,7 @@ def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
 
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for line, raw in reading.iter_lines(path, "golden", error,
+        for line, raw in reading.iter_lines(path, "questions", error,
                                             lambda n, r: QuestionFileError(path, n, None, r)):
             if not raw.strip():
                 continue
@@ -243,10 +246,10 @@ def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
                 yield line, QuestionFileError(path, line, None, exc.reason)
         return
     if suffix in (".txt", ".csv"):
-        text = _lines_text(path, reading.read_bytes(path, "golden", error))
+        text = _lines_text(path, reading.read_bytes(path, "questions", error))
     if suffix == ".txt":
-        for line, raw in enumerate(text.split("\n"), start=1):
-            raw = raw.rstrip("\r")
+        for line, raw in enumerate(io.StringIO(text), start=1):  # lazily, split at LF only
+            raw = raw.rstrip("\r\n")
             if raw.strip() and not raw.strip().startswith("#"):
                 yield line, {"question": raw.strip()}
         return
@@ -316,7 +319,7 @@ def _json_payload(path: Path) -> tuple[str, Any]:
     def error(reason: str) -> QuestionFileError:
         return QuestionFileError(path, None, None, reason)
 
-    text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    text = reading.decode(reading.read_bytes(path, "questions", error), error)
     try:
         return text, reading.parse_json(text)
     except reading.JSONProblem as exc:
@@ -368,6 +371,9 @@ def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[Que
     pages = 0
     try:
         for line, index, record in items:
+            if index > MAX_QUESTIONS:  # the whole file stops before it fills memory
+                raise QuestionFileError(path, line, None, f"more than {MAX_QUESTIONS:,} questions "
+                                                          f"in one file; split the file")
             try:
                 if isinstance(record, QuestionFileError):
                     raise record
@@ -417,6 +423,10 @@ def _json_questions(path: Path, text: str, payload: Any) -> Iterator[tuple[int |
     else:
         raise QuestionFileError(path, 1, None, "a .json question file is an array of questions "
                                                "or an object with a `questions` array")
+    if len(payload) > MAX_QUESTIONS:
+        raise QuestionFileError(path, None, None, f"{len(payload):,} questions, more than the "
+                                                  f"{MAX_QUESTIONS:,} one file may hold; split "
+                                                  f"the file")
     lines = [line for line, _ in json_items(text, start)] if start is not None else []
     for index, record in enumerate(payload, start=1):
         yield (lines[index - 1] if len(lines) == len(payload) else None), index, record

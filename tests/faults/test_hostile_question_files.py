@@ -73,6 +73,8 @@ FILES = {
     "jsonl: more than 10,000 pages in one question": (
         "q.jsonl", b'{"id": "r", "question": "x", "pages": "1-5000, 6000-12000"}\n',
         [":1", "10,000 pages"]),
+    "txt: more questions than a file may hold": (
+        "q.txt", b"q\n" * 200_001, [":200001", "200,000 questions"]),
     "nl-gold: case_id a list": (
         "g.json", nl_gold([{**CASE, "case_id": ["c1"]}]).encode(),
         [":4", "case_id must be a text"]),
@@ -135,6 +137,19 @@ def test_a_page_range_is_refused_by_its_bound_not_allocated(tmp_path, ws):
         assert done.returncode == 2, done.stderr
         assert "beyond the 100,000 pages" in done.stdout + done.stderr
         assert not list(tmp_path.glob("ragspine-eval-crash-*"))
+
+
+def test_running_out_of_memory_on_an_input_is_exit_2_not_a_crash(capsys, monkeypatch,
+                                                                 tmp_path):
+    """Within every bound a small machine can still run out: one line, exit 2, no crash file."""
+    def too_big(path):
+        raise MemoryError
+
+    monkeypatch.setattr("ragspine_eval.golden.question_files.check_question_file", too_big)
+    path = tmp_path / "q.txt"
+    path.write_text("q\n", encoding="utf-8")
+    code, out, err = run(capsys, monkeypatch, tmp_path, ["golden", str(path)])
+    assert code == 2 and err.startswith("error: out of memory") and err.count("\n") == 1
 
 
 CONFIGS = {
