@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sqlite3
 import tempfile
 import threading
 import time
@@ -74,9 +75,11 @@ def _config_error(cfg: EngineConfig, exc: BaseException) -> EngineConfigError | 
     """The configuration's file and key when the engine's error at start-up points at a
     setting the configuration gives; None when it points at none (the workspace's turn)."""
     text = f"{type(exc).__name__}: {exc}".lower()
+    if isinstance(exc, sqlite3.Error) or "sqlite" in text or "database" in text:
+        return None  # a store of the workspace, whatever words its message uses
     given = cfg.settings()
     keys = [k for k in given if any(w in text for w in _KEY_WORDS.get(k, (k,)))]
-    if not keys and not (isinstance(exc, ValueError) and "sqlite" not in text and given):
+    if not keys and not (isinstance(exc, ValueError) and given):
         return None
     keys = keys or list(given)
     shown = ", ".join(f"{k} = {given[k]!r}" for k in keys)
