@@ -15,9 +15,12 @@ Invariants:
 - the engine's vector-channel trace at assembly is kept (`vector_channel`), so a profile that
   asks for vectors and gets none is named, never silent;
 - a question whose retrieval raises is that question's error, and so is a question past
-  `case_timeout` seconds (qa's `--case-timeout`, the same meaning): the engine runs in a daemon
-  thread of its own, on its own copy; a question past the limit is abandoned with its thread
-  and copy (a thread cannot be stopped), and the next question gets a fresh engine;
+  `case_timeout` seconds (qa's `--case-timeout`, the same meaning): with a limit the engine runs
+  in a daemon thread of its own, on its own copy; a question past the limit is abandoned with
+  its thread and copy (a thread cannot be stopped), and the next question gets a fresh engine.
+  Without a limit (None) the engine is opened in the caller's thread, and `rag` (the facade)
+  and `narrative` (its narrative retriever) are the caller's to use (the answers harness: the
+  engine's SQLite handles belong to the thread that opened them);
 - nothing the engine raises while it opens is a crash: an error the configuration causes is an
   `EngineConfigError` naming the configuration's file and key (the engine's words kept), any
   other a `WorkspaceError` naming the workspace (both exit 2, before any question).
@@ -38,7 +41,6 @@ from typing import Any
 
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
 from ragspine_eval.execution.latency import LLMTrace, listening
-from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
 from ragspine_eval.files import reading
 from ragspine_eval.retrieval.workspace import WorkspaceError, private_copy
 
@@ -89,20 +91,44 @@ def _config_error(cfg: EngineConfig, exc: BaseException) -> EngineConfigError | 
 
 
 class _Engine:
-    """The engine on a copy of the workspace, opened, used and closed in one daemon thread."""
+    """The engine on a copy of the workspace, opened, used and closed in one thread: a daemon
+    thread of its own (`threaded`), or the caller's."""
 
-    def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace):
+    def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace, threaded: bool):
         self.workspace, self.config, self.trace = workspace, config, trace
         self.jobs: queue.Queue[tuple[str, int] | None] = queue.Queue()
         self.answers: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.preset: dict[str, Any] = {}
         self.vector_channel: dict[str, Any] | None = None
+        self.rag: Any = None
+        self.retriever: Any = None
+        self.thread: threading.Thread | None = None
+        self._stack: list[Any] = []
+        if not threaded:
+            self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
+            try:
+                self.retriever = self._open(Path(self._scratch.name) / (workspace.name or "ws"),
+                                            self._stack)
+            except BaseException:
+                self._closed(self._stack, self._scratch)
+                raise
+            return
         self.thread = threading.Thread(target=self._serve, daemon=True,
                                        name="ragspine-eval-retriever")
         self.thread.start()
         kind, value = self.answers.get()
         if kind == "failed":
             raise value
+
+    @staticmethod
+    def _closed(stack: list[Any], scratch: tempfile.TemporaryDirectory[str]) -> None:
+        for item in reversed(stack):
+            try:
+                item.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001, S110 - closing a private copy
+                pass
+        stack.clear()
+        scratch.cleanup()
 
     def _serve(self) -> None:
         scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
@@ -118,12 +144,7 @@ class _Engine:
                 question, top_k = job
                 self.answers.put(("answer", self._retrieve(retriever, question, top_k)))
         finally:
-            for item in reversed(stack):
-                try:
-                    item.__exit__(None, None, None)
-                except Exception:  # noqa: BLE001, S110 - closing a private copy
-                    pass
-            scratch.cleanup()
+            self._closed(stack, scratch)
 
     def _open(self, copy: Path, stack: list[Any]) -> Any:
         from ragspine.agent.llm_provider import MockProvider
@@ -137,6 +158,7 @@ class _Engine:
             rag = RAGSpine.local(copy, provider=MockProvider(), preset=cfg.profile,
                                  graph=cfg.graph, config=overrides)
             stack.append(rag)
+            self.rag = rag
             rag.retrieval = rag.retrieval.with_overrides(
                 contextual_index=cfg.contextual_index, query_translation=cfg.query_translation,
                 page_parent=cfg.page_parent)
@@ -175,9 +197,11 @@ class _Engine:
         out.llm_calls = list(calls)
         return out
 
-    def ask(self, question: str, top_k: int, timeout: float) -> Retrieved | None:
+    def ask(self, question: str, top_k: int, timeout: float | None) -> Retrieved | None:
         """The answer, or None when none came within `timeout` (the engine is then abandoned:
         the caller never asks it again; it closes itself once its question ends)."""
+        if self.thread is None:
+            return self._retrieve(self.retriever, question, top_k)
         self.jobs.put((question, top_k))
         try:
             return self.answers.get(timeout=timeout)[1]
@@ -186,7 +210,10 @@ class _Engine:
             return None
 
     def close(self) -> None:
-        """Ask the thread to close the engine and remove its copy, and wait for it."""
+        """Close the engine and remove its copy (in its own thread, waited for)."""
+        if self.thread is None:
+            self._closed(self._stack, self._scratch)
+            return
         self.jobs.put(None)
         self.thread.join(timeout=60)
 
@@ -197,15 +224,28 @@ class WorkspaceRetriever:
     def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT,
                  case_timeout: float | None = None):
         self.workspace, self.config = Path(workspace), config
-        self.case_timeout = case_timeout or DEFAULT_CASE_TIMEOUT
+        self.case_timeout = case_timeout  # None: no limit, the engine in the caller's thread
         self.vector_channel: dict[str, Any] | None = None
         self.preset: dict[str, Any] = {}
         self.trace = LLMTrace()
         self._engine: _Engine | None = None
         self._listen: Any = None
 
+    def _open(self) -> _Engine:
+        return _Engine(self.workspace, self.config, self.trace, self.case_timeout is not None)
+
+    @property
+    def rag(self) -> Any:
+        """The engine's facade on the copy, once entered (the caller's only without a limit)."""
+        return None if self._engine is None else self._engine.rag
+
+    @property
+    def narrative(self) -> Any:
+        """The engine's narrative retriever itself (what `ask` hands its agent), once entered."""
+        return None if self._engine is None else self._engine.retriever
+
     def __enter__(self) -> WorkspaceRetriever:
-        self._engine = _Engine(self.workspace, self.config, self.trace)
+        self._engine = self._open()
         self.preset, self.vector_channel = self._engine.preset, self._engine.vector_channel
         self._listen = listening(self.trace)
         self._listen.__enter__()
@@ -215,9 +255,9 @@ class WorkspaceRetriever:
         """The engine's top `top_k` passages for `question`, unfiltered, in its order; an error
         when the engine raises or takes more than `case_timeout` seconds."""
         if self._engine is None:  # the last one was abandoned past the time limit
-            self._engine = _Engine(self.workspace, self.config, self.trace)
+            self._engine = self._open()
         got = self._engine.ask(question, top_k, self.case_timeout)
-        if got is None:
+        if got is None and self.case_timeout is not None:
             self._engine = None
             return Retrieved(seconds=self.case_timeout,
                              error=f"TimeoutError: no answer within the case timeout of "
