@@ -158,6 +158,9 @@ def _has_table(con: sqlite3.Connection, name: str) -> bool:
 def _db(path: str | Path) -> Path:
     folder = Path(path)
     db = folder / KNOWLEDGE_DB
+    if folder.is_symlink() and not folder.exists():
+        raise WorkspaceError(f"{folder}: a symbolic link that leads to no folder (a loop or a "
+                             f"dangling link); give the workspace folder itself")
     if not folder.is_dir():
         raise WorkspaceError(f"{folder}: no such folder (make one with `ragspine-eval kb build "
                              f"DOCS --out {folder}` or `ragspine ingest DOCS --workspace {folder}`)")

@@ -196,6 +196,7 @@ def test_a_symlink_loop_as_the_workspace_is_exit_2(capsys, monkeypatch, tmp_path
     loop.symlink_to(loop)
     for argv, code, out, err in run_all(capsys, monkeypatch, tmp_path, loop, questions, qa_golden):
         assert code == 2 and "loop" in err and err.count("\n") == 1, (argv, err)
+        assert "symbolic link" in err, (argv, err)  # qa: "Too many levels of symbolic links"
 
 
 def test_kb_build_refuses_a_symlink_a_file_and_a_non_empty_folder_before_the_engine(
