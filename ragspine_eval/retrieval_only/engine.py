@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,7 @@ class _Engine:
                 self._closed(self._stack, self._scratch)
                 raise
             return
+        self._finalizers_before: set[Any] = set()
         self.thread = threading.Thread(target=self._serve, daemon=True,
                                        name="ragspine-eval-retriever")
         self.thread.start()
@@ -132,6 +134,11 @@ class _Engine:
 
     def _serve(self) -> None:
         scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
+        # the engine's stores close their SQLite handles in weakref finalizers that run at exit in
+        # the main thread: for an engine abandoned past the time limit that would raise (its
+        # handles belong to this thread), so those made from here on are dropped on abandon
+        # (the scratch folder's own finalizer, made above, still removes the copy at exit)
+        self._finalizers_before = set(getattr(weakref.finalize, "_registry", {}))
         stack: list[Any] = []
         try:
             try:
@@ -207,6 +214,9 @@ class _Engine:
             return self.answers.get(timeout=timeout)[1]
         except queue.Empty:
             self.jobs.put(None)
+            for finalizer in set(getattr(weakref.finalize, "_registry", {})) \
+                    - self._finalizers_before:
+                finalizer.atexit = False  # the OS closes its files; its thread cannot be joined
             return None
 
     def close(self) -> None:
