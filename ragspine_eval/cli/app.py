@@ -2,9 +2,11 @@
 
 Each subcommand module has `HELP`, `add_arguments(parser)` and `run(args) -> exit code`; a new
 subcommand is a new module listed in `SUBCOMMANDS`. `main` turns what escapes a subcommand into
-an exit code once (see common.py): a `RagspineEvalError` is bad input (exit 2, one line); any
-other exception is a bug of ragspine-eval (exit 3, the traceback kept in a file), never exit 1,
-which means a regression.
+an exit code once (see common.py): a `RagspineEvalError` is bad input (exit 2, one line), and so
+is a MemoryError (every reader bounds what an input sizes, so running out of memory means an
+input too large for this machine); any other exception is a bug of ragspine-eval (exit 3, the
+traceback kept in a file), never exit 1, which means a regression. What a subcommand prints
+reaches the terminal through `outputs.escape.EscapedStream`: no raw control character.
 """
 
 from __future__ import annotations
@@ -114,11 +116,30 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
+    from ragspine_eval.outputs.escape import EscapedStream
+
+    # text from inputs reaches the terminal only escaped, whichever line of a subcommand prints it
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapedStream(out), EscapedStream(err, allow_cr=True)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.run(args)
     except RagspineEvalError as exc:
         # one line whatever the input held: escaped for the terminal, cut to a readable length
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        # every reader bounds what an input sizes (docs/setup.md, "Hostile input"); an input
+        # within those bounds can still exceed a small machine: say so, it is not a bug here
+        print("error: out of memory: an input is larger than this machine can hold within the "
+              "documented bounds (docs/setup.md, Hostile input); lower the bound that admits it "
+              "or split the input; no file was left half-written", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)

@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"FAIL: the engine failed on {len(failed)} document(s): {', '.join(failed)}")
             return EXIT_REGRESSION
         return EXIT_OK
-    from ragspine_eval.retrieval.workspace import chunking_of, read_workspace
+    from ragspine_eval.retrieval.workspace import chunking_of, fingerprint_key, read_workspace
+
+    from ragspine_eval.outputs.escape import terminal
 
     ws = read_workspace(args.workspace)
     if args.json:
@@ -54,27 +56,34 @@ def run(args: argparse.Namespace) -> int:
             "workspace": str(ws.path), "fingerprint": ws.fingerprint, "chunks": ws.n_chunks,
             "facts": ws.n_facts, "facts_by_doc": ws.facts_by_doc, "chunking": ws.chunking,
             "documents": [{"doc": d.doc_id, "chunks": d.n_chunks, "pages": list(d.pages),
-                           "slides": list(d.slides), "fingerprint": ws.files.get(d.doc_id)}
+                           "slides": list(d.slides), "fingerprint":
+                           ws.files.get(fingerprint_key(d.doc_id))}
                           for d in ws.docs],
             "review": list(ws.review)}, ensure_ascii=False, indent=1))
         return EXIT_OK
     print(f"workspace {ws.path} [{ws.fingerprint}]: {len(ws.docs)} documents, {ws.n_chunks} "
           f"chunks, {ws.n_facts} facts, {len(ws.review)} review items")
     print(f"chunking: {chunking_of(ws)}")
-    width = max((len(d.doc_id) for d in ws.docs), default=8)
+    # document ids come from file names: shown escaped (a name may hold ESC), width from that
+    names = {d.doc_id: terminal(d.doc_id) for d in ws.docs}
+    names.update({doc: terminal(doc) for doc in ws.facts_by_doc if ws.doc(doc) is None})
+    width = min(max((len(n) for n in names.values()), default=8), 60)
     print(f"  {'document':<{width}}  chunks  facts  pages or slides")
     for d in ws.docs:
         units = (f"pages {_span(d.pages)}" if d.pages else
                  f"slides {_span(d.slides)}" if d.slides else "-")
-        print(f"  {d.doc_id:<{width}}  {d.n_chunks:>6}  {ws.facts_by_doc.get(d.doc_id, 0):>5}  "
-              f"{units}")
+        print(f"  {names[d.doc_id]:<{width}}  {d.n_chunks:>6}  "
+              f"{ws.facts_by_doc.get(d.doc_id, 0):>5}  {units}")
     for doc, n in sorted(ws.facts_by_doc.items()):
         if ws.doc(doc) is None:
-            print(f"  {doc:<{width}}  {0:>6}  {n:>5}  (facts only)")
+            print(f"  {names[doc]:<{width}}  {0:>6}  {n:>5}  (facts only)")
     return EXIT_OK
 
 
 def _span(values: tuple[int, ...]) -> str:
-    if len(values) > 1 and values == tuple(range(values[0], values[-1] + 1)):
+    """`3-9` for sorted distinct values without a gap (checked by arithmetic: nothing as long as
+    the span is built), else the values, the first 20 shown."""
+    if len(values) > 1 and values[-1] - values[0] == len(values) - 1:
         return f"{values[0]}-{values[-1]}"
-    return ", ".join(map(str, values))
+    shown = ", ".join(map(str, values[:20]))
+    return shown + (f", ... ({len(values)} in all)" if len(values) > 20 else "")

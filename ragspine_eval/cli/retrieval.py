@@ -2,6 +2,7 @@
 
     ragspine-eval retrieval --kb W --golden Q [--top-k K] [--engine-config FILE]
                             [--jobs N|auto] [--executor local|dask] [--no-cache]
+                            [--case-timeout SECONDS]
 
 Per question the rank and page rank of the first relevant hit under the question file's rules,
 recall@k, page_recall@k, MRR and page MRR, gated under the ratchet per workspace, top_k and
@@ -19,7 +20,12 @@ import shlex
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+from ragspine_eval.cli.common import (
+    add_gate_arguments,
+    gate_options,
+    positive_float,
+    positive_int,
+)
 from ragspine_eval.cli.qa import jobs_value
 from ragspine_eval.execution.jobs import AUTO
 
@@ -27,13 +33,15 @@ HELP = "retrieval only over an engine workspace: rank of the first relevant hit 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
+
     parser.add_argument("--kb", type=Path, required=True, metavar="W",
                         help="the engine workspace (a folder made by `ragspine ingest` or "
                              "`ragspine-eval kb build`)")
     parser.add_argument("--golden", type=Path, required=True, metavar="Q",
                         help="a question file of `ragspine batch` (.jsonl, .json, .csv, .txt) "
                              "or an nl-answers-gold v1/v2 file")
-    parser.add_argument("--top-k", type=positive_int, default=None, metavar="K",
+    parser.add_argument("--top-k", type=top_k_value, default=None, metavar="K",
                         help="passages asked per question (default: the engine config's "
                              "top_k, else 10)")
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
@@ -52,6 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true",
                         help="ask the engine every question, reusing no stored answer (the "
                              "outcome cache is on by default: a killed run resumes from it)")
+    parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"time limit of one question, as qa's; a question past it is "
+                             f"recorded as an engine error (default: {DEFAULT_CASE_TIMEOUT:g})")
     parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
@@ -59,6 +71,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-store", action="store_true",
                         help="do not keep this run in the run store")
     add_gate_arguments(parser, paths.RETRIEVAL_BASELINE)
+
+
+def top_k_value(text: str) -> int:
+    """--top-k: a whole number from 1 to engine_config.MAX_TOP_K."""
+    from ragspine_eval.engines.engine_config import MAX_TOP_K
+
+    value = positive_int(text)
+    if value > MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TOP_K:,}, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
         store=not args.no_store, progress=progress, jobs=args.jobs, executor=args.executor,
-        scheduler=args.scheduler, cache=False if args.no_cache else None)
+        scheduler=args.scheduler, cache=False if args.no_cache else None,
+        case_timeout=args.case_timeout)
     return gated.exit_code
 
 

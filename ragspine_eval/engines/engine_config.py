@@ -4,7 +4,7 @@ Keys (each optional; a key left out is the engine's default, which is what a run
 uses): `name` (a label for the baseline key; default the file's stem), `profile` (economy,
 balanced, quality), `contextual_index` (off, heading, full), `page_parent` (page+child, dedup,
 off), `graph` (off, auto), `query_translation` (auto, off), `reranker` (none, cross_encoder,
-local-http) and `top_k` (a whole number from 1).
+local-http) and `top_k` (a whole number from 1 to `MAX_TOP_K`).
 
 Invariants:
 - an unknown key, a value outside its list, a `top_k` that is not a positive whole number, or a
@@ -12,7 +12,9 @@ Invariants:
 - a setting that cannot take effect on this machine is never a silent no-op: `check_effective`
   raises for what the engine would fail on or quietly drop before any question is asked (a
   profile or reranker whose package is not installed: `quality` needs fastembed for its onnx
-  embedding and its cross-encoder, `cross_encoder` needs fastembed), and `observed_warnings`
+  embedding and its cross-encoder, `cross_encoder` needs fastembed; `local-http` without the
+  RERANK_* environment it reads), naming the file and the key; an error the engine raises
+  later for a setting is named the same way (retrieval_only/engine.py), and `observed_warnings`
   names, after a run, a setting the engine's answers show had no effect (a vector channel that
   gave every passage a vector score of 0, a `top_k` above what the engine ever returned);
 - `fingerprint` covers every setting that can change what the engine returns (not `name`), and
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,10 +45,19 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reranker": ("none", "cross_encoder", "local-http"),
 }
 KEYS = ("name", *CHOICES, "top_k")
+# passages asked per question at most: the report keeps each one's rank, and no retrieval
+# metric reads past a few hundred (docs/setup.md, "Hostile input")
+MAX_TOP_K = 10_000
 # the package each setting needs, and why (checked before any question is asked)
 NEEDS: dict[tuple[str, str], tuple[str, str]] = {
     ("profile", "quality"): ("fastembed", "its onnx embedding and cross-encoder reranker"),
     ("reranker", "cross_encoder"): ("fastembed", "the cross-encoder reranker"),
+}
+# the environment each setting needs: the engine's local-http adapter reads these at start-up
+# (its load_local_model_config) and refuses to open without them
+NEEDS_ENV: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("reranker", "local-http"): (("RERANK_BASE_URL", "RERANK_MODEL", "RERANK_API_KEY"),
+                                 "the address, model and key of its /v1/rerank service"),
 }
 
 
@@ -103,9 +115,10 @@ def from_mapping(data: Mapping[str, Any], where: str = "engine config") -> Engin
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key == "top_k":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise EngineConfigError(f"{where}: top_k must be a whole number from 1, got "
-                                        f"{reading.clip(value)}")
+            if not isinstance(value, int) or isinstance(value, bool) or not \
+                    1 <= value <= MAX_TOP_K:
+                raise EngineConfigError(f"{where}: top_k must be a whole number from 1 to "
+                                        f"{MAX_TOP_K:,}, got {reading.clip(value, 40)}")
         elif key == "name":
             if not isinstance(value, str) or not value.strip() or any(c in value for c in " @+"):
                 raise EngineConfigError(f"{where}: name must be a short text without spaces, @ "
@@ -142,6 +155,12 @@ def load_engine_config(path: str | Path | None) -> EngineConfig:
             parsed = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise error(f"not TOML: {exc}") from None
+        except RecursionError:  # tomllib recurses per nesting level
+            raise error(f"not a usable configuration: nested deeper than Python reads (an "
+                        f"engine configuration is one flat table of {len(KEYS)} keys)") from None
+        except ValueError as exc:  # an integer past Python's 4,300 digits
+            raise error(f"not a usable configuration: {reading.clip(str(exc), 120)[1:-1]}"
+                        ) from None
     if not isinstance(parsed, dict):
         raise error("an engine configuration is an object of settings")
     config = from_mapping(parsed, str(path))
@@ -184,6 +203,12 @@ def missing_packages(config: EngineConfig) -> list[str]:
 def check_effective(config: EngineConfig) -> None:
     """Raise EngineConfigError for a setting that cannot take effect here (before any run)."""
     problems = missing_packages(config)
+    for (key, value), (names, why) in NEEDS_ENV.items():
+        unset = [n for n in names if not os.environ.get(n)]
+        if getattr(config, key) == value and unset:
+            problems.append(f"{key} = {value!r} needs the environment variable(s) "
+                            f"{', '.join(unset)} ({why}), not set here; set them, or choose "
+                            f"another {key}")
     if problems:
         where = config.path or "engine config"
         raise EngineConfigError(f"{where}: {problems[0]}")

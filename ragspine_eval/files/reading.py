@@ -35,7 +35,8 @@ from ragspine_eval.errors import RagspineEvalError
 MB = 1024 * 1024
 # kind -> default bound in MiB; JSONL kinds also bound each line ("<kind> line")
 DEFAULT_LIMITS_MB: dict[str, float] = {
-    "golden": 256, "golden line": 1, "baseline": 64, "facts": 256, "facts line": 1,
+    "golden": 256, "golden line": 1, "questions": 64, "questions line": 1, "baseline": 64,
+    "facts": 256, "facts line": 1,
     "ground truth": 64, "report": 512, "response": 8,
 }
 ENV_PREFIX = "RAGSPINE_EVAL_MAX_"

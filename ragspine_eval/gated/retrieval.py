@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ class RetrievalGatedRun(GatedRun):
 
 def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT) -> str:
     """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings."""
-    name = Path(workspace).resolve().name or "workspace"
+    name = Path(os.path.realpath(workspace)).name or "workspace"  # a symlink loop: no raise
     key = f"{name}@k{top_k}"
     return key if not config.settings() else f"{key}+{config.label}"
 

@@ -12,26 +12,39 @@ Invariants: one question per case and language, id `<case_id>:<lang>`, tagged `c
 (known-gap for a case marked `known_gap`) and `language`; adversarial and offline_only cases
 are left out (no question the engine's retrieval could be judged on); a case expected to abstain
 has no page group, so it is not judged; every problem is a QuestionFileError naming the line of
-the case it is in.
+the case it is in. Total for any JSON: a `case_id` that is not a text, a changelog entry whose
+`case_id` is not a text, `required_claims` that is not an array, and a `page_index` past the
+question files' `MAX_PAGE` are such errors, never a TypeError.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.golden.question_case import QuestionCase, QuestionFileError, json_items
+from ragspine_eval.files import reading
+from ragspine_eval.golden.question_case import (
+    QuestionCase,
+    QuestionFileError,
+    json_items,
+    member_start,
+)
 
 _CLASSES = ("positive", "abstain", "adversarial")
 _STATUSES = ("answered", "abstained")
 _CHANGELOG_KEYS = ("case_id", "change", "old", "new", "evidence")
 
 
+# a claim's page, from 0, as high as a question file's page may go (question_files.MAX_PAGE)
+MAX_PAGE_INDEX = 100_000 - 1
+
+
 def _case_lines(text: str) -> list[int]:
-    match = re.search(r'"cases"\s*:\s*\[', text)
-    return [] if match is None else [line for line, _ in json_items(text, match.end() - 1)]
+    start = member_start(text, "cases")  # the top-level member, never one nested in another key
+    if start is None or text[start:start + 1] != "[":
+        return []
+    return [line for line, _ in json_items(text, start)]
 
 
 def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
@@ -41,7 +54,8 @@ def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
     if not isinstance(raw_cases, list):
         raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
     lines = _case_lines(text)
-    ids = {c.get("case_id") for c in raw_cases if isinstance(c, dict)}
+    ids = {c.get("case_id") for c in raw_cases
+           if isinstance(c, dict) and isinstance(c.get("case_id"), str)}
     if payload["schema_version"] == "nl-answers-gold-v2":
         _check_changelog(path, payload.get("changelog"), ids)
     index = 0
@@ -65,9 +79,12 @@ def _check_changelog(path: Path, changelog: Any, ids: set[Any]) -> None:
             raise QuestionFileError(path, None, None, f"{where} lacks {', '.join(missing)}")
         if not isinstance(entry["evidence"], str) or not entry["evidence"].strip():
             raise QuestionFileError(path, None, None, f"{where}: evidence must be a non-empty text")
+        if not isinstance(entry["case_id"], str):
+            raise QuestionFileError(path, None, None, f"{where}: case_id must be a text, got "
+                                                      f"{reading.clip(entry['case_id'])}")
         if entry["case_id"] not in ids:
-            raise QuestionFileError(path, None, None,
-                                    f"{where} names the unknown case {entry['case_id']!r}")
+            raise QuestionFileError(path, None, None, f"{where} names the unknown case "
+                                                      f"{reading.clip(entry['case_id'])}")
 
 
 def _questions(path: Path, line: int | None, raw: Any) -> list[QuestionCase]:
@@ -75,14 +92,16 @@ def _questions(path: Path, line: int | None, raw: Any) -> list[QuestionCase]:
         raise QuestionFileError(path, line, None, "a case must be an object")
     case_id = raw.get("case_id")
     if not isinstance(case_id, str) or not case_id:
-        raise QuestionFileError(path, line, None, "missing case_id")
+        raise QuestionFileError(path, line, None, "missing case_id" if case_id in (None, "") else
+                                f"case_id must be a text, got {reading.clip(case_id)}")
 
     def bad(reason: str) -> QuestionFileError:
         return QuestionFileError(path, line, case_id, reason)
 
     case_class = raw.get("case_class")
     if case_class not in _CLASSES:
-        raise bad(f"case_class must be one of {', '.join(_CLASSES)}, got {case_class!r}")
+        raise bad(f"case_class must be one of {', '.join(_CLASSES)}, got "
+                  f"{reading.clip(case_class)}")
     question = raw.get("question")
     if not isinstance(question, dict):
         raise bad("question must be an object {\"en\": ..., \"zh\": ...}")
@@ -95,9 +114,14 @@ def _questions(path: Path, line: int | None, raw: Any) -> list[QuestionCase]:
         raise bad("missing expected")
     status = expected.get("status")
     if status not in _STATUSES:
-        raise bad(f"expected.status must be one of {', '.join(_STATUSES)}, got {status!r}")
+        raise bad(f"expected.status must be one of {', '.join(_STATUSES)}, got "
+                  f"{reading.clip(status)}")
+    claims = expected.get("required_claims")
+    if claims is not None and not isinstance(claims, list):
+        raise bad(f"expected.required_claims must be an array of claims, got "
+                  f"{reading.clip(claims)}")
     groups = []
-    for spec in expected.get("required_claims") or []:
+    for spec in claims or []:
         options = spec.get("any_of") if isinstance(spec, dict) and "any_of" in spec else [spec]
         if not isinstance(options, list) or not options:
             raise bad("any_of must be a non-empty array")
@@ -119,7 +143,10 @@ def _anchor_page(bad: Any, anchor: Any) -> int:
         raise bad("a claim must be an object")
     page_index = anchor.get("page_index")
     if not isinstance(page_index, int) or isinstance(page_index, bool) or page_index < 0:
-        raise bad(f"page_index must be a whole number from 0, got {page_index!r}")
+        raise bad(f"page_index must be a whole number from 0, got {reading.clip(page_index)}")
+    if page_index > MAX_PAGE_INDEX:
+        raise bad(f"page_index {reading.clip(page_index, 24)} is beyond the {MAX_PAGE_INDEX:,} "
+                  f"a claim may name (no document has that many pages)")
     if not isinstance(anchor.get("kind"), str):
         raise bad("a claim needs a kind")
     for key in ("quote", "text", "value", "unit"):

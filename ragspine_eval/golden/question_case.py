@@ -54,13 +54,71 @@ class QuestionCase:
 
 def json_items(text: str, start: int) -> Iterator[tuple[int, Any]]:
     """(line, raw value) of each element of the JSON array starting at text[start] == '['."""
+    for line, _, _, value in json_spans(text, start):
+        yield line, value
+
+
+def json_spans(text: str, start: int) -> Iterator[tuple[int, int, int, Any]]:
+    """(line, start, end, raw value) of each element of the JSON array at text[start] == '['
+    (decoded without the strict reader's checks: only where each element lies is wanted)."""
     decoder = json.JSONDecoder()
     i = start + 1
+    line, counted = 1, 0  # lines counted up to `counted`: linear, not once per element
     while True:
         while i < len(text) and text[i] in " \t\r\n,":
             i += 1
         if i >= len(text) or text[i] == "]":
             return
         value, end = decoder.raw_decode(text, i)
-        yield text.count("\n", 0, i) + 1, value
+        line += text.count("\n", counted, i)
+        counted = i
+        yield line, i, end, value
         i = end
+
+
+def member_start(text: str, key: str) -> int | None:
+    """Where the value of the top-level object's member `key` starts in `text`, or None: the
+    object's members are walked one by one, so a `key` nested inside another member is never
+    taken for it (a regular expression would)."""
+    decoder = json.JSONDecoder()
+    i = len(text) - len(text.lstrip())
+    if text[i:i + 1] != "{":
+        return None
+    i += 1
+    try:
+        while True:
+            while i < len(text) and text[i] in " \t\r\n,":
+                i += 1
+            if text[i:i + 1] != '"':
+                return None
+            name, i = decoder.raw_decode(text, i)
+            while i < len(text) and text[i] in " \t\r\n:":
+                i += 1
+            if name == key:
+                return i
+            _, i = decoder.raw_decode(text, i)
+    except (ValueError, RecursionError):
+        return None
+
+
+def element_problem(text: str, start: int | None, id_key: str
+                    ) -> tuple[int, str | None, str] | None:
+    """(line, id, reason) of the first element of the array at `start` that the strict reader
+    refuses (a key twice, a control character: problems the parser gives no place for), or None.
+    The id is the element's `id_key` when it is a text or a number."""
+    from ragspine_eval.files import reading
+
+    if start is None:
+        return None
+    try:
+        for line, begin, end, value in json_spans(text, start):
+            try:
+                reading.parse_json(text[begin:end])
+            except reading.JSONProblem as exc:
+                raw = value.get(id_key) if isinstance(value, dict) else None
+                shown = (str(raw) if isinstance(raw, str | int) and not isinstance(raw, bool)
+                         else None)
+                return line, shown, exc.reason
+    except (ValueError, RecursionError):
+        return None
+    return None

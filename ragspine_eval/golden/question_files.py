@@ -23,7 +23,14 @@ Invariants:
   start > end, an id given twice, a `doc` that is not text, an `expected` that is a list or a
   boolean, a tag whose value is not a scalar, and an empty file are errors;
 - `QuestionCase.page_groups` are the engine's page groups: a hit is relevant to a group when its
-  page is in the group (and its document matches `docs` when given); every group must be hit.
+  page is in the group (and its document matches `docs` when given); every group must be hit;
+- total and bounded for any bytes (docs/workspace.md, "Limits"): a page above `MAX_PAGE`, a
+  question of more than `MAX_QUESTION_PAGES` pages or a file of more than `MAX_FILE_PAGES` is
+  refused before it is allocated (`"1-300000000"` is one line, not a MemoryError); a CSV cell
+  over the csv module's 128 KiB field limit, a carriage return inside an unquoted cell and a
+  control character (tab aside) in a .csv or .txt are errors on their line; invalid UTF-8 is
+  named by its line; a problem the JSON parser gives no place for (a key twice, a control
+  character) in a .json is named by the line and id of the question that holds it.
 """
 
 from __future__ import annotations
@@ -36,8 +43,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import reading
-from ragspine_eval.golden.question_case import QuestionCase, QuestionFileError, json_items
+from ragspine_eval.golden.question_case import (
+    QuestionCase,
+    QuestionFileError,
+    element_problem,
+    json_items,
+    member_start,
+)
 
 __all__ = ["QuestionCase", "QuestionFileError", "check_question_file", "is_question_file",
            "load_question_file", "parse_pages"]
@@ -45,7 +59,19 @@ __all__ = ["QuestionCase", "QuestionFileError", "check_question_file", "is_quest
 SUFFIXES = (".jsonl", ".json", ".csv", ".txt")
 NL_GOLD_VERSIONS = ("nl-answers-gold-v1", "nl-answers-gold-v2")
 KNOWN_KEYS = frozenset({"id", "question", "expected", "pages", "page", "doc"})
-_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
+_RANGE = re.compile(r"^([0-9]+)\s*-\s*([0-9]+)$")
+_NUMBER = re.compile(r"^[0-9]+$")
+# the limits of a question file (docs/workspace.md, "Limits"): no document has 100,000 pages,
+# a page group of more than 10,000 pages no longer tests retrieval, and the sets are built in
+# memory (a million pages is about 60 MB)
+MAX_PAGE = 100_000
+MAX_QUESTION_PAGES = 10_000
+MAX_FILE_PAGES = 1_000_000
+# questions in one file: 100,000 is the largest set the project runs (the QA golden set's
+# story); each is held in memory with its page sets
+MAX_QUESTIONS = 200_000
+# C0 controls but tab, LF and CR; DEL and C1 (ESC, CSI); a question file's text is data
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
 _NL_CLASSES = ("positive", "abstain", "adversarial")
 
 
@@ -57,13 +83,15 @@ def is_question_file(path: str | Path) -> bool:
         return False
     if path.suffix.lower() != ".jsonl":
         return True
+    def error(reason: str) -> QuestionFileError:
+        return QuestionFileError(path, None, None, reason)
+
     try:
-        with path.open("r", encoding="utf-8-sig") as handle:
-            for raw in handle:
-                if raw.strip():
-                    first = json.loads(raw)
-                    return not (isinstance(first, dict) and "case_type" in first)
-    except (OSError, ValueError):
+        for _, raw in reading.iter_lines(path, "golden", error):
+            if raw.strip():
+                first = reading.parse_json(raw)
+                return not (isinstance(first, dict) and "case_type" in first)
+    except (OSError, ValueError, RagspineEvalError):
         return True  # let the reader name the problem
     return True
 
@@ -77,6 +105,9 @@ def parse_pages(value: Any) -> frozenset[int]:
     if isinstance(value, int):
         if value < 1:
             raise ValueError(f"page {value} is not a page number (pages count from 1)")
+        if value > MAX_PAGE:
+            raise ValueError(f"page {reading.clip(value, 24)} is beyond the {MAX_PAGE:,} pages a "
+                             f"question file may name (no document has that many)")
         return frozenset({value})
     if isinstance(value, float) and value.is_integer():
         return parse_pages(int(value))
@@ -85,22 +116,48 @@ def parse_pages(value: Any) -> frozenset[int]:
         for part in (p.strip() for p in value.split(",")):
             if not part:
                 continue
-            if part.isdigit():
-                pages |= parse_pages(int(part))
+            if _NUMBER.match(part):
+                pages |= parse_pages(_whole(part))
                 continue
             match = _RANGE.match(part)
-            if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-                raise ValueError(f"page {part!r} is neither a page number nor a range like 3-5")
-            pages.update(range(int(match.group(1)), int(match.group(2)) + 1))
-        return frozenset(pages)
+            if not match or not 1 <= _whole(match.group(1)) <= _whole(match.group(2)):
+                raise ValueError(f"page {reading.clip(part)} is neither a page number nor a "
+                                 f"range like 3-5")
+            first, last = _whole(match.group(1)), _whole(match.group(2))
+            if last > MAX_PAGE:
+                raise ValueError(f"the range {reading.clip(part, 40)} goes beyond the "
+                                 f"{MAX_PAGE:,} pages a question file may name")
+            _bounded(len(pages) + last - first + 1)
+            pages.update(range(first, last + 1))
+        return _bounded_set(pages)
     if isinstance(value, list):
         out: set[int] = set()
         for item in value:
             if isinstance(item, list):
                 raise ValueError("pages nest lists; give one list of pages")
             out |= parse_pages(item)
+            _bounded(len(out))
         return frozenset(out)
     raise ValueError(f"page {reading.clip(value)} is not a page number")
+
+
+def _whole(digits: str) -> int:
+    """An ASCII page number, its length checked before int() reads it."""
+    if len(digits.lstrip("0")) > len(str(MAX_PAGE)):
+        raise ValueError(f"page {reading.clip(digits, 24)} is beyond the {MAX_PAGE:,} pages a "
+                         f"question file may name")
+    return int(digits)
+
+
+def _bounded(n: int) -> None:
+    if n > MAX_QUESTION_PAGES:
+        raise ValueError(f"more than {MAX_QUESTION_PAGES:,} pages in one question: a page group "
+                         f"that wide tests nothing; name the pages the answer is on")
+
+
+def _bounded_set(pages: set[int]) -> frozenset[int]:
+    _bounded(len(pages))
+    return frozenset(pages)
 
 
 def _text(value: Any) -> str:
@@ -163,12 +220,13 @@ def _case(record: Mapping[str, Any], index: int, line: int | None, path: Path) -
                         tuple(docs), tags, line)
 
 
-def _array_start(text: str, key: str | None) -> int | None:
+def _array_start(text: str, key: str | None = None) -> int | None:
+    """Where the top-level array (key None) or the top-level object's `key` array starts."""
     if key is None:
         i = len(text) - len(text.lstrip())
         return i if text[i:i + 1] == "[" else None
-    match = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
-    return match.end() - 1 if match else None
+    start = member_start(text, key)
+    return start if start is not None and text[start:start + 1] == "[" else None
 
 
 def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
@@ -178,7 +236,7 @@ def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
 
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for line, raw in reading.iter_lines(path, "golden", error,
+        for line, raw in reading.iter_lines(path, "questions", error,
                                             lambda n, r: QuestionFileError(path, n, None, r)):
             if not raw.strip():
                 continue
@@ -187,35 +245,99 @@ def _records(path: Path) -> Iterator[tuple[int | None, Any]]:
             except reading.JSONProblem as exc:  # this line's problem: the next lines still read
                 yield line, QuestionFileError(path, line, None, exc.reason)
         return
-    text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    if suffix in (".txt", ".csv"):
+        text = _lines_text(path, reading.read_bytes(path, "questions", error))
     if suffix == ".txt":
-        for line, raw in enumerate(text.splitlines(), start=1):
+        for line, raw in enumerate(io.StringIO(text), start=1):  # lazily, split at LF only
+            raw = raw.rstrip("\r\n")
             if raw.strip() and not raw.strip().startswith("#"):
                 yield line, {"question": raw.strip()}
         return
     if suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or "question" not in reader.fieldnames:
-            raise QuestionFileError(path, 1, None, "the header row has no `question` column")
-        for row in reader:
-            if None in row:
-                raise QuestionFileError(path, reader.line_num, None,
-                                        "more cells than the header row has columns")
-            yield reader.line_num, {k: v for k, v in row.items() if v not in (None, "")}
+        yield from _csv_records(path, text)
         return
     raise error(f"not a question file the engine reads: {suffix or '(no suffix)'} (one of "
                 f"{', '.join(SUFFIXES)})")
+
+
+def _lines_text(path: Path, data: bytes) -> str:
+    """A .csv or .txt file's text: strict UTF-8 and no control character but tab, CR and LF,
+    each problem named by its line."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise QuestionFileError(path, line, None, f"not UTF-8 text ({exc.reason} at byte "
+                                                  f"{column} of the line); save it as UTF-8"
+                                ) from None
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        raise QuestionFileError(path, text.count("\n", 0, bad.start()) + 1, None,
+                                f"a control character ({reading.clip(bad.group())[1:-1]}) in the "
+                                f"text; remove it")
+    return text
+
+
+def _csv_records(path: Path, text: str) -> Iterator[tuple[int | None, Any]]:
+    """(line, row) of each data row of a CSV question file; csv.Error becomes a line's error."""
+    reader = csv.DictReader(io.StringIO(text))  # lines split at LF only, as editors count them
+
+    def failed(exc: csv.Error) -> QuestionFileError:
+        reason = str(exc)
+        if "new-line character" in reason:
+            reason = "a line break (CR) inside an unquoted cell; quote the cell or remove it"
+        elif "field larger than field limit" in reason:
+            reason = (f"a cell longer than the {csv.field_size_limit():,} characters the csv "
+                      f"module reads (a question is a sentence, not a document)")
+        return QuestionFileError(path, reader.line_num + 1, None, reason)  # the line being read
+
+    try:
+        fields = reader.fieldnames
+    except csv.Error as exc:
+        raise failed(exc) from None
+    if fields is None or "question" not in fields:
+        raise QuestionFileError(path, 1, None, "the header row has no `question` column")
+    twice = sorted({f for f in fields if fields.count(f) > 1})
+    if twice:
+        raise QuestionFileError(path, 1, None, f"the column {reading.clip(twice[0])} appears "
+                                               f"twice in the header row; keep one")
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise failed(exc) from None
+        if None in row:
+            raise QuestionFileError(path, reader.line_num, None,
+                                    "more cells than the header row has columns")
+        yield reader.line_num, {k: v for k, v in row.items() if v not in (None, "")}
 
 
 def _json_payload(path: Path) -> tuple[str, Any]:
     def error(reason: str) -> QuestionFileError:
         return QuestionFileError(path, None, None, reason)
 
-    text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    text = reading.decode(reading.read_bytes(path, "questions", error), error)
     try:
         return text, reading.parse_json(text)
     except reading.JSONProblem as exc:
+        if exc.line is None:  # a key twice, a control character: find the question that has it
+            found = _placed(text)
+            if found is not None:
+                line, case_id, reason = found
+                raise QuestionFileError(path, line, case_id, reason) from None
         raise QuestionFileError(path, exc.line, None, exc.reason) from None
+
+
+def _placed(text: str) -> tuple[int, str | None, str] | None:
+    """The line, id and reason of the element that holds a problem the parser placed nowhere."""
+    for key, id_key in (("questions", "id"), ("cases", "case_id")):
+        found = element_problem(text, member_start(text, key), id_key)
+        if found is not None:
+            return found
+    return element_problem(text, _array_start(text), "id")
 
 
 def load_question_file(path: str | Path) -> tuple[QuestionCase, ...]:
@@ -246,18 +368,29 @@ def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[Que
     else:
         items = ((line, index, record) for index, (line, record)
                  in enumerate(_records(path), start=1))
+    pages = 0
     try:
         for line, index, record in items:
+            if index > MAX_QUESTIONS:  # the whole file stops before it fills memory
+                raise QuestionFileError(path, line, None, f"more than {MAX_QUESTIONS:,} questions "
+                                                          f"in one file; split the file")
             try:
                 if isinstance(record, QuestionFileError):
                     raise record
                 if isinstance(record, QuestionCase):
-                    cases.append(record)
+                    case = record
                 elif not isinstance(record, Mapping):
                     raise QuestionFileError(path, line, None, "a question must be a JSON object")
                 else:
-                    cases.append(_case(record, index, line, path))
+                    case = _case(record, index, line, path)
+                pages += sum(len(g) for g in case.page_groups)
+                if pages > MAX_FILE_PAGES:  # the whole file stops: its page sets fill memory
+                    raise QuestionFileError(path, line, case.id, f"more than {MAX_FILE_PAGES:,} "
+                                            f"pages in the file's page groups; split the file")
+                cases.append(case)
             except QuestionFileError as exc:
+                if pages > MAX_FILE_PAGES:
+                    raise
                 if stop:
                     raise
                 errors.append(exc)
@@ -290,6 +423,10 @@ def _json_questions(path: Path, text: str, payload: Any) -> Iterator[tuple[int |
     else:
         raise QuestionFileError(path, 1, None, "a .json question file is an array of questions "
                                                "or an object with a `questions` array")
+    if len(payload) > MAX_QUESTIONS:
+        raise QuestionFileError(path, None, None, f"{len(payload):,} questions, more than the "
+                                                  f"{MAX_QUESTIONS:,} one file may hold; split "
+                                                  f"the file")
     lines = [line for line, _ in json_items(text, start)] if start is not None else []
     for index, record in enumerate(payload, start=1):
         yield (lines[index - 1] if len(lines) == len(payload) else None), index, record

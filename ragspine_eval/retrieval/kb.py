@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,9 +172,9 @@ def kb_file_fingerprints(kb_dir: str | Path = KB_DIR) -> dict[str, str]:
 def kb_fingerprints(kb_dir: str | Path = KB_DIR) -> tuple[str, dict[str, str]]:
     """`kb_fingerprint` and `kb_file_fingerprints`, each file read once for both (no engine
     needed: a re-run that reuses every answer hashes the KB and builds nothing)."""
-    from ragspine_eval.retrieval.workspace import fingerprints, is_workspace
+    from ragspine_eval.retrieval.workspace import claims_workspace, fingerprints
 
-    if is_workspace(kb_dir):
+    if claims_workspace(kb_dir, FACTS_FILE):
         return fingerprints(kb_dir)
     whole, files = hashlib.sha256(), {}
     for name in (FACTS_FILE, NARRATIVES_FILE):
@@ -197,9 +198,9 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
     from ragspine.storage.fact_store import SqliteFactStore
 
     kb_dir = Path(kb_dir)
-    from ragspine_eval.retrieval.workspace import is_workspace
+    from ragspine_eval.retrieval.workspace import claims_workspace
 
-    if is_workspace(kb_dir):
+    if claims_workspace(kb_dir, FACTS_FILE):
         return _workspace_kb(kb_dir, Path(db_dir) if db_dir is not None else None)
     facts, docs = load_fact_rows(kb_dir), load_narrative_docs(kb_dir)
     db_dir = Path(db_dir) if db_dir is not None else kb_dir
@@ -232,16 +233,14 @@ def workspace_docs(kb_dir: str | Path) -> tuple[NarrativeDoc, ...]:
 
 
 def _workspace_kb(kb_dir: Path, db_dir: Path | None) -> EvalKB:
-    import shutil
+    from ragspine_eval.retrieval.workspace import KNOWLEDGE_DB, WorkspaceError, copy_store
 
-    from ragspine_eval.retrieval.workspace import KNOWLEDGE_DB, WorkspaceError
-
-    if db_dir is None or Path(db_dir).resolve() == kb_dir.resolve():
+    if db_dir is None or os.path.realpath(db_dir) == os.path.realpath(kb_dir):
         raise WorkspaceError(f"{kb_dir}: a workspace is copied into a scratch folder before the "
                              f"engine opens it; give another db_dir")
     db_dir.mkdir(parents=True, exist_ok=True)
     copy = db_dir / KNOWLEDGE_DB
-    shutil.copyfile(kb_dir / KNOWLEDGE_DB, copy)
+    copy_store(kb_dir / KNOWLEDGE_DB, copy)  # with its WAL: the transactions not yet in it
     return EvalKB(copy, copy, (), workspace_docs(kb_dir), *kb_fingerprints(kb_dir))
 
 

@@ -65,8 +65,10 @@ def check_against_workspace(path: str | Path, ws: Workspace,
             absent = sorted(group - have)
             if absent and not (group & have):
                 last = max(have) if have else None
+                shown = ", ".join(map(str, absent[:20])) + (
+                    f", ... ({len(absent):,} pages)" if len(absent) > 20 else "")
                 problems.append(
-                    f"{who}: page {', '.join(map(str, absent))} is not a page of "
+                    f"{who}: page {shown} is not a page of "
                     + (", ".join(d.doc_id for d in docs) if case.docs else "any document")
                     + (f" (its pages: {min(have)}-{last})" if have else
                        " (its chunks carry no page: build the workspace with "

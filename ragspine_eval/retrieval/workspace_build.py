@@ -12,8 +12,9 @@ on which a page can never be matched). The facade opens the result like any work
 
 Invariants:
 - nothing half-written: the workspace is built in a hidden folder beside OUT and renamed to OUT
-  only when every step ran; OUT must not exist yet or be an empty folder, and must not lie inside
-  DOCS (a `WorkspaceError`, exit 2, before the engine is called);
+  only when every step ran; OUT must not exist yet or be an empty folder (a real one: a symlink
+  at OUT, dangling, looping or to a folder, is refused, and so is a file), and must not lie
+  inside DOCS (a `WorkspaceError`, exit 2, before the engine is called);
 - the report keeps the engine's own words: each table the structured channel skipped with the
   engine's reason, every other warning, each review-queue item, each narrative file's status.
 """
@@ -122,7 +123,15 @@ def _suffixes() -> tuple[frozenset[str], frozenset[str]]:
 def _check(docs: Path, out: Path) -> None:
     if not docs.exists():
         raise WorkspaceError(f"{docs}: no such file or folder")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if out.is_symlink():  # whatever it points at (nothing, itself, a folder): never followed
+        raise WorkspaceError(f"{out}: is a symbolic link; give --out a real path that does not "
+                             f"exist yet (a workspace is built whole, never through a link)")
+    try:
+        taken = out.exists() and (not out.is_dir() or any(out.iterdir()))
+    except OSError as exc:
+        raise WorkspaceError(f"{out}: cannot be read ({exc.strerror or exc}); choose a new "
+                             f"--out") from None
+    if taken:
         raise WorkspaceError(f"{out}: exists and is not an empty folder; choose a new --out (a "
                              f"workspace is built whole, never over another)")
     real_docs, real_out = Path(os.path.realpath(docs)), Path(os.path.realpath(out))

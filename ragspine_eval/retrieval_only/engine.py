@@ -1,33 +1,54 @@
 """The engine opened on a workspace, as its own retrieval-only evaluation opens it.
 
-`WorkspaceRetriever(workspace, config)` opens the engine's facade on a scratch copy of the
-workspace (`RAGSpine.local` creates missing stores and schemas in the folder it opens, and an
-input is never written to) with the MockProvider (no model, no network), the configuration's
-profile, graph mode and reranker, and its contextual index, query translation and page parent
-as overrides of the retrieval preset, then asks the facade for its narrative retriever
-(`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent filters).
-`retrieve(question, top_k)` returns the engine's passages, at most `top_k`, in its order, with
-the wall time of the call and the LLM calls its trace reported meanwhile.
+`WorkspaceRetriever(workspace, config, case_timeout)` opens the engine's facade on a private copy
+of the workspace (`RAGSpine.local` creates missing stores and schemas in the folder it opens,
+and an input is never written to) with the MockProvider (no model, no network), the
+configuration's profile, graph mode and reranker, and its contextual index, query translation
+and page parent as overrides of the retrieval preset, then asks the facade for its narrative
+retriever (`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent
+filters). `retrieve(question, top_k)` returns the engine's passages, at most `top_k`, in its
+order, with the wall time of the call and the LLM calls its trace reported meanwhile.
 
-Invariants: the workspace folder given is only read (copied); the engine's vector-channel trace
-at assembly is kept (`vector_channel`), so a profile that asks for vectors and gets none is
-named, never silent; a question whose retrieval raises is that question's error, the run goes on.
+Invariants:
+- the workspace folder given is only read: its regular files are copied
+  (workspace.private_copy) and the engine opens the copy;
+- the engine's vector-channel trace at assembly is kept (`vector_channel`), so a profile that
+  asks for vectors and gets none is named, never silent;
+- a question whose retrieval raises is that question's error, and so is a question past
+  `case_timeout` seconds (qa's `--case-timeout`, the same meaning): with a limit the engine runs
+  in a daemon thread of its own, on its own copy; a question past the limit is abandoned with
+  its thread and copy (a thread cannot be stopped), and the next question gets a fresh engine.
+  Without a limit (None) the engine is opened in the caller's thread, and `rag` (the facade)
+  and `narrative` (its narrative retriever) are the caller's to use (the answers harness: the
+  engine's SQLite handles belong to the thread that opened them);
+- nothing the engine raises while it opens is a crash: an error the configuration causes is an
+  `EngineConfigError` naming the configuration's file and key (the engine's words kept), any
+  other a `WorkspaceError` naming the workspace (both exit 2, before any question).
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
+import queue
+import sqlite3
 import tempfile
+import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
 from ragspine_eval.execution.latency import LLMTrace, listening
-from ragspine_eval.retrieval.workspace import WorkspaceError
+from ragspine_eval.files import reading
+from ragspine_eval.retrieval.workspace import WorkspaceError, private_copy
+
+# which configuration key an engine error at start-up points at, by the words it uses
+_KEY_WORDS = {"reranker": ("rerank",), "profile": ("embedding", "profile", "preset", "fastembed"),
+              "graph": ("graph",), "contextual_index": ("contextual",),
+              "query_translation": ("translation",), "page_parent": ("page_parent",)}
 
 
 @dataclass
@@ -53,73 +74,126 @@ class _VectorChannel(logging.Handler):
                            for k in ("vector_channel", "vector_reason", "n_vectors")}
 
 
-class WorkspaceRetriever:
-    """A context manager: the engine's retriever over a copy of `workspace` (module docstring)."""
+def _config_error(cfg: EngineConfig, exc: BaseException) -> EngineConfigError | None:
+    """The configuration's file and key when the engine's error at start-up points at a
+    setting the configuration gives; None when it points at none (the workspace's turn)."""
+    text = f"{type(exc).__name__}: {exc}".lower()
+    if isinstance(exc, sqlite3.Error) or "sqlite" in text or "database" in text:
+        return None  # a store of the workspace, whatever words its message uses
+    given = cfg.settings()
+    keys = [k for k in given if any(w in text for w in _KEY_WORDS.get(k, (k,)))]
+    if not keys and not (isinstance(exc, ValueError) and given):
+        return None
+    keys = keys or list(given)
+    shown = ", ".join(f"{k} = {given[k]!r}" for k in keys)
+    return EngineConfigError(f"{cfg.path or 'engine config'}: {shown}: the engine refuses it "
+                             f"({type(exc).__name__}: {reading.clip(str(exc), 200)[1:-1]}); "
+                             f"change the key or set up what it needs")
 
-    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT):
-        self.workspace, self.config = Path(workspace), config
-        self.vector_channel: dict[str, Any] | None = None
+
+class _Engine:
+    """The engine on a copy of the workspace, opened, used and closed in one thread: a daemon
+    thread of its own (`threaded`), or the caller's."""
+
+    def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace, threaded: bool):
+        self.workspace, self.config, self.trace = workspace, config, trace
+        self.jobs: queue.Queue[tuple[str, int] | None] = queue.Queue()
+        self.answers: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.preset: dict[str, Any] = {}
-        self.trace = LLMTrace()
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
-        self._retriever: Any = None
+        self.vector_channel: dict[str, Any] | None = None
+        self.rag: Any = None
+        self.retriever: Any = None
+        self.thread: threading.Thread | None = None
         self._stack: list[Any] = []
-        self.rag: Any = None  # the engine's facade on the scratch copy, once entered
+        if not threaded:
+            self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
+            try:
+                self.retriever = self._open(Path(self._scratch.name) / (workspace.name or "ws"),
+                                            self._stack)
+            except BaseException:
+                self._closed(self._stack, self._scratch)
+                raise
+            return
+        self._finalizers_before: set[Any] = set()
+        self.thread = threading.Thread(target=self._serve, daemon=True,
+                                       name="ragspine-eval-retriever")
+        self.thread.start()
+        kind, value = self.answers.get()
+        if kind == "failed":
+            raise value
 
-    def __enter__(self) -> WorkspaceRetriever:
+    @staticmethod
+    def _closed(stack: list[Any], scratch: tempfile.TemporaryDirectory[str]) -> None:
+        for item in reversed(stack):
+            try:
+                item.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001, S110 - closing a private copy
+                pass
+        stack.clear()
+        scratch.cleanup()
+
+    def _serve(self) -> None:
+        scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
+        # the engine's stores close their SQLite handles in weakref finalizers that run at exit in
+        # the main thread: for an engine abandoned past the time limit that would raise (its
+        # handles belong to this thread), so those made from here on are dropped on abandon
+        # (the scratch folder's own finalizer, made above, still removes the copy at exit)
+        self._finalizers_before = set(getattr(weakref.finalize, "_registry", {}))
+        stack: list[Any] = []
+        try:
+            try:
+                retriever = self._open(Path(scratch.name) / (self.workspace.name or "ws"), stack)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                self.answers.put(("failed", exc))
+                return
+            self.answers.put(("ready", None))
+            while (job := self.jobs.get()) is not None:
+                question, top_k = job
+                self.answers.put(("answer", self._retrieve(retriever, question, top_k)))
+        finally:
+            self._closed(stack, scratch)
+
+    def _open(self, copy: Path, stack: list[Any]) -> Any:
         from ragspine.agent.llm_provider import MockProvider
         from ragspine.session import RAGSpine
 
-        self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-ws-")
-        copy = Path(self._scratch.name) / self.workspace.name
-        shutil.copytree(self.workspace, copy)
+        private_copy(self.workspace, copy)
         cfg = self.config
         overrides = {"retrieval": {"reranker": cfg.reranker}} if cfg.reranker else None
+        capture = _VectorChannel()
         try:
             rag = RAGSpine.local(copy, provider=MockProvider(), preset=cfg.profile,
                                  graph=cfg.graph, config=overrides)
-        except ValueError as exc:
-            self.close()
-            raise WorkspaceError(f"{cfg.describe()}: the engine refuses it: {exc}") from None
-        rag.retrieval = rag.retrieval.with_overrides(
-            contextual_index=cfg.contextual_index, query_translation=cfg.query_translation,
-            page_parent=cfg.page_parent)
-        r = rag.retrieval
-        self.preset = {k: getattr(r, k) for k in (
-            "retrieval_mode", "embedding", "reranker", "postprocessor", "page_parent",
-            "contextual_index", "query_translation")}
-        capture = _VectorChannel()
-        opened = rag.open_retriever()
-        try:
+            stack.append(rag)
+            self.rag = rag
+            rag.retrieval = rag.retrieval.with_overrides(
+                contextual_index=cfg.contextual_index, query_translation=cfg.query_translation,
+                page_parent=cfg.page_parent)
+            r = rag.retrieval
+            self.preset = {k: getattr(r, k) for k in (
+                "retrieval_mode", "embedding", "reranker", "postprocessor", "page_parent",
+                "contextual_index", "query_translation")}
+            opened = rag.open_retriever()
             with listening(capture):
-                self._retriever = opened.__enter__()
-        except Exception as exc:  # noqa: BLE001 - assembly failing is bad input, not a case error
-            self.close()
-            raise WorkspaceError(f"{self.workspace}: the engine could not open its retriever "
-                                 f"({type(exc).__name__}: {exc})") from None
-        self._stack = [opened, rag]
-        self.rag = rag
+                retriever = opened.__enter__()
+            stack.append(opened)
+        except Exception as exc:  # noqa: BLE001 - the engine refusing its input is bad input
+            raise _config_error(cfg, exc) or WorkspaceError(
+                f"{self.workspace}: the engine could not open this workspace "
+                f"({type(exc).__name__}: {reading.clip(str(exc), 200)[1:-1]}); rebuild it with "
+                f"`ragspine-eval kb build`") from None
         self.vector_channel = capture.fields
-        if self._retriever is None:
-            self.close()
+        if retriever is None:
             raise WorkspaceError(f"{self.workspace}: the engine has no narrative retriever for "
                                  f"this workspace (no narrative chunks?)")
-        self._listen = listening(self.trace)
-        self._listen.__enter__()
-        return self
+        return retriever
 
-    @property
-    def narrative(self) -> Any:
-        """The engine's narrative retriever itself (what `ask` hands its agent), once entered."""
-        return self._retriever
-
-    def retrieve(self, question: str, top_k: int) -> Retrieved:
-        """The engine's top `top_k` passages for `question`, unfiltered, in its order."""
+    def _retrieve(self, retriever: Any, question: str, top_k: int) -> Retrieved:
         out = Retrieved()
         with self.trace.case() as calls:
             started = time.perf_counter()
             try:
-                out.hits = [dict(h) for h in self._retriever.retrieve(
+                out.hits = [dict(h) for h in retriever.retrieve(
                     question, filters=None, top_k=top_k)][:top_k]
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = f"{type(exc).__name__}: {exc}"
@@ -130,20 +204,83 @@ class WorkspaceRetriever:
         out.llm_calls = list(calls)
         return out
 
+    def ask(self, question: str, top_k: int, timeout: float | None) -> Retrieved | None:
+        """The answer, or None when none came within `timeout` (the engine is then abandoned:
+        the caller never asks it again; it closes itself once its question ends)."""
+        if self.thread is None:
+            return self._retrieve(self.retriever, question, top_k)
+        self.jobs.put((question, top_k))
+        try:
+            return self.answers.get(timeout=timeout)[1]
+        except queue.Empty:
+            self.jobs.put(None)
+            for finalizer in set(getattr(weakref.finalize, "_registry", {})) \
+                    - self._finalizers_before:
+                finalizer.atexit = False  # the OS closes its files; its thread cannot be joined
+            return None
+
     def close(self) -> None:
-        listen = getattr(self, "_listen", None)
-        if listen is not None:
-            listen.__exit__(None, None, None)
+        """Close the engine and remove its copy (in its own thread, waited for)."""
+        if self.thread is None:
+            self._closed(self._stack, self._scratch)
+            return
+        self.jobs.put(None)
+        self.thread.join(timeout=60)
+
+
+class WorkspaceRetriever:
+    """A context manager: the engine's retriever over a copy of `workspace` (module docstring)."""
+
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT,
+                 case_timeout: float | None = None):
+        self.workspace, self.config = Path(workspace), config
+        self.case_timeout = case_timeout  # None: no limit, the engine in the caller's thread
+        self.vector_channel: dict[str, Any] | None = None
+        self.preset: dict[str, Any] = {}
+        self.trace = LLMTrace()
+        self._engine: _Engine | None = None
+        self._listen: Any = None
+
+    def _open(self) -> _Engine:
+        return _Engine(self.workspace, self.config, self.trace, self.case_timeout is not None)
+
+    @property
+    def rag(self) -> Any:
+        """The engine's facade on the copy, once entered (the caller's only without a limit)."""
+        return None if self._engine is None else self._engine.rag
+
+    @property
+    def narrative(self) -> Any:
+        """The engine's narrative retriever itself (what `ask` hands its agent), once entered."""
+        return None if self._engine is None else self._engine.retriever
+
+    def __enter__(self) -> WorkspaceRetriever:
+        self._engine = self._open()
+        self.preset, self.vector_channel = self._engine.preset, self._engine.vector_channel
+        self._listen = listening(self.trace)
+        self._listen.__enter__()
+        return self
+
+    def retrieve(self, question: str, top_k: int) -> Retrieved:
+        """The engine's top `top_k` passages for `question`, unfiltered, in its order; an error
+        when the engine raises or takes more than `case_timeout` seconds."""
+        if self._engine is None:  # the last one was abandoned past the time limit
+            self._engine = self._open()
+        got = self._engine.ask(question, top_k, self.case_timeout)
+        if got is None and self.case_timeout is not None:
+            self._engine = None
+            return Retrieved(seconds=self.case_timeout,
+                             error=f"TimeoutError: no answer within the case timeout of "
+                                   f"{self.case_timeout:g} s (--case-timeout)")
+        return got
+
+    def close(self) -> None:
+        if self._listen is not None:
+            self._listen.__exit__(None, None, None)
             self._listen = None
-        for item in self._stack:
-            try:
-                item.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001, S110 - closing a scratch copy
-                pass
-        self._stack = []
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
 
     def __exit__(self, *exc: object) -> None:
         self.close()
