@@ -261,3 +261,16 @@ def test_every_project_error_shares_one_base():
     for cls in (ExtractionInputError, OutputError, ReportError, EngineSpecError, GoldenSetError,
                 KnowledgeBaseError, BaselineError):
         assert issubclass(cls, RagspineEvalError), cls
+
+
+def test_no_two_test_modules_share_a_name():
+    # pytest imports a test module by its basename (tests/ folders are not packages): a second
+    # tests/*/test_report.py stops the whole suite at collection, which a run of one folder
+    # never shows
+    seen: dict[str, Path] = {}
+    twins = []
+    for path in sorted((paths.PROJECT_ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            twins.append((seen[path.name], path))
+        seen.setdefault(path.name, path)
+    assert not twins
