@@ -87,6 +87,15 @@ def tiny_golden(tmp_path):
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_project_outcome_cache(tmp_path_factory):
+    """A module's or the session's fixture runs before each test's own cache below: it gets a
+    scratch cache too, never the project's .cache/ (which a developer's own runs use)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGSPINE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def own_outcome_cache(tmp_path_factory, monkeypatch):
     """Each test starts with an empty outcome cache of its own (subprocesses and notebook kernels

@@ -27,9 +27,16 @@ def gated(realdocs_workspace, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("retrieval-nb")
     ws, baseline, cfg = realdocs_workspace.workspace.path, tmp / "baseline.json", tmp / "ours.toml"
     cfg.write_text('page_parent = "page+child"\n')
-    assert main(["retrieval", "--kb", str(ws), "--golden", str(Q), "--top-k", "5",
-                 "--engine-config", str(cfg), "--baseline", str(baseline), "--no-store"]) == 0
-    run = retrieval_explorer.run_retrieval(ws, Q, 5, cfg, baseline, tmp / "r.json", store=False)
+    # a module's fixture runs before each test's own empty outcome cache (conftest.py), so it
+    # gets one of its own; --no-cache: the notebook's run below asks the engine itself and has
+    # wall times (a question the outcome cache answers has none)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGSPINE_EVAL_CACHE_DIR", str(tmp / "outcome-cache"))
+        assert main(["retrieval", "--kb", str(ws), "--golden", str(Q), "--top-k", "5",
+                     "--engine-config", str(cfg), "--baseline", str(baseline), "--no-store",
+                     "--no-cache"]) == 0
+        run = retrieval_explorer.run_retrieval(ws, Q, 5, cfg, baseline, tmp / "r.json",
+                                               store=False)
     return ws, baseline, cfg, run, tmp
 
 
