@@ -2,7 +2,7 @@
 (main before a change), the same benchmark tasks, each in a fresh process of its own tree.
 
     python -m benchmarks.trees --before /path/to/old/tree [--rounds 3] [--n 10000]
-                               [--resume-n 30000] [--only qa,reuse] [--out FILE]
+                               [--resume-n 30000] [--only qa,reuse,resume] [--out FILE]
 
 Per round every task runs once in each tree, the trees' order alternating each round; each task
 is `benchmarks.child.run(task, ...)` of that tree (its `benchmarks/` and its `ragspine_eval/`
@@ -40,7 +40,7 @@ TASKS: list[tuple[str, str, str, str, dict[str, Any]]] = [
      {"mode": "agent", "jobs": "auto", "instrument": False}),
     ("reuse warm tool (warm/cold)", "reuse", "reuse:warm", "share", {"mode": "tool"}),
     ("reuse warm agent (warm/cold)", "reuse", "reuse:warm", "share", {"mode": "agent"}),
-    ("reuse resume tool (resumed/full)", "reuse", "reuse:resume", "after_kill_share",
+    ("reuse resume tool (resumed/full)", "resume", "reuse:resume", "after_kill_share",
      {"mode": "tool", "resume": True}),
 ]
 
@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--resume-n", type=int, default=30_000)
-    parser.add_argument("--only", default="qa,reuse")
+    parser.add_argument("--only", default="qa,reuse,resume",
+                        help="sections, comma-separated: qa, reuse (warm), resume")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     from benchmarks.goldens import cycled_golden_set
