@@ -57,6 +57,7 @@ def run_qa_eval(
     repeat: int = 1,
     engine_config: Any = None,
     retrieval_k: int | None = None,
+    model: Any = None,
 ) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
@@ -85,6 +86,10 @@ def run_qa_eval(
     `engine_config` (engines/engine_config.py; None: the engine's defaults) sets the in-process
     engine's retriever; a setting it cannot apply is exit 2 before anything runs. Its
     fingerprint is part of the outcome cache's key and its settings of the provenance.
+
+    `model` (models.ModelRun; None: the engine's MockProvider) is the agent's model and its
+    cassette (models/recorder.py); like `engine_config`, its fingerprint is part of the outcome
+    cache's key and it is named in the provenance.
     """
     from ragspine_eval.judges import registry as judges
     from ragspine_eval.execution.cache import cache_dir
@@ -111,12 +116,17 @@ def run_qa_eval(
         if spec is None or spec.kind != "ragspine":
             raise EngineConfigError("--engine-config sets the in-process engine's retriever; "
                                     "this engine is not in process, so it cannot take effect")
+    from ragspine_eval.models.recorder import check_for_engine, in_use
+
+    model = in_use(model)
+    check_for_engine(model, spec.kind if spec is not None else None, spec.mode if spec else mode)
     cases = load_golden_set_cached(golden_path, None if cache is False else cache_dir())
     kb_fp, kb_files = kb_fingerprints(kb_dir)
     if spec is not None:
         mode = spec.mode
     # another configuration, other answers: the cache keys them apart
     cache_kb = f"{kb_fp}+{engine_config.fingerprint}" if configured else kb_fp
+    cache_kb += f"+{model.fingerprint()}" if model is not None else ""
     store = _outcome_cache(spec, mode, cache_kb, cache if repeat == 1 else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
     known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
@@ -143,7 +153,7 @@ def run_qa_eval(
 
                 eng = build_engine(spec, kb, case_timeout=options.case_timeout, retries=retries,
                                    retriever_options=retriever_options(engine_config)
-                                   if configured else None)
+                                   if configured else None, model=model)
             else:
                 mode = mode or eng.mode
             # one run of worker processes: each case scored as it comes back (streaming.py)
@@ -154,6 +164,8 @@ def run_qa_eval(
             try:
                 runner = _runner(executor, scheduler)
                 for k in range(repeat):
+                    if model is not None:  # a cassette keeps each repeat's answers apart
+                        eng.repeat_index = k
                     outcomes, reused, interrupted = _run_with_cache(
                         runner, eng, cases, options, _nth_repeat(progress, k, repeat, len(cases)),
                         store, known, scored, streamer)
@@ -168,6 +180,8 @@ def run_qa_eval(
         if progress:
             progress(len(cases), len(cases), 0)
         runs.append((known, [True] * len(cases)))
+    if model is not None:  # a recording's calls folded into its cassette
+        model.finish(complete=not interrupted)
     # a run the whole-run entry answered: what its report derives from the records may be
     # kept too (report_file.py), read before scoring
     slot = _case_text_slot(store, cases, retrieval_k) if runs[0][0] is known else None
@@ -196,6 +210,7 @@ def run_qa_eval(
         report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
         judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
         **({"engine_config": engine_config.to_dict()} if configured else {}),
+        **({"model": model.to_dict()} if model is not None else {}),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:
         report.provenance = replace(report.provenance, cache=store.summary(len(cases)))

@@ -1,0 +1,130 @@
+"""An agent run with a real model through the engine's own LiteLLM provider, against a model
+server on 127.0.0.1 that the test starts: recorded, then replayed with the server stopped and no
+key. The replay's report is the recording's byte for byte outside timings; a changed passage or
+prompt makes exactly the cases whose requests changed engine errors that say what differs; a
+key planted in the environment is in no file the runs wrote."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from loopback_llm import LoopbackModel
+from ragspine_eval import paths
+from ragspine_eval.cli.app import main
+from ragspine_eval.models import cassette as tape
+
+pytest.importorskip("litellm", reason="the models extra (pip install -e '.[models]')")
+
+KEY = "sk-planted-0123456789-never-write-me"
+HK_SENTENCE = "管理层判断香港 REVENUE 短期内仍将承压"
+
+
+@pytest.fixture
+def loopback():
+    server = LoopbackModel(seed=7).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGSPINE_EVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGSPINE_EVAL_RUNS_DIR", str(tmp_path / "runs"))
+    for name in ("RAGSPINE_LITELLM_MODEL", "RAGSPINE_LITELLM_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def agent_run(work: Path, name: str, base_url: str, cassette: Path, mode: str,
+              kb: Path = paths.KB_DIR, *extra: str) -> tuple[int, dict]:
+    report = work / f"{name}.json"
+    code = main(["qa", "--mode", "agent", "--provider", "litellm", "--model", "openai/loopback",
+                 "--base-url", base_url, "--cassette", str(cassette), "--cassette-mode", mode,
+                 "--kb", str(kb), "--jobs", "1", "--report", str(report),
+                 "--junit", str(work / f"{name}.xml"), "--summary-md", str(work / f"{name}.md"),
+                 "--baseline", str(work / "baseline.json"), *extra])
+    return code, json.loads(report.read_text(encoding="utf-8"))
+
+
+def without_run_details(report: dict) -> dict:
+    """The report less what differs between two runs of the same inputs by design: the times,
+    the baseline entry it was compared with, the cassette's mode and header."""
+    prov = dict(report["provenance"])
+    for key in ("times", "baseline", "git_dirty", "cache"):
+        prov.pop(key, None)
+    prov["model"] = {k: v for k, v in prov["model"].items() if k != "cassette"}
+    return {**report, "provenance": prov}
+
+
+def keys_by_case(path: Path) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for case, key in tape.read(path).calls:
+        out.setdefault(case, set()).add(key)
+    return out
+
+
+def errors(report: dict) -> dict[str, str]:
+    return {c["id"]: c["error"] for c in report["cases"] if c.get("error")}
+
+
+def test_recorded_then_replayed_offline_the_same_report_and_misses_named(
+        workdir, loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url, cassette = loopback.base_url, workdir / "agent.cassette"
+    code, recorded = agent_run(workdir, "record", url, cassette, "record")
+    assert code == 0 and not errors(recorded)
+    assert loopback.requests, "the model was asked"
+    assert any(KEY in str(r["headers"]) for r in loopback.requests)  # the key did reach it
+
+    # the same run over a knowledge base with one passage changed, recorded apart: which
+    # cases' requests change is what the replay must name, no more, no fewer
+    kb = workdir / "kb"
+    shutil.copytree(paths.KB_DIR, kb)
+    text = (kb / "narratives.jsonl").read_text(encoding="utf-8")
+    assert HK_SENTENCE in text
+    (kb / "narratives.jsonl").write_text(text.replace(HK_SENTENCE, "管理层判断香港 REVENUE 短期内或将企稳"),
+                                         encoding="utf-8")
+    agent_run(workdir, "record-changed", url, workdir / "changed.cassette", "record", kb)
+    before, after = keys_by_case(cassette), keys_by_case(workdir / "changed.cassette")
+    affected = {case for case in before.keys() | after.keys()
+                if before.get(case) != after.get(case)}
+    assert 0 < len(affected) < len(recorded["cases"])
+
+    loopback.stop()  # from here on nothing answers on the network, and there is no key
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, replayed = agent_run(workdir, "replay", url, cassette, "replay")
+    assert code == 0 and not errors(replayed)
+    assert without_run_details(replayed) == without_run_details(recorded)
+    cassette_info = replayed["provenance"]["model"]["cassette"]
+    assert cassette_info["mode"] == "replay" and cassette_info["engine"].startswith("rag-spine")
+
+    code, missed = agent_run(workdir, "replay-changed", url, cassette, "replay", kb)
+    assert code == 1 and set(errors(missed)) == affected
+    for case, error in errors(missed).items():
+        assert error.startswith(f"CassetteMiss: case {case}: cassette") and "differs in:" in error
+    assert any("retrieved passage" in e and "仍将承压" in e and "或将企稳" in e
+               for e in errors(missed).values())
+
+    # a changed synthesis prompt: exactly the cases that asked for a synthesis miss
+    import ragspine.agent.agent as engine_agent
+
+    monkeypatch.setattr(engine_agent, "_NARRATIVE_SYSTEM_PROMPT_TEMPLATE",
+                        engine_agent._NARRATIVE_SYSTEM_PROMPT_TEMPLATE + " Be brief.")
+    synthesis_cases = {case for (case, _), call in tape.read(cassette).calls.items()
+                       if call.get("stage") == "synthesis"}
+    # (--no-cache: the outcome cache keys the installed engine, which a monkeypatch leaves as is)
+    code, prompt_changed = agent_run(workdir, "replay-prompt", url, cassette, "replay",
+                                     paths.KB_DIR, "--no-cache")
+    assert code == 1 and set(errors(prompt_changed)) == synthesis_cases
+    assert all("the system prompt: recorded" in e for e in errors(prompt_changed).values())
+
+    written = [p for p in workdir.rglob("*") if p.is_file()]
+    assert any(p.name == "agent.cassette" for p in written) and len(written) > 10
+    for path in written:
+        data = path.read_bytes()
+        assert KEY.encode() not in data, path
+        assert b"Bearer" not in data and b"Authorization" not in data.replace(b"authorization", b""), path
