@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) -> None:
     from ragspine_eval.models.providers import ENV_API_BASE, ENV_MODEL, PROVIDERS
     from ragspine_eval.models.recorder import MODES
 
@@ -25,6 +25,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--base-url", default=None, metavar="URL",
                        help=f"the provider's endpoint, a gateway or a local server (litellm "
                             f"default: {ENV_API_BASE}); credentials in it are dropped")
+    if not cassette:
+        return
     group.add_argument("--cassette", type=Path, default=None, metavar="PATH",
                        help="a cassette of the model's calls, one per line (record, replay)")
     group.add_argument("--cassette-mode", choices=MODES, default=None,
@@ -42,6 +44,15 @@ def model_run(args: argparse.Namespace) -> Any:
     mode = args.cassette_mode or ("replay" if args.cassette else "live")
     return ModelRun(ProviderSpec(args.provider, args.model, args.base_url),
                     str(args.cassette) if args.cassette else None, mode)
+
+
+def provider_spec(args: argparse.Namespace) -> Any:
+    """The ProviderSpec of --provider, --model, --base-url, checked (exit 2 naming what to set)."""
+    from ragspine_eval.models.providers import ProviderSpec, check
+
+    spec = ProviderSpec(args.provider, args.model, args.base_url).resolved()
+    check(spec)
+    return spec
 
 
 def model_flags(args: argparse.Namespace) -> list[str]:

@@ -204,6 +204,9 @@ class RagspineEngine:
             reference_date=case.reference_date,
             narrative_retriever=retriever,
         )
+        swallowed = getattr(provider, "raise_swallowed", None)
+        if swallowed is not None:  # a cassette miss the engine caught is still this case's error
+            swallowed()
         mode = result.clarification.mode if result.clarification else CLARIFY_NONE
         out = CaseOutcome(
             route=result.route,

@@ -189,6 +189,24 @@ def build_provider(spec: ProviderSpec, reference_date: date | None = None) -> An
         raise ProviderError(f"--provider {spec.provider}: {exc}; {EXTRA}") from None
 
 
+def service_settings(spec: ProviderSpec) -> dict[str, str]:
+    """The RAGSPINE_* settings that make the engine's own service (its ServiceConfig) build the
+    provider `spec` names; keys stay in the environment the service inherits, never here."""
+    spec = spec.resolved()
+    out = {"RAGSPINE_PROVIDER": spec.provider}
+    if spec.provider == "anthropic":
+        out["RAGSPINE_MODEL"] = spec.model or ""
+        if spec.base_url:
+            out["RAGSPINE_BASE_URL"] = spec.base_url
+    elif spec.provider == "litellm":
+        out["RAGSPINE_LITELLM_MODEL"] = spec.model or ""
+        if spec.base_url:
+            out["RAGSPINE_LITELLM_API_BASE"] = spec.base_url
+    elif spec.provider == "claude-cli" and spec.model:
+        out["RAGSPINE_CLAUDE_CLI_MODEL"] = spec.model
+    return out
+
+
 def generation_params(provider: Any) -> dict[str, Any]:
     """Every setting of an engine provider that can change what it answers (its model is in
     the spec): max tokens, image input, the truncation policy, the mock's reference date.

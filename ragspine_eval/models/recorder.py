@@ -21,7 +21,10 @@ Invariants:
 - a request's key is computed from the request alone (request.py): a stale cassette is found by
   its key, never by its age;
 - a replayed call goes through the engine's `instrument_llm_call` like a live one, so the
-  engine's trace counts it and its recorded tokens per stage.
+  engine's trace counts it and its recorded tokens per stage;
+- a miss or a failure is never silent: the engine's listwise rerank swallows any exception
+  (it falls back to the fused order), so each one is also kept on the provider, and the caller
+  raises it after the case (`raise_swallowed`): the case is an engine error all the same.
 """
 
 from __future__ import annotations
@@ -192,6 +195,7 @@ class RecordedProvider:
     def __init__(self, inner: Any, run: ModelRun, case_id: str, repeat: int = 0) -> None:
         self.inner, self.run, self.case_id, self.repeat = inner, run, case_id, repeat
         self.params = generation_params(inner)
+        self.failures: list[Exception] = []
         self.supports_image_input = getattr(inner, "supports_image_input", False)
         self.chat = _instrumented(self._chat)
 
@@ -209,15 +213,16 @@ class RecordedProvider:
                                            {**call, "case": self.case_id})
                 return completion_from(call["response"])
         if run.mode == "replay":
-            raise CassetteMiss(miss_message(self.case_id, key, request, _stage(), held,
-                                            str(run.cassette)))
+            raise self._failed(CassetteMiss(miss_message(self.case_id, key, request, _stage(),
+                                                         held, str(run.cassette))))
         started = time.perf_counter()
         try:
             response = self.inner.chat(messages, tools=tools)
         except Exception as exc:
             if _is_provider_error(exc):
-                raise ModelCallFailed(f"{run.spec.describe()}: the call failed and was not "
-                                      f"recorded: {exc}") from None
+                raise self._failed(ModelCallFailed(
+                    f"case {self.case_id}: {run.spec.describe()}: the call failed and was not "
+                    f"recorded: {exc}")) from None
             raise
         if run.mode == "record":
             call = {"case": self.case_id, "key": key, "request": request,
@@ -228,6 +233,18 @@ class RecordedProvider:
             with _lock:
                 held.add(call)
         return response
+
+
+    def _failed(self, exc: Exception) -> Exception:
+        self.failures.append(exc)
+        return exc
+
+    def raise_swallowed(self) -> None:
+        """Raise the first miss or failure of the case that has just run, if any, even when
+        the engine caught it (module docstring); then forget them for the next case."""
+        failures, self.failures = self.failures, []
+        if failures:
+            raise failures[0]
 
 
 def _is_provider_error(exc: BaseException) -> bool:

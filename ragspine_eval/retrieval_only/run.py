@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ragspine_eval.engines.engine_config import (
     DEFAULT,
@@ -61,10 +62,15 @@ def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
 
 def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
                        config: EngineConfig = DEFAULT,
-                       progress: Callable[[int, int, int], None] | None = None
-                       ) -> RetrievalRunReport:
+                       progress: Callable[[int, int, int], None] | None = None,
+                       model: Any = None) -> RetrievalRunReport:
     """Run every question (see the module docstring). `top_k` defaults to the configuration's,
-    else 10. Raises RagspineEvalError for input the run cannot use."""
+    else 10; `model` (models.ModelRun; None: the MockProvider) is what the engine's query
+    translation and listwise rerank ask. Raises RagspineEvalError for input the run cannot
+    use."""
+    from ragspine_eval.models.recorder import in_use
+
+    model = in_use(model)
     workspace, golden = Path(workspace), Path(golden)
     top_k = top_k if top_k is not None else (config.top_k or 10)
     if top_k < 1:
@@ -75,6 +81,8 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
                              f"narrative chunks)")
     questions = load_question_file(golden)
     check_effective(config)
+    if model is not None:
+        model.check()
     ws = read_workspace(workspace)
     clock = Clock()
     from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
@@ -82,9 +90,9 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
     cases: list[RetrievalCase] = []
     timings = []
     vector_scores: list[float | None] = []
-    with WorkspaceRetriever(workspace, config) as engine:
+    with WorkspaceRetriever(workspace, config, model) as engine:
         for n, question in enumerate(questions, start=1):
-            got = engine.retrieve(question.question, top_k)
+            got = engine.retrieve(question.question, top_k, question.id)
             basis, rank, page_rank, flags, rules = _judged(question, got.hits)
             for hit in got.hits:
                 scores = hit.get("scores")
@@ -98,6 +106,8 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
             if progress:
                 progress(n, len(questions), sum(1 for c in cases if c.error))
         channel, preset, llm = engine.vector_channel, engine.preset, engine.trace.totals()
+    if model is not None:  # a recording's calls folded into its cassette
+        model.finish(complete=True)
     warnings = observed_warnings(config, top_k, [c.n_returned for c in cases], vector_scores)
     if channel and channel.get("vector_channel") not in (None, "hybrid") and \
             preset.get("retrieval_mode") == "hybrid":
@@ -118,5 +128,6 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
         harness="retrieval", mode=f"retrieval@k{top_k}",
         golden=InputRef(display_path(golden), golden_fingerprint(fingerprints), len(cases)),
         kb=InputRef(display_path(workspace), ws.fingerprint), kb_files=dict(ws.files),
-        engine_config=engine_config, workspace={"chunking": chunking_of(ws)}), times=times)
+        engine_config=engine_config, workspace={"chunking": chunking_of(ws)},
+        model=model.to_dict() if model is not None else None), times=times)
     return report

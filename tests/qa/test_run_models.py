@@ -6,6 +6,8 @@ key planted in the environment is in no file the runs wrote."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import json
 import shutil
 from pathlib import Path
@@ -17,7 +19,10 @@ from ragspine_eval import paths
 from ragspine_eval.cli.app import main
 from ragspine_eval.models import cassette as tape
 
-pytest.importorskip("litellm", reason="the models extra (pip install -e '.[models]')")
+# found, not imported: importing litellm before the engine sets LITELLM_LOCAL_MODEL_COST_MAP
+# makes it fetch its price table from the network
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("litellm") is None,
+                                reason="the models extra (pip install -e '.[models]')")
 
 KEY = "sk-planted-0123456789-never-write-me"
 HK_SENTENCE = "管理层判断香港 REVENUE 短期内仍将承压"
