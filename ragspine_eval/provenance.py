@@ -190,6 +190,12 @@ def model_line(model: Mapping[str, Any]) -> str:
         line += f" · {verb} cassette {tape.get('path')}"
         if tape.get("recorded"):
             line += f" (recorded {tape.get('recorded')}, {tape.get('engine')})"
+    calls = model.get("calls")
+    if isinstance(calls, Mapping):
+        replayed = isinstance(tape, Mapping) and tape.get("mode") == "replay"
+        line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}, "
+                 f"{calls.get('input_tokens', 0):,} in / {calls.get('output_tokens', 0):,} out "
+                 f"tokens; {calls.get('misses', 0)} misses, {calls.get('failed', 0)} failed")
     return line
 
 

@@ -121,10 +121,13 @@ class ModelRun:
                           + (f" @ {self.spec.base_url}" if self.spec.base_url else ""),
                 "recorded": tape.now_text()}
 
-    def to_dict(self) -> dict[str, Any]:
-        """For the provenance: provider, model, base URL and the cassette (path, mode, and in
-        replay what its header says: engine, models, when recorded)."""
+    def to_dict(self, outcomes: Any = None) -> dict[str, Any]:
+        """For the provenance: provider, model, base URL, the calls the run's `outcomes` made
+        (calls_of), and the cassette (path, mode, and in replay what its header says: engine,
+        models, when recorded)."""
         out = self.spec.to_dict()
+        if outcomes is not None:
+            out["calls"] = calls_of(outcomes)
         if self.cassette:
             from ragspine_eval.provenance import display_path
 
@@ -139,6 +142,25 @@ class ModelRun:
         if self.mode == "record" and self.cassette:
             tape.merge(self.cassette, self.run_id, self.header(), complete)
             _forget(self.cassette)
+
+
+def calls_of(outcomes: Any) -> dict[str, int]:
+    """The model calls of a run, from what the engine's trace saw per case (a case reused from
+    the outcome cache made none): calls, prompt and completion tokens, and the cases a replay
+    miss or a failed call made an engine error."""
+    out = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "misses": 0, "failed": 0}
+    for outcome in outcomes:
+        # execution.latency.LLM_ATTR (a floor above): what latency.timed set on the outcome
+        for call in getattr(outcome, "llm_calls_seen", None) or ():
+            if call.get("stage") == "(request)":  # the engine's per-case totals
+                out["input_tokens"] += int(call.get("input_tokens", 0) or 0)
+                out["output_tokens"] += int(call.get("output_tokens", 0) or 0)
+            else:
+                out["calls"] += 1
+        error = str(getattr(outcome, "error", "") or "")
+        out["misses"] += error.startswith(CassetteMiss.__name__)
+        out["failed"] += error.startswith(ModelCallFailed.__name__)
+    return out
 
 
 def _unkeyed_anthropic(spec: ProviderSpec) -> Any:

@@ -133,3 +133,25 @@ def test_recorded_then_replayed_offline_the_same_report_and_misses_named(
         data = path.read_bytes()
         assert KEY.encode() not in data, path
         assert b"Bearer" not in data and b"Authorization" not in data.replace(b"authorization", b""), path
+
+
+def test_every_repeat_is_recorded_and_replayed(workdir, monkeypatch):
+    """--repeat 3 against a model that varies its answers between identical requests: the
+    cassette keeps each repeat's answer (the repeat index is in the key), and the replay with
+    the server stopped reproduces every repeat, flaky cases included."""
+    server = LoopbackModel(seed=11, vary=True).start()
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    cassette, url = workdir / "repeats.cassette", server.base_url
+    try:
+        code, recorded = agent_run(workdir, "rec3", url, cassette, "record",
+                                   paths.KB_DIR, "--repeat", "3")
+    finally:
+        server.stop()
+    assert code == 0 and recorded["repeats"] == 3 and not errors(recorded)
+    repeats = {call["request"]["repeat"] for call in tape.read(cassette).calls.values()}
+    assert repeats == {0, 1, 2}
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, replayed = agent_run(workdir, "rep3", url, cassette, "replay",
+                               paths.KB_DIR, "--repeat", "3")
+    assert code == 0
+    assert without_run_details(replayed) == without_run_details(recorded)
