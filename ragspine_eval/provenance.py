@@ -196,6 +196,12 @@ def model_line(model: Mapping[str, Any]) -> str:
         line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}, "
                  f"{calls.get('input_tokens', 0):,} in / {calls.get('output_tokens', 0):,} out "
                  f"tokens; {calls.get('misses', 0)} misses, {calls.get('failed', 0)} failed")
+    cost = model.get("cost")
+    if isinstance(cost, Mapping):
+        unit = cost.get("currency", "")
+        shown = "not in the price table" if cost.get("run") is None else \
+            f"{cost['run']:.4f} {unit}"
+        line += f" · cost {shown}, billed {cost.get('billed') or 0:.4f} {unit}"
     return line
 
 

@@ -34,6 +34,16 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
                             "replay: never call out, a request not recorded is that case's "
                             "engine error naming what differs; live: call, keep nothing "
                             "(default: replay with --cassette, else live)")
+    from ragspine_eval.cli.common import positive_int
+
+    group.add_argument("--max-calls", type=positive_int, default=None, metavar="N",
+                       help="at most N paid model calls in this run (record, live); the cases "
+                            "past it are engine errors, and the same command again with "
+                            "--cassette-mode record resumes without paying twice")
+    group.add_argument("--prices", type=Path, default=None, metavar="FILE",
+                       help="a price table, TOML: [models.\"NAME\"] input and output per "
+                            "million tokens (none is shipped); the run's cost per run and by "
+                            "tag, and what a replay billed (nothing)")
 
 
 def model_run(args: argparse.Namespace) -> Any:
@@ -42,8 +52,12 @@ def model_run(args: argparse.Namespace) -> Any:
     from ragspine_eval.models.recorder import ModelRun
 
     mode = args.cassette_mode or ("replay" if args.cassette else "live")
-    return ModelRun(ProviderSpec(args.provider, args.model, args.base_url),
-                    str(args.cassette) if args.cassette else None, mode)
+    run = ModelRun(ProviderSpec(args.provider, args.model, args.base_url),
+                   str(args.cassette) if args.cassette else None, mode,
+                   str(args.prices) if getattr(args, "prices", None) else None,
+                   getattr(args, "max_calls", None))
+    run.check_prices()  # a bad table: exit 2 before anything runs
+    return run
 
 
 def provider_spec(args: argparse.Namespace) -> Any:
@@ -63,7 +77,8 @@ def model_flags(args: argparse.Namespace) -> list[str]:
     for flag, value in (("--model", getattr(args, "model", None)),
                         ("--base-url", getattr(args, "base_url", None)),
                         ("--cassette", getattr(args, "cassette", None)),
-                        ("--cassette-mode", getattr(args, "cassette_mode", None))):
+                        ("--cassette-mode", getattr(args, "cassette_mode", None)),
+                        ("--prices", getattr(args, "prices", None))):
         if value:
             parts.append(f"{flag} {shlex.quote(str(value))}")
     return parts

@@ -60,6 +60,10 @@ class ModelCallFailed(RuntimeError):
     """The model failed to answer (the case's engine error): never recorded, never scored."""
 
 
+class BudgetReached(RuntimeError):
+    """A paid call past --max-calls (the case's engine error; a `record` run again resumes)."""
+
+
 class ModelRunError(RagspineEvalError, ValueError):
     """A provider, cassette and mode that do not go together (exit 2)."""
 
@@ -71,6 +75,8 @@ class ModelRun:
     spec: ProviderSpec = DEFAULT
     cassette: str | None = None
     mode: str = "live"
+    prices: str | None = None  # a price table (prices.py): cost per run and by tag
+    max_calls: int | None = None  # paid calls this run may make (None: no limit)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12], compare=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +93,7 @@ class ModelRun:
     def check(self) -> None:
         """Exit 2 before any case runs: replay needs its cassette (and no key, no network);
         record and live need what the provider needs (providers.check)."""
+        self.check_prices()
         if self.mode == "replay":
             tape.read(self.cassette or "")
         else:
@@ -121,13 +128,22 @@ class ModelRun:
                           + (f" @ {self.spec.base_url}" if self.spec.base_url else ""),
                 "recorded": tape.now_text()}
 
-    def to_dict(self, outcomes: Any = None) -> dict[str, Any]:
+    def check_prices(self) -> None:
+        from ragspine_eval.models.prices import load_prices
+
+        load_prices(self.prices)
+
+    def to_dict(self, outcomes: Any = None, tags: Any = None) -> dict[str, Any]:
         """For the provenance: provider, model, base URL, the calls the run's `outcomes` made
-        (calls_of), and the cassette (path, mode, and in replay what its header says: engine,
-        models, when recorded)."""
+        (calls_of), their cost from the price table (per run and by tag, `tags` each outcome's
+        case tags; a replay bills nothing), and the cassette (path, mode, and in replay what
+        its header says: engine, models, when recorded)."""
         out = self.spec.to_dict()
         if outcomes is not None:
+            outcomes = list(outcomes)
             out["calls"] = calls_of(outcomes)
+            if self.prices:
+                out["cost"] = self._cost(outcomes, list(tags or [{}] * len(outcomes)))
         if self.cassette:
             from ragspine_eval.provenance import display_path
 
@@ -137,8 +153,34 @@ class ModelRun:
             out["cassette"] = info
         return out
 
+    def _cost(self, outcomes: list[Any], tags: list[dict[str, str]]) -> dict[str, Any]:
+        from ragspine_eval.models.prices import load_prices
+
+        table = load_prices(self.prices)
+        assert table is not None
+        calls = calls_of(outcomes)
+        total = table.cost(self.spec.model, calls["input_tokens"], calls["output_tokens"])
+        by_tag: dict[str, dict[str, int]] = {}
+        for outcome, case_tags in zip(outcomes, tags):
+            one = calls_of([outcome])
+            for name, value in sorted(case_tags.items()):
+                bucket = by_tag.setdefault(f"{name}={value}", {"input_tokens": 0,
+                                                                "output_tokens": 0})
+                bucket["input_tokens"] += one["input_tokens"]
+                bucket["output_tokens"] += one["output_tokens"]
+        return {"currency": table.currency, "prices": str(self.prices), "run": total,
+                "billed": 0.0 if self.mode == "replay" else total,
+                "by_tag": {tag: {**tokens, "cost": table.cost(self.spec.model, **tokens)}
+                           for tag, tokens in sorted(by_tag.items())}}
+
     def finish(self, complete: bool) -> None:
-        """After the run: a recording's journal folded into its cassette (cassette.merge)."""
+        """After the run: a recording's journal folded into its cassette (cassette.merge), its
+        budget's counter removed."""
+        if self.max_calls is not None:
+            import tempfile
+
+            (Path(tempfile.gettempdir()) / f"ragspine-eval-calls-{self.run_id}").unlink(
+                missing_ok=True)
         if self.mode == "record" and self.cassette:
             tape.merge(self.cassette, self.run_id, self.header(), complete)
             _forget(self.cassette)
@@ -159,7 +201,7 @@ def calls_of(outcomes: Any) -> dict[str, int]:
                 out["calls"] += 1
         error = str(getattr(outcome, "error", "") or "")
         out["misses"] += error.startswith(CassetteMiss.__name__)
-        out["failed"] += error.startswith(ModelCallFailed.__name__)
+        out["failed"] += error.startswith((ModelCallFailed.__name__, BudgetReached.__name__))
     return out
 
 
@@ -237,6 +279,11 @@ class RecordedProvider:
         if run.mode == "replay":
             raise self._failed(CassetteMiss(miss_message(self.case_id, key, request, _stage(),
                                                          held, str(run.cassette))))
+        if run.max_calls is not None and not _take_call(run):
+            raise self._failed(BudgetReached(
+                f"case {self.case_id}: the budget of {run.max_calls} model calls (--max-calls) "
+                f"is spent; run the same command again with --cassette-mode record to resume: "
+                f"the calls made so far are in the cassette and are not paid again"))
         started = time.perf_counter()
         try:
             response = self.inner.chat(messages, tools=tools)
@@ -267,6 +314,25 @@ class RecordedProvider:
         failures, self.failures = self.failures, []
         if failures:
             raise failures[0]
+
+
+def _take_call(run: ModelRun) -> bool:
+    """One paid call taken from the run's budget, shared by its worker processes (a counter
+    file locked while it is read and written); False when the budget is spent."""
+    import fcntl
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / f"ragspine-eval-calls-{run.run_id}"
+    with open(path, "a+", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        used = int(handle.read().strip() or 0)
+        if used >= (run.max_calls or 0):
+            return False
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(used + 1))
+        return True
 
 
 def _is_provider_error(exc: BaseException) -> bool:
@@ -315,7 +381,7 @@ def completion_from(data: dict[str, Any]) -> Any:
                           object=data.get("object", "chat.completion"))
 
 
-__all__ = ["MODES", "CassetteMiss", "ModelCallFailed", "ModelRun", "ModelRunError",
+__all__ = ["MODES", "BudgetReached", "CassetteMiss", "ModelCallFailed", "ModelRun", "ModelRunError",
            "ProviderError", "RecordedProvider", "completion_from", "miss_message"]
 
 

@@ -210,7 +210,8 @@ def run_qa_eval(
         report, golden_path, InputRef(display_path(kb_dir), kb_fp), clock,
         judge=judges.describe(judge), kb_files=dict(kb_files), **_workspace_of(kb_dir),
         **({"engine_config": engine_config.to_dict()} if configured else {}),
-        **({"model": model.to_dict([o for outs, _ in runs for o in outs])}
+        **({"model": model.to_dict([o for outs, _ in runs for o in outs],
+                                   [dict(c.tags) for _ in runs for c in cases])}
            if model is not None else {}),
         **({} if in_process else {"engine": name, "engine_version": None}))
     if store is not None:

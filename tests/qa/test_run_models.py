@@ -155,3 +155,23 @@ def test_every_repeat_is_recorded_and_replayed(workdir, monkeypatch):
                                paths.KB_DIR, "--repeat", "3")
     assert code == 0
     assert without_run_details(replayed) == without_run_details(recorded)
+
+
+def test_a_call_budget_stops_paying_and_a_resumed_recording_pays_nothing_twice(
+        workdir, loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url, cassette = loopback.base_url, workdir / "budget.cassette"
+    code, first = agent_run(workdir, "budget", url, cassette, "record", paths.KB_DIR,
+                            "--max-calls", "20", "--no-cache")
+    spent = [json.dumps(r["body"], sort_keys=True) for r in loopback.requests]
+    stopped = errors(first)
+    assert code == 1 and stopped
+    assert all("the budget of 20 model calls (--max-calls) is spent" in e for e in stopped.values())
+    assert len(spent) <= 20 + 2  # 20 calls (an SDK retry of one of them aside)
+    assert len(tape.read(cassette).calls) >= 20  # each paid call kept (a case may reuse one)
+
+    code, resumed = agent_run(workdir, "resumed", url, cassette, "record", paths.KB_DIR,
+                              "--no-cache")
+    assert code == 0 and not errors(resumed)
+    again = [json.dumps(r["body"], sort_keys=True) for r in loopback.requests[len(spent):]]
+    assert again and not set(again) & set(spent)  # no recorded request was sent a second time
