@@ -1,5 +1,6 @@
-"""A model on 127.0.0.1 for the tests: the OpenAI chat-completions protocol (what LiteLLM speaks),
-answering from the passages in the prompt, with seeded variation, token usage, and faults on
+"""A model on 127.0.0.1 for the tests: the OpenAI chat-completions protocol (what LiteLLM speaks,
+`base_url`) and the Anthropic Messages API (`POST /v1/messages`, what AnthropicProvider speaks
+with its base URL, `root_url`), answering from the passages in the prompt, with seeded variation, token usage, and faults on
 demand. Standard library only (http.server), so the tests need no network and no other package.
 
 - a request with tools and no tool result yet: a `query_metric` tool call built from the
@@ -46,8 +47,14 @@ class LoopbackModel:
 
     @property
     def base_url(self) -> str:
+        """The OpenAI-compatible endpoint (litellm's api_base)."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The Anthropic SDK's base URL (it adds /v1/messages)."""
         assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> LoopbackModel:
         model = self
@@ -78,6 +85,8 @@ class LoopbackModel:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             return _send(http, 400, {"error": {"message": "body is not JSON"}})
+        if http.path.rstrip("/").endswith("/messages"):
+            return self.handle_anthropic(http, body)
         with self._lock:
             self.requests.append({"path": http.path, "headers": dict(http.headers), "body": body})
             fault = self.faults.pop(0) if self.faults else None
@@ -107,6 +116,36 @@ class LoopbackModel:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": usage})
 
+    def handle_anthropic(self, http: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        """The Messages API: the request read as chat messages, answered as above, the answer
+        written back as content blocks with Anthropic's stop reasons and usage."""
+        chat = {"messages": _from_anthropic(body), "tools": body.get("tools")}
+        with self._lock:
+            self.requests.append({"path": http.path, "headers": dict(http.headers), "body": body})
+            fault = self.faults.pop(0) if self.faults else None
+            canon = json.dumps([chat["messages"], chat["tools"]], sort_keys=True)
+            self.seen[canon] += 1
+            nth = self.seen[canon]
+        if fault in ("429", "500"):
+            kind = "rate_limit_error" if fault == "429" else "api_error"
+            return _send(http, int(fault), {"type": "error", "error": {"type": kind,
+                                                                       "message": fault}},
+                         {"Retry-After": "1"} if fault == "429" else None)
+        message, finish = self.answer(chat, nth)
+        blocks: list[dict[str, Any]] = []
+        if message.get("content"):
+            blocks.append({"type": "text", "text": message["content"]})
+        for call in message.get("tool_calls") or ():
+            blocks.append({"type": "tool_use", "id": call["id"], "name": call["function"]["name"],
+                           "input": json.loads(call["function"]["arguments"])})
+        stop = {"tool_calls": "tool_use", "length": "max_tokens"}.get(finish, "end_turn")
+        prompt = len(canon) // 4 + 1
+        _send(http, 200, {"id": f"msg_{hashlib.sha256(canon.encode()).hexdigest()[:12]}_{nth}",
+                          "type": "message", "role": "assistant", "model": body.get("model"),
+                          "content": blocks, "stop_reason": stop, "stop_sequence": None,
+                          "usage": {"input_tokens": prompt,
+                                    "output_tokens": len(json.dumps(blocks)) // 4 + 1}})
+
     def answer(self, body: dict[str, Any], nth: int) -> tuple[dict[str, Any], str]:
         messages = body.get("messages") or []
         last = messages[-1] if messages else {}
@@ -132,6 +171,28 @@ class LoopbackModel:
         if n == 1 or digest % 3:
             return [0]
         return [0, 1 + digest % (n - 1)]
+
+
+def _from_anthropic(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Messages API request as chat-completions messages (system, tool results, tool calls)."""
+    out: list[dict[str, Any]] = []
+    if body.get("system"):
+        out.append({"role": "system", "content": body["system"]})
+    for message in body.get("messages") or ():
+        content = message.get("content")
+        if isinstance(content, str):
+            out.append({"role": message.get("role"), "content": content})
+            continue
+        for block in content or ():
+            if block.get("type") == "tool_result":
+                out.append({"role": "tool", "content": block.get("content")})
+            elif block.get("type") == "tool_use":
+                out.append({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": block.get("id"), "type": "function", "function": {
+                        "name": block.get("name"), "arguments": json.dumps(block.get("input"))}}]})
+            elif block.get("type") == "text":
+                out.append({"role": message.get("role"), "content": block.get("text")})
+    return out
 
 
 def _text(message: dict[str, Any]) -> str:

@@ -215,19 +215,30 @@ def _unkeyed_anthropic(spec: ProviderSpec) -> Any:
 # --- the calls this process knows, per cassette ----------------------------------------------
 
 _lock = threading.Lock()
-_known: dict[str, tape.Cassette] = {}
+_known: dict[str, tuple[tuple[int, int] | None, tape.Cassette]] = {}
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = Path(path).stat()
+    except FileNotFoundError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def _loaded(run: ModelRun) -> tape.Cassette:
+    """The calls this process knows for the run's cassette: read once, and again when the file
+    changed on disk in replay (a notebook that records, then replays, in one kernel)."""
     path = str(run.cassette)
     with _lock:
-        if path not in _known:
+        stamp = _stamp(path) if run.mode == "replay" else None
+        if path not in _known or (run.mode == "replay" and _known[path][0] != stamp):
             held = tape.read(path) if Path(path).is_file() else tape.Cassette()
             if run.mode == "record":  # a killed recording's calls: resumed, not paid again
                 for _, call in tape.journal_lines(path):
                     held.add(call)
-            _known[path] = held
-        return _known[path]
+            _known[path] = (stamp, held)
+        return _known[path][1]
 
 
 def _forget(path: str) -> None:

@@ -45,9 +45,10 @@ def workdir(tmp_path, monkeypatch):
 
 
 def agent_run(work: Path, name: str, base_url: str, cassette: Path, mode: str,
-              kb: Path = paths.KB_DIR, *extra: str) -> tuple[int, dict]:
+              kb: Path = paths.KB_DIR, *extra: str,
+              model: tuple[str, str] = ("litellm", "openai/loopback")) -> tuple[int, dict]:
     report = work / f"{name}.json"
-    code = main(["qa", "--mode", "agent", "--provider", "litellm", "--model", "openai/loopback",
+    code = main(["qa", "--mode", "agent", "--provider", model[0], "--model", model[1],
                  "--base-url", base_url, "--cassette", str(cassette), "--cassette-mode", mode,
                  "--kb", str(kb), "--jobs", "1", "--report", str(report),
                  "--junit", str(work / f"{name}.xml"), "--summary-md", str(work / f"{name}.md"),
@@ -175,3 +176,25 @@ def test_a_call_budget_stops_paying_and_a_resumed_recording_pays_nothing_twice(
     assert code == 0 and not errors(resumed)
     again = [json.dumps(r["body"], sort_keys=True) for r in loopback.requests[len(spent):]]
     assert again and not set(again) & set(spent)  # no recorded request was sent a second time
+
+
+def test_the_anthropic_provider_with_a_gateway_url_is_recorded_and_replayed(
+        workdir, loopback, monkeypatch):
+    """The engine's AnthropicProvider against the Messages API of the loopback model (its base
+    URL as a gateway's): the same record, replay offline, no key written."""
+    pytest.importorskip("anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    url, cassette = loopback.root_url, workdir / "anthropic.cassette"
+    claude = ("anthropic", "claude-loopback")
+    code, recorded = agent_run(workdir, "arec", url, cassette, "record", paths.KB_DIR,
+                               model=claude)
+    assert code == 0 and not errors(recorded)
+    assert {r["path"] for r in loopback.requests} == {"/v1/messages"}
+    loopback.stop()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    code, replayed = agent_run(workdir, "arep", url, cassette, "replay", paths.KB_DIR,
+                               model=claude)
+    assert code == 0 and without_run_details(replayed) == without_run_details(recorded)
+    for path in workdir.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
