@@ -9,7 +9,8 @@ demand. Standard library only (http.server), so the tests need no network and no
   the tool found nothing;
 - a synthesis prompt (numbered passages `[n] text（来源：doc locator）`): one or two of the
   passages, quoted with their source; which ones is chosen from the seed, the request and how
-  many times the server has seen that request (`vary=True`), so repeats may differ;
+  many times the server has seen that request (`vary=True`, which also declines to answer one
+  time in four), so repeats may differ;
 - anything else: an echo of the last user message (a query translation returns it unchanged).
 
 `faults` is a queue of what the next requests get instead of an answer: "429" (with a
@@ -161,13 +162,18 @@ class LoopbackModel:
         if not passages:
             return {"role": "assistant", "content": question}, "stop"
         pick = self._choose(question, nth, len(passages))
+        if not pick:
+            return {"role": "assistant", "content": "检索片段不足以回答该问题。"}, "stop"
         text = "\n".join(passages[i].group(2) for i in pick)
         return {"role": "assistant", "content": f"根据检索片段：{text}"}, "stop"
 
     def _choose(self, prompt: str, nth: int, n: int) -> list[int]:
-        """Which passages to quote: the first, and sometimes (seeded) one more."""
+        """Which passages to quote: the first, sometimes (seeded) one more; with `vary`, a
+        request seen again may get another choice, or (one time in four) no answer at all."""
         salt = f"{self.seed}|{prompt}|{nth if self.vary else 1}"
         digest = int(hashlib.sha256(salt.encode()).hexdigest(), 16)
+        if self.vary and digest % 4 == 0:
+            return []
         if n == 1 or digest % 3:
             return [0]
         return [0, 1 + digest % (n - 1)]

@@ -149,6 +149,8 @@ def test_every_repeat_is_recorded_and_replayed(workdir, monkeypatch):
     finally:
         server.stop()
     assert code == 0 and recorded["repeats"] == 3 and not errors(recorded)
+    flaky = {f["id"] for m in recorded["metrics"].values() for f in m["flaky"]}
+    assert flaky, "the varying model made some verdicts differ between repeats"
     repeats = {call["request"]["repeat"] for call in tape.read(cassette).calls.values()}
     assert repeats == {0, 1, 2}
     monkeypatch.delenv("OPENAI_API_KEY")
