@@ -5,7 +5,8 @@ plain data, pickled to worker processes, and `provider_for(case)` gives each cas
 provider, wrapped by a `RecordedProvider` when a cassette or a real model is in play. The modes
 (`MODES`, as vcrpy's record modes are an enum that fails loudly on a misspelling):
 - `record`: a request the cassette holds is answered from it (a resumed recording pays nothing
-  twice); any other calls the model, and the answer is kept (journal, then `finish`);
+  twice); any other calls the model, and the answer is kept (journal, then `finish`). Every
+  case runs (the outcome cache is not read): a complete recording keeps exactly its calls;
 - `replay`: never calls out. A request the cassette lacks raises `CassetteMiss`, which the
   engine does not catch (it is no ProviderError), so it becomes that case's engine error,
   naming the case, the key and what differs from the nearest recorded request of that case;

@@ -127,7 +127,9 @@ def run_qa_eval(
     # another configuration, other answers: the cache keys them apart
     cache_kb = f"{kb_fp}+{engine_config.fingerprint}" if configured else kb_fp
     cache_kb += f"+{model.fingerprint()}" if model is not None else ""
-    store = _outcome_cache(spec, mode, cache_kb, cache if repeat == 1 else False, cache_key)
+    # a recording asks the model for every case: an outcome reused would leave its calls out
+    reuse = repeat == 1 and (model is None or model.mode != "record")
+    store = _outcome_cache(spec, mode, cache_kb, cache if reuse else False, cache_key)
     scoring = scoring_fingerprint(judge) if store is not None else None
     known, scored = (store.get_scored(cases, scoring, ScoredCase.many, ScoredCase.from_run)
                      if store is not None else (None, None))

@@ -200,3 +200,15 @@ def test_the_anthropic_provider_with_a_gateway_url_is_recorded_and_replayed(
     for path in workdir.rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_recording_again_keeps_every_call_even_where_outcomes_are_cached(
+        workdir, loopback, monkeypatch):
+    """The outcome cache would answer every case of a second identical run without the model;
+    a recording does not read it, so recording again leaves the cassette whole."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url, cassette = loopback.base_url, workdir / "twice.cassette"
+    agent_run(workdir, "once", url, cassette, "record")
+    first = tape.read(cassette).calls
+    agent_run(workdir, "twice", url, cassette, "record")
+    assert tape.read(cassette).calls.keys() == first.keys()
