@@ -47,17 +47,12 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
 
 
 def model_run(args: argparse.Namespace) -> Any:
-    """The ModelRun the flags ask for (ProviderError / ModelRunError: exit 2)."""
-    from ragspine_eval.models.providers import ProviderSpec
-    from ragspine_eval.models.recorder import ModelRun
+    """The ModelRun the flags ask for (models.options; exit 2 on a bad one)."""
+    from ragspine_eval.models.options import model_run as from_options
 
-    mode = args.cassette_mode or ("replay" if args.cassette else "live")
-    run = ModelRun(ProviderSpec(args.provider, args.model, args.base_url),
-                   str(args.cassette) if args.cassette else None, mode,
-                   str(args.prices) if getattr(args, "prices", None) else None,
-                   getattr(args, "max_calls", None))
-    run.check_prices()  # a bad table: exit 2 before anything runs
-    return run
+    return from_options(args.provider, args.model, args.base_url, args.cassette,
+                        args.cassette_mode, getattr(args, "prices", None),
+                        getattr(args, "max_calls", None))
 
 
 def provider_spec(args: argparse.Namespace) -> Any:

@@ -212,3 +212,28 @@ def test_recording_again_keeps_every_call_even_where_outcomes_are_cached(
     first = tape.read(cassette).calls
     agent_run(workdir, "twice", url, cassette, "record")
     assert tape.read(cassette).calls.keys() == first.keys()
+
+
+def test_the_qa_notebook_replays_a_cassette_and_names_the_model(workdir, loopback, monkeypatch):
+    """The qa notebook with provider, model and cassette parameters: the run replayed (the
+    server stopped, no key) and its facts name the model and say it was replayed."""
+    import nbformat
+    import papermill as pm
+
+    from ragspine_eval.workbench.kernel import KERNEL_NAME
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url, cassette = loopback.base_url, workdir / "nb.cassette"
+    assert agent_run(workdir, "nbrec", url, cassette, "record")[0] == 0
+    loopback.stop()
+    monkeypatch.delenv("OPENAI_API_KEY")
+    out = workdir / "qa.ipynb"
+    pm.execute_notebook(str(paths.PROJECT_ROOT / "notebooks" / "qa.ipynb"), str(out), parameters={
+        "mode": "agent", "provider": "litellm", "model": "openai/loopback", "base_url": url,
+        "cassette": str(cassette), "baseline_path": str(workdir / "baseline.json"),
+        "report_path": str(workdir / "nb.json"), "store": False},
+        kernel_name=KERNEL_NAME, cwd=str(paths.PROJECT_ROOT), progress_bar=False)
+    text = "".join(str(o) for c in nbformat.read(out, as_version=4).cells
+                   for o in c.get("outputs", []))
+    assert "litellm openai/loopback" in text and "replayed from cassette" in text
+    assert KEY not in out.read_text(encoding="utf-8")
