@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from loopback_llm import LoopbackModel
+from realdocs_workspace import realdocs_workspace  # noqa: F401 - a fixture
 from ragspine_eval import paths
 from ragspine_eval.cli.app import main
 from ragspine_eval.models import cassette as tape
@@ -237,3 +238,36 @@ def test_the_qa_notebook_replays_a_cassette_and_names_the_model(workdir, loopbac
                    for o in c.get("outputs", []))
     assert "litellm openai/loopback" in text and "replayed from cassette" in text
     assert KEY not in out.read_text(encoding="utf-8")
+
+
+WORKSPACE_CASES = [
+    {"id": "ws-rain", "question": "What does the report say about rainfall in Kerala compared "
+     "with normal?", "narrative_doc": "rainfall_distribution.pdf", "topic": "weather"},
+    {"id": "ws-rice", "question": "Why is there a rice deficit in some districts?",
+     "narrative_doc": "agstat.pdf", "topic": "agriculture"},
+]
+
+
+def test_an_answer_run_over_a_workspace_is_recorded_and_replayed_offline(
+        workdir, loopback, monkeypatch, realdocs_workspace):  # noqa: F811
+    """qa --kb W (an engine workspace of ../shared/realdocs) with a real model: the synthesis
+    over the workspace's passages recorded, then replayed with the server stopped."""
+    golden = workdir / "ws_golden.jsonl"
+    golden.write_text("".join(json.dumps({
+        "id": c["id"], "question": c["question"], "case_type": "narrative",
+        "expected": {"clarification": "none", "refuse": False, "narrative_doc": c["narrative_doc"]},
+        "tags": {"topic": c["topic"], "scope": "realdocs", "qtype": "attribution"},
+        "reference_date": "2026-06-12"}) + "\n" for c in WORKSPACE_CASES), encoding="utf-8")
+    workspace = realdocs_workspace.workspace.path
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url, cassette = loopback.base_url, workdir / "ws.cassette"
+    code, recorded = agent_run(workdir, "wsrec", url, cassette, "record", workspace,
+                               "--golden", str(golden))
+    assert code == 0 and not errors(recorded)
+    stages = {call.get("stage") for call in tape.read(cassette).calls.values()}
+    assert "synthesis" in stages
+    loopback.stop()
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, replayed = agent_run(workdir, "wsrep", url, cassette, "replay", workspace,
+                               "--golden", str(golden))
+    assert code == 0 and without_run_details(replayed) == without_run_details(recorded)
