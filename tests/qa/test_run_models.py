@@ -109,6 +109,16 @@ def test_recorded_then_replayed_offline_the_same_report_and_misses_named(
     cassette_info = replayed["provenance"]["model"]["cassette"]
     assert cassette_info["mode"] == "replay" and cassette_info["engine"].startswith("rag-spine")
 
+    # the compare notebook's models table: the same model, the after run replayed, the same calls
+    from ragspine_eval.workbench import compare
+
+    table = compare.model_changes(compare.load_pair(workdir / "record.json",
+                                                    workdir / "replay.json")).set_index("")
+    assert table.loc["model", "before"] == table.loc["model", "after"] == "litellm openai/loopback"
+    assert table.loc["answers", "before"] == "record"
+    assert table.loc["answers", "after"].startswith("replayed (")
+    assert table.loc["calls", "before"] == table.loc["calls", "after"] != "0"
+
     code, missed = agent_run(workdir, "replay-changed", url, cassette, "replay", kb)
     assert code == 1 and set(errors(missed)) == affected
     for case, error in errors(missed).items():
