@@ -151,6 +151,12 @@ class Provenance:
             out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
         if self.model is not None:
             out.append(model_line(self.model))
+            by_tag = (self.model.get("cost") or {}).get("by_tag") or {}
+            priced = {tag: v["cost"] for tag, v in by_tag.items() if v.get("cost") is not None}
+            if priced:
+                unit = self.model["cost"].get("currency", "")
+                out.append("cost by tag: " + " · ".join(f"{tag} {cost:.4f} {unit}"
+                                                        for tag, cost in priced.items()))
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
