@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from ragspine_eval.qa.report import CaseResult, GateMetric, QAEvalReport
 
@@ -79,3 +80,31 @@ def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[st
 def verdict_pattern(passed: list[bool]) -> str:
     """A case's verdict in each repeat as every output shows it: "pass, fail, pass"."""
     return ", ".join("pass" if p else "fail" for p in passed)
+
+
+def pass_at_k(metric: GateMetric, repeats: int, k: int | None = None) -> dict[str, Any]:
+    """pass@k and pass^k of one gate over a run of `repeats` repeats (k defaults to all of
+    them): per case, the chance that at least one (pass@k) or every one (pass^k) of k repeats
+    drawn from its n passes, the unbiased estimators 1 - C(n-c, k)/C(n, k) and C(c, k)/C(n, k)
+    with c its passing repeats (a stable case passed all n or none, a flaky one what its
+    verdicts say), averaged over the cases the gate applies to. At k = n both are shares of
+    cases (passed at least once; passed every time), so each has its Wilson interval."""
+    from math import comb
+
+    from ragspine_eval.stats import wilson_interval
+
+    n = repeats
+    k = n if k is None else k
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be between 1 and the {n} repeats, got {k}")
+    counts = [sum(metric.flaky[r.id]) if r.id in metric.flaky else (n if r.passed else 0)
+              for r in metric.results]
+    total = len(counts)
+    at_k = sum(1 - comb(n - c, k) / comb(n, k) for c in counts) / total if total else 1.0
+    every = sum(comb(c, k) / comb(n, k) for c in counts) / total if total else 1.0
+    out: dict[str, Any] = {"k": k, "n": n, "cases": total, "pass@k": round(at_k, 6),
+                           "pass^k": round(every, 6)}
+    if k == n:
+        out["pass@k_ci"] = wilson_interval(sum(c > 0 for c in counts), total)
+        out["pass^k_ci"] = wilson_interval(sum(c == n for c in counts), total)
+    return out

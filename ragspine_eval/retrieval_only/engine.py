@@ -2,7 +2,9 @@
 
 `WorkspaceRetriever(workspace, config)` opens the engine's facade on a scratch copy of the
 workspace (`RAGSpine.local` creates missing stores and schemas in the folder it opens, and an
-input is never written to) with the MockProvider (no model, no network), the configuration's
+input is never written to) with the MockProvider (no model, no network) or the model a
+`models.ModelRun` names (its query translation and listwise rerank then ask it, behind its
+cassette, each call filed under the question's id), the configuration's
 profile, graph mode and reranker, and its contextual index, query translation and page parent
 as overrides of the retrieval preset, then asks the facade for its narrative retriever
 (`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent filters).
@@ -56,8 +58,10 @@ class _VectorChannel(logging.Handler):
 class WorkspaceRetriever:
     """A context manager: the engine's retriever over a copy of `workspace` (module docstring)."""
 
-    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT):
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, model: Any = None):
         self.workspace, self.config = Path(workspace), config
+        self.model = model  # models.ModelRun, or None: the MockProvider
+        self._provider: Any = None
         self.vector_channel: dict[str, Any] | None = None
         self.preset: dict[str, Any] = {}
         self.trace = LLMTrace()
@@ -75,8 +79,10 @@ class WorkspaceRetriever:
         shutil.copytree(self.workspace, copy)
         cfg = self.config
         overrides = {"retrieval": {"reranker": cfg.reranker}} if cfg.reranker else None
+        self._provider = (MockProvider() if self.model is None
+                          else self.model.provider_for("", None))
         try:
-            rag = RAGSpine.local(copy, provider=MockProvider(), preset=cfg.profile,
+            rag = RAGSpine.local(copy, provider=self._provider, preset=cfg.profile,
                                  graph=cfg.graph, config=overrides)
         except ValueError as exc:
             self.close()
@@ -113,14 +119,21 @@ class WorkspaceRetriever:
         """The engine's narrative retriever itself (what `ask` hands its agent), once entered."""
         return self._retriever
 
-    def retrieve(self, question: str, top_k: int) -> Retrieved:
-        """The engine's top `top_k` passages for `question`, unfiltered, in its order."""
+    def retrieve(self, question: str, top_k: int, case_id: str = "") -> Retrieved:
+        """The engine's top `top_k` passages for `question`, unfiltered, in its order; a model's
+        calls meanwhile are filed under `case_id` in its cassette."""
+        if hasattr(self._provider, "case_id"):
+            self._provider.case_id = case_id
+            self._provider.failures.clear()
         out = Retrieved()
         with self.trace.case() as calls:
             started = time.perf_counter()
             try:
                 out.hits = [dict(h) for h in self._retriever.retrieve(
                     question, filters=None, top_k=top_k)][:top_k]
+                swallowed = getattr(self._provider, "raise_swallowed", None)
+                if swallowed is not None:  # the engine's rerank falls back on any error:
+                    swallowed()  # a cassette miss it caught is still this question's error
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = f"{type(exc).__name__}: {exc}"
                 out.hits = []
