@@ -85,26 +85,9 @@ def verdict_pattern(passed: list[bool]) -> str:
 def pass_at_k(metric: GateMetric, repeats: int, k: int | None = None) -> dict[str, Any]:
     """pass@k and pass^k of one gate over a run of `repeats` repeats (k defaults to all of
     them): per case, the chance that at least one (pass@k) or every one (pass^k) of k repeats
-    drawn from its n passes, the unbiased estimators 1 - C(n-c, k)/C(n, k) and C(c, k)/C(n, k)
-    with c its passing repeats (a stable case passed all n or none, a flaky one what its
-    verdicts say), averaged over the cases the gate applies to. At k = n both are shares of
-    cases (passed at least once; passed every time), so each has its Wilson interval."""
-    from math import comb
+    drawn from its n passes (stats.pass_at_k, over GateMetric.passes_per_case: a stable case
+    passed all n or none, a flaky one what its verdicts say), averaged over the cases the gate
+    applies to. At k = n both are shares of cases, each with its Wilson interval."""
+    from ragspine_eval.stats import pass_at_k as estimated
 
-    from ragspine_eval.stats import wilson_interval
-
-    n = repeats
-    k = n if k is None else k
-    if not 1 <= k <= n:
-        raise ValueError(f"k must be between 1 and the {n} repeats, got {k}")
-    counts = [sum(metric.flaky[r.id]) if r.id in metric.flaky else (n if r.passed else 0)
-              for r in metric.results]
-    total = len(counts)
-    at_k = sum(1 - comb(n - c, k) / comb(n, k) for c in counts) / total if total else 1.0
-    every = sum(comb(c, k) / comb(n, k) for c in counts) / total if total else 1.0
-    out: dict[str, Any] = {"k": k, "n": n, "cases": total, "pass@k": round(at_k, 6),
-                           "pass^k": round(every, 6)}
-    if k == n:
-        out["pass@k_ci"] = wilson_interval(sum(c > 0 for c in counts), total)
-        out["pass^k_ci"] = wilson_interval(sum(c == n for c in counts), total)
-    return out
+    return estimated(metric.passes_per_case(repeats), repeats, k)

@@ -91,6 +91,24 @@ def test_a_case_fails_the_combined_gate_only_when_it_fails_in_every_repeat(rows)
     assert sum(b["passed"] for b in numeric.by_tag["topic"].values()) == numeric.passed
 
 
+def test_the_json_report_of_a_run_with_repeats_holds_pass_at_k_per_gate_and_one_run_none():
+    """Three repeats: num-001 passes every time, num-002 twice (flaky), num-003 never. By hand:
+    pass@3 = 2/3 (passed at least once), pass^3 = 1/3 (every time), pass@1 = (3 + 2 + 0) / 9."""
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, WRONG, WRONG),
+                                _repeat(RIGHT, RIGHT, WRONG)])
+    written = json.loads(json.dumps(combined.to_dict()))
+    numeric = written["pass_at_k"]["numeric_accuracy"]
+    assert (numeric["n"], numeric["cases"]) == (3, 3)
+    assert (numeric["pass@k"], numeric["pass^k"]) == (round(2 / 3, 6), round(1 / 3, 6))
+    assert numeric["pass@1"] == round(5 / 9, 6)
+    lo, hi = numeric["pass^k_ci"]
+    assert lo < 1 / 3 < hi
+    assert set(written["pass_at_k"]) == set(combined.gates())
+    # derived from the verdicts: a report read back writes the same figures
+    assert QAEvalReport.from_dict(written).to_dict()["pass_at_k"] == written["pass_at_k"]
+    assert "pass_at_k" not in _repeat(RIGHT, RIGHT, WRONG).to_dict()  # one run: as before
+
+
 def test_pass_at_k_and_pass_hat_k_of_a_gate_with_a_flaky_case():
     """Three repeats: a case that always passed, one that always failed, one that passed once
     (flaky, counted as passing). Worked by hand: pass@3 = 2/3 (passed at least once), pass^3 =
