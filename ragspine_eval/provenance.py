@@ -34,7 +34,7 @@ from typing import Any
 from ragspine_eval import __version__, paths
 
 TOOL_DIST = "ragspine-eval"
-_OMITTED_WHEN_NONE = ("engine_config", "workspace")
+_OMITTED_WHEN_NONE = ("engine_config", "workspace", "model")
 ENGINE_DIST = "rag-spine"
 
 
@@ -93,6 +93,9 @@ class Provenance:
     engine_config: dict[str, Any] | None = None
     # a workspace knowledge base: how it was chunked (retrieval/workspace.py)
     workspace: dict[str, Any] | None = None
+    # the model the engine asked (models/: provider, model, base URL, and the cassette: path,
+    # mode, and what its header says); None: the engine's MockProvider, no cassette
+    model: dict[str, Any] | None = None
 
     def with_baseline(self, path: str | Path, key: str, entry: Mapping[str, Any] | None
                       ) -> Provenance:
@@ -146,6 +149,14 @@ class Provenance:
             out.append(f"engine config {self.engine_config.get('label')} "
                        f"[{self.engine_config.get('fingerprint')}]: {shown}")
             out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
+        if self.model is not None:
+            out.append(model_line(self.model))
+            by_tag = (self.model.get("cost") or {}).get("by_tag") or {}
+            priced = {tag: v["cost"] for tag, v in by_tag.items() if v.get("cost") is not None}
+            if priced:
+                unit = self.model["cost"].get("currency", "")
+                out.append("cost by tag: " + " · ".join(f"{tag} {cost:.4f} {unit}"
+                                                        for tag, cost in priced.items()))
         if self.baseline is not None:
             entry = self.baseline.fingerprint or "no entry yet"
             out.append(f"baseline {self.baseline.path} [{self.baseline.key}: {entry}]")
@@ -171,6 +182,33 @@ class Provenance:
                 + (f", {v['input_tokens']} in / {v.get('output_tokens', 0)} out tokens"
                    if "input_tokens" in v else "") + ")" for stage, v in llm.items()))
         return out
+
+
+def model_line(model: Mapping[str, Any]) -> str:
+    """Which model answered, and whether it was replayed: "model litellm openai/x at URL ·
+    replayed from cassette C (recorded 2026-12-05T..., rag-spine 0.17.2)"."""
+    where = f" at {model['base_url']}" if model.get("base_url") else ""
+    line = f"model {model.get('provider')} {model.get('model') or '(its default)'}{where}"
+    tape = model.get("cassette")
+    if isinstance(tape, Mapping):
+        verb = {"replay": "replayed from", "record": "recorded into",
+                "live": "live, cassette unused:"}.get(str(tape.get("mode")), "cassette")
+        line += f" · {verb} cassette {tape.get('path')}"
+        if tape.get("recorded"):
+            line += f" (recorded {tape.get('recorded')}, {tape.get('engine')})"
+    calls = model.get("calls")
+    if isinstance(calls, Mapping):
+        replayed = isinstance(tape, Mapping) and tape.get("mode") == "replay"
+        line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}, "
+                 f"{calls.get('input_tokens', 0):,} in / {calls.get('output_tokens', 0):,} out "
+                 f"tokens; {calls.get('misses', 0)} misses, {calls.get('failed', 0)} failed")
+    cost = model.get("cost")
+    if isinstance(cost, Mapping):
+        unit = cost.get("currency", "")
+        shown = "not in the price table" if cost.get("run") is None else \
+            f"{cost['run']:.4f} {unit}"
+        line += f" · cost {shown}, billed {cost.get('billed') or 0:.4f} {unit}"
+    return line
 
 
 def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,7 +307,8 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
             clock: Clock | None = None, judge: dict[str, Any] | None = None,
             kb_files: dict[str, str] | None = None,
             engine_config: dict[str, Any] | None = None,
-            workspace: dict[str, Any] | None = None) -> Provenance:
+            workspace: dict[str, Any] | None = None,
+            model: dict[str, Any] | None = None) -> Provenance:
     """The provenance of a run that is ending now. engine_version defaults to the installed
     version of the `engine` distribution (None for an engine that is not a Python package)."""
     commit, dirty = git_state()
@@ -292,4 +331,5 @@ def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = 
         kb_files=kb_files,
         engine_config=engine_config,
         workspace=workspace,
+        model=model,
     )

@@ -8,6 +8,9 @@ Pure math on counts, no scipy:
   went one way (pass -> fail) and c the other (fail -> pass). Under "no change", each discordant
   case is a fair coin, so p = min(1, 2 * P[Binomial(b + c, 1/2) <= min(b, c)]), summed in exact
   integer arithmetic. p is 1.0 when nothing flipped.
+- `pass_at_k(counts, n, k)`: over cases each run n times, `counts` each case's passing runs,
+  the unbiased estimators of pass@k (at least one of k runs drawn passes) and pass^k (every
+  one does), averaged over the cases; at k = n each is a share of cases, with its interval.
 
 Invariants: intervals inform, they never decide. No gate reads these numbers; the pass/fail rules
 stay with the stored baselines (see ragspine_eval.ratchet).
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 Z_95 = 1.96
 
@@ -47,6 +51,25 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
     return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
+
+
+def pass_at_k(counts: list[int], n: int, k: int | None = None) -> dict[str, Any]:
+    """pass@k and pass^k of cases run `n` times (k defaults to n), `counts` each case's passing
+    runs: per case 1 - C(n-c, k)/C(n, k) and C(c, k)/C(n, k), averaged (1.0 with no case). At
+    k = n they are the shares of cases that passed at least once and every time, so each has
+    its Wilson interval (`pass@k_ci`, `pass^k_ci`)."""
+    k = n if k is None else k
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be between 1 and the {n} repeats, got {k}")
+    total = len(counts)
+    at_k = sum(1 - math.comb(n - c, k) / math.comb(n, k) for c in counts) / total if total else 1.0
+    every = sum(math.comb(c, k) / math.comb(n, k) for c in counts) / total if total else 1.0
+    out: dict[str, Any] = {"k": k, "n": n, "cases": total, "pass@k": round(at_k, 6),
+                           "pass^k": round(every, 6)}
+    if k == n:
+        out["pass@k_ci"] = wilson_interval(sum(c > 0 for c in counts), total)
+        out["pass^k_ci"] = wilson_interval(sum(c == n for c in counts), total)
+    return out
 
 
 def format_interval(interval: tuple[float, float]) -> str:

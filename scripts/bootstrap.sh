@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv with a Python >= 3.12 and installs the project into it (editable, with the dev and dask extras).
+# Creates .venv with a Python >= 3.12 and installs the project into it (editable, with the dev, dask and models extras).
 # Finds the interpreter by itself: $PYTHON if set, then python3.13/python3.12/python3 on PATH,
 # then pyenv-installed versions. Re-running is cheap: it reinstalls only when pyproject.toml changed.
 set -euo pipefail
@@ -34,7 +34,7 @@ stamp=.venv/.installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "Installing ragspine_eval and its dependencies into .venv"
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e '.[dev,dask]'
+    .venv/bin/python -m pip install --quiet -e '.[dev,dask,models]'
     touch "$stamp"
 fi
 # The notebooks' kernel; cheap, so checked on every run (a deleted or edited spec is rewritten).

@@ -21,6 +21,9 @@ FLOORS = {
     "ragspine_eval.lazy": 0, "ragspine_eval.stats": 0, "ragspine_eval.provenance": 0, "ragspine_eval.files": 0,
     "ragspine_eval.ratchet": 1, "ragspine_eval.golden": 1, "ragspine_eval.judges": 1,
     "ragspine_eval.retrieval": 2,
+    # which model the engine's agent asks and its cassette: below the engines that hand each
+    # case its provider, needing only the ground floor
+    "ragspine_eval.models": 2,
     "ragspine_eval.engines": 3,
     "ragspine_eval.execution": 4,
     # the run path every harness that asks an engine shares (plan, answer, score, keep, report):

@@ -1,10 +1,11 @@
 """One question answered by the engine over a workspace, on a route: the answer and its evidence.
 
-`WorkspaceAnswerer(workspace, config)` opens the engine on a scratch copy of the workspace, the
-way the retrieval runs do (`retrieval_only.engine.WorkspaceRetriever`: the facade with the
-MockProvider, the configuration's preset, its narrative retriever), plus the workspace's fact
-store; `answer(question, route)` calls the engine's `answer_question` with that store, the
-provider, the facade's reference date and the narrative retriever, on one of two routes:
+`WorkspaceAnswerer(workspace, config, model)` opens the engine on a scratch copy of the
+workspace, the way the retrieval runs do (`retrieval_only.engine.WorkspaceRetriever`: the facade
+with the MockProvider or the model a `models.ModelRun` names behind its cassette, the
+configuration's preset, its narrative retriever), plus the workspace's fact store;
+`answer(question, route, case_id, repeat)` calls the engine's `answer_question` with that store,
+the provider, the facade's reference date and the narrative retriever, on one of two routes:
 
 - `ask`: the engine's ask route as is (its rule-based intent parser: structured, clarifying,
   narrative or composite);
@@ -19,7 +20,10 @@ engine's judge would give it (structured, narrative, composite, clarify, not_fou
 out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised.
 
 Invariants: the workspace given is only read; a question whose answer raises is that question's
-error (`error` is "<type>: <message>"), the run goes on; nothing here judges.
+error (`error` is "<type>: <message>"), the run goes on; nothing here judges. With a model, each
+question's calls are filed under `case_id` and `repeat` in its cassette (models/recorder.py), and
+a replay miss or a failed call is that question's error even where the engine caught it (its
+rerank and synthesis fall back on any exception): never a degraded answer judged as the model's.
 """
 
 from __future__ import annotations
@@ -128,9 +132,9 @@ def _passage(rank: int, hit: dict[str, Any]) -> dict[str, Any]:
 class WorkspaceAnswerer:
     """A context manager: the engine answering over a copy of `workspace` (module docstring)."""
 
-    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT):
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, model: Any = None):
         self.workspace, self.config = Path(workspace), config
-        self._opened = WorkspaceRetriever(workspace, config)
+        self._opened = WorkspaceRetriever(workspace, config, model)  # model: models.ModelRun
         self._store: Any = None
 
     @property
@@ -145,13 +149,19 @@ class WorkspaceAnswerer:
         self._store.init_schema()
         return self
 
-    def answer(self, question: str, route: Route = "ask") -> AnswerOutcome:
-        """The engine's answer to `question` on `route`, with its evidence."""
+    def answer(self, question: str, route: Route = "ask", case_id: str = "",
+               repeat: int = 0) -> AnswerOutcome:
+        """The engine's answer to `question` on `route`, with its evidence; a model's calls
+        meanwhile are filed under `case_id` and `repeat` in its cassette."""
         from ragspine.agent.agent import answer_question
 
         if route not in ROUTES:
             raise ValueError(f"unknown route {route!r}: one of {', '.join(ROUTES)}")
         rag = self._opened.rag
+        recorded = hasattr(rag.provider, "raise_swallowed")  # behind a cassette (models/)
+        if recorded:
+            rag.provider.case_id, rag.provider.repeat = case_id, repeat
+            rag.provider.failures.clear()
         recorder = _FirstRetrieval(self._opened.narrative)
         out = AnswerOutcome(route=route)
         with self._opened.trace.case() as calls:
@@ -161,6 +171,8 @@ class WorkspaceAnswerer:
                     question, self._store, rag.provider, reference_date=rag.reference_date,
                     narrative_retriever=recorder,
                     intent_parser=_NarrativeOnly() if route == "narrative" else None)
+                if recorded:  # a miss or failure the engine swallowed is still this error
+                    rag.provider.raise_swallowed()
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = f"{type(exc).__name__}: {exc}"
                 result = None

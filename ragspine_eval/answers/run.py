@@ -82,9 +82,11 @@ def score(case: AnswerCase, outcome: AnswerOutcome) -> AnswerVerdict:
                  error=outcome.error)
 
 
-def answer_one(engine: WorkspaceAnswerer, question: str, route: Route) -> AnswerOutcome:
-    """The engine call: one question over the open workspace on one route."""
-    return engine.answer(question, route)
+def answer_one(engine: WorkspaceAnswerer, question: str, route: Route, case_id: str = "",
+               repeat: int = 0) -> AnswerOutcome:
+    """The engine call: one question over the open workspace on one route (a model's calls
+    filed under `case_id` and `repeat`)."""
+    return engine.answer(question, route, case_id, repeat)
 
 
 def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
@@ -97,9 +99,15 @@ def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
 def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     routes: Sequence[Route] = ROUTES, languages: Sequence[str] | None = None,
                     repeat: int = 1, config: EngineConfig = DEFAULT,
-                    progress: Callable[[int, int, int], None] | None = None) -> AnswerRun:
+                    progress: Callable[[int, int, int], None] | None = None,
+                    model: Any = None) -> AnswerRun:
     """Ask and judge every question of `gold` over `workspace` (module docstring);
-    `progress(done, total, errors)` after each answer, as every run of the project reports."""
+    `progress(done, total, errors)` after each answer, as every run of the project reports;
+    `model` (models.ModelRun; None: the MockProvider) what the engine asks, behind its
+    cassette, checked before any question (exit 2) and its recording completed after."""
+    from ragspine_eval.models.recorder import in_use
+
+    model = in_use(model)
     cases = answer_cases_of(gold)
     bad = [r for r in routes if r not in ROUTES]
     if bad:
@@ -110,16 +118,21 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     config=config)
     todo = questions_of(cases, languages)
     total, errors = len(routes) * repeat * len(todo), 0
-    with WorkspaceAnswerer(workspace, config) as engine:
+    if model is not None:
+        model.check()
+    with WorkspaceAnswerer(workspace, config, model) as engine:
         run.preset = dict(engine.preset)
         for route in routes:
             for n in range(repeat):
                 for case, lang, text in todo:
-                    outcome = answer_one(engine, text, route)
+                    outcome = answer_one(engine, text, route,
+                                         f"{case.case_id}:{lang}@{route}", n)
                     result = AnswerResult(case.case_id, lang, route, text, case.case_class,
                                           outcome, score(case, outcome), case.tags, n)
                     run.results.append(result)
                     errors += outcome.error is not None
                     if progress is not None:
                         progress(len(run.results), total, errors)
+    if model is not None:  # a recording's calls folded into its cassette
+        model.finish(complete=True)
     return run

@@ -2,12 +2,15 @@
 
     ragspine-eval answers --kb W --golden GOLD [--route ask|narrative|both] [--lang en|zh]
                           [--repeat N] [--engine-config FILE]
+                          [--provider P --model M --base-url URL]
+                          [--cassette PATH --cassette-mode record|replay|live]
 
 Every question of an nl-answers-gold v1/v2 file asked over the workspace, on the engine's ask
 route and pinned to the narrative channel, judged claim by claim as the engine's own nl-gold
 judge judges (content, page, fragment; abstention; forbidden numbers); claim content, claim
 citation, abstention, question pass and the forbidden-number count gated apart under the ratchet
-per workspace, route and engine configuration. Exit codes as every subcommand: 0 pass, 1 a
+per workspace, route, engine configuration and model (the model flags as `qa` takes them:
+docs/models.md). Exit codes as every subcommand: 0 pass, 1 a
 regression or engine errors, 2 bad input, 3 a bug.
 """
 
@@ -49,10 +52,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-store", action="store_true",
                         help="do not keep this run in the run store")
     add_gate_arguments(parser, paths.ANSWERS_BASELINE)
+    from ragspine_eval.cli.model_options import add_model_arguments
+
+    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli import common
+    from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
@@ -63,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         baseline_path=args.baseline,
         outputs=GatedOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=common.progress_bar("answers"))
+        store=not args.no_store, progress=common.progress_bar("answers"),
+        model=model_run(args))
     return gated.exit_code
 
 
@@ -77,6 +85,9 @@ def record_command(args: argparse.Namespace) -> str:
         parts.append(f"--lang {lang}")
     if args.engine_config is not None:
         parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    from ragspine_eval.cli.model_options import model_flags
+
+    parts += model_flags(args)
     if Path(args.baseline).resolve() != paths.ANSWERS_BASELINE.resolve():
         parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
     return " ".join(parts + ["--update-baseline"])

@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--mode", choices=EVAL_MODES, default=None,
                         help="tool: the pipeline without an LLM; agent: answer_question with the "
-                             "engine's MockProvider (default: tool; agent for an http engine)")
+                             "engine's MockProvider or the --provider model (default: tool; "
+                             "agent for an http engine)")
     parser.add_argument("--engine", default=DEFAULT_ENGINE,
                         help="ragspine (in process), http://HOST:PORT (a running RAGSpine "
                              "service) or module:callable (any importable callable) "
@@ -103,6 +104,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not keep this run in the run store (every run is kept by "
                              "default, see `ragspine-eval runs`)")
     add_gate_arguments(parser, paths.QA_BASELINE)
+    from ragspine_eval.cli.model_options import add_model_arguments
+
+    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
     from ragspine_eval.engines.engine_config import load_engine_config
 
     engine_config = load_engine_config(args.engine_config)
+    from ragspine_eval.cli.model_options import model_run
+
+    model = model_run(args)
     progress = _progress(args)
     echo = _Echo(progress)
     try:
@@ -130,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             cache=False if args.no_cache else None, cache_key=args.cache_key,
             executor=args.executor, scheduler=args.scheduler, repeat=args.repeat,
             store=not args.no_store,
-            engine_config=engine_config if engine_config.settings() else None)
+            engine_config=engine_config if engine_config.settings() else None, model=model)
     except RunInterrupted as stopped:
         if stopped.report is None:
             raise  # app.main: exit 130 all the same
@@ -186,6 +193,9 @@ def record_command(args: argparse.Namespace, spec: Any) -> str:
         parts.append(f"--engine {shlex.quote(spec.name)}")
     if getattr(args, "engine_config", None) is not None:
         parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    from ragspine_eval.cli.model_options import model_flags
+
+    parts += model_flags(args)
     for flag, given, default in (("--golden", args.golden, paths.QA_GOLDEN_SET),
                                  ("--kb", args.kb, paths.KB_DIR),
                                  ("--baseline", args.baseline, paths.QA_BASELINE)):

@@ -71,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-store", action="store_true",
                         help="do not keep this run in the run store")
     add_gate_arguments(parser, paths.RETRIEVAL_BASELINE)
+    from ragspine_eval.cli.model_options import add_model_arguments
+
+    add_model_arguments(parser)
 
 
 def top_k_value(text: str) -> int:
@@ -86,12 +89,14 @@ def top_k_value(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli import common
     from ragspine_eval.cli.common import BadInput
+    from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.retrieval import RetrievalOutputs, run_gated_retrieval
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     config = load_engine_config(args.engine_config)
+    model = model_run(args)
     progress = common.progress_bar("retrieval")
     gated = run_gated_retrieval(
         args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
@@ -99,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         options=gate_options(args), record_command=record_command(args), echo=print,
         store=not args.no_store, progress=progress, jobs=args.jobs, executor=args.executor,
         scheduler=args.scheduler, cache=False if args.no_cache else None,
-        case_timeout=args.case_timeout)
+        case_timeout=args.case_timeout, model=model)
     return gated.exit_code
 
 
@@ -111,6 +116,9 @@ def record_command(args: argparse.Namespace) -> str:
         parts.append(f"--top-k {args.top_k}")
     if args.engine_config is not None:
         parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    from ragspine_eval.cli.model_options import model_flags
+
+    parts += model_flags(args)
     if Path(args.baseline).resolve() != paths.RETRIEVAL_BASELINE.resolve():
         parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
     return " ".join(parts + ["--update-baseline"])

@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--golden", type=Path, default=paths.QA_GOLDEN_SET,
                         help="golden set the default reference date is taken from "
                              f"(default: {shown(paths.QA_GOLDEN_SET)})")
+    from ragspine_eval.cli.model_options import add_model_arguments
+
+    add_model_arguments(parser, cassette=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,12 +38,18 @@ def run(args: argparse.Namespace) -> int:
         start_service,
     )
 
+    from ragspine_eval.cli.model_options import provider_spec
+
+    provider = provider_spec(args)  # a missing key or package: exit 2 before the service starts
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-serve-") as scratch:
         ref = args.reference_date or most_common_reference_date(load_golden_set(args.golden))
         kb = build_eval_kb(args.kb, scratch)
-        service = start_service(kb, ref, log_path=Path(scratch) / "service.log", port=args.port)
+        service = start_service(kb, ref, log_path=Path(scratch) / "service.log", port=args.port,
+                                provider=None if provider.is_default else provider)
         print(f"the engine's service answers {service.url}/v1/ask over {args.kb} "
-              f"(reference date {ref}); Ctrl-C stops it", flush=True)
+              f"(reference date {ref}"
+              f"{'' if provider.is_default else '; ' + provider.describe()}); Ctrl-C stops it",
+              flush=True)
         print(f"evaluate it with: ragspine-eval qa --engine {service.url}", flush=True)
         # SIGTERM stops the service like Ctrl-C does, so it never outlives this command.
         signal.signal(signal.SIGTERM, _interrupt)

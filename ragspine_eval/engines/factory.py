@@ -78,14 +78,16 @@ def parse_engine(engine: str = DEFAULT_ENGINE, mode: str | None = None) -> Engin
 
 def build_engine(spec: EngineSpec, kb: EvalKB, *, case_timeout: float,
                  retries: int | None = None,
-                 retriever_options: dict[str, str] | None = None) -> Engine:
+                 retriever_options: dict[str, str] | None = None, model: object = None
+                 ) -> Engine:
     """The engine a spec names, over a built KB (the HTTP engine reads its passages from it).
     `retries` is the HTTP engine's (None: its default, http.DEFAULT_RETRIES);
-    `retriever_options` the in-process engine's retriever settings (engine_config.py)."""
+    `retriever_options` the in-process engine's retriever settings (engine_config.py);
+    `model` the in-process agent's model (models.ModelRun; None: the MockProvider)."""
     if spec.kind == "ragspine":
         from ragspine_eval.engines.inprocess import RagspineEngine  # imports the engine
 
-        return RagspineEngine(kb, spec.mode, retriever_options)
+        return RagspineEngine(kb, spec.mode, retriever_options, model)
     if retriever_options:
         from ragspine_eval.engines.engine_config import EngineConfigError
 

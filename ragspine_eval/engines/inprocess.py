@@ -3,9 +3,10 @@
 - tool: no LLM at all. Parse the intent, run the clarification gateway, call query_metric
   and/or the narrative retriever directly, and compose an answer that cites its sources.
   This scores the deterministic pipeline on its own.
-- agent: the engine's `answer_question` with its deterministic MockProvider. The engine's answer
-  path is left byte-for-byte untouched: the retrieved context that groundedness needs is observed
-  on our side by re-running the retriever with the same query and filters the engine uses.
+- agent: the engine's `answer_question` with its deterministic MockProvider, or the model a
+  `models.ModelRun` names (a real provider, behind its cassette: models/recorder.py). The engine's
+  answer path is left byte-for-byte untouched: the retrieved context that groundedness needs is
+  observed on our side by re-running the retriever with the same query and filters the engine uses.
 
 Both modes record the ranked passages the retriever returned (`CaseOutcome.passages`: doc,
 locator, chunk id, the engine's bm25/vector/fused scores, text, in its order), [] on a route
@@ -65,20 +66,26 @@ class RagspineEngine:
     forkable = True
 
     def __init__(self, kb: EvalKB, mode: str = "tool",
-                 retriever_options: dict[str, str] | None = None):
+                 retriever_options: dict[str, str] | None = None, model: Any = None):
         if mode not in EVAL_MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(EVAL_MODES)}")
         self.kb, self.mode = kb, mode
         self.label = mode  # the committed baseline's keys: "tool" and "agent"
         # an engine configuration's retriever settings (engine_config.retriever_options)
         self.retriever_options = dict(retriever_options or {})
+        # the agent's model (models.ModelRun; None: the MockProvider) and which repeat of the
+        # run this is (a cassette keeps each repeat's answers apart)
+        self.model, self.repeat_index = model, 0
         self._local = threading.local()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"kb": self.kb, "mode": self.mode, "options": self.retriever_options}
+        return {"kb": self.kb, "mode": self.mode, "options": self.retriever_options,
+                "model": self.model, "repeat": self.repeat_index}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["kb"], state["mode"], state.get("options"))  # type: ignore[misc]
+        self.__init__(state["kb"], state["mode"], state.get("options"),  # type: ignore[misc]
+                      state.get("model"))
+        self.repeat_index = state.get("repeat", 0)
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         try:
@@ -188,13 +195,18 @@ class RagspineEngine:
 
     def _run_agent(self, case: GoldenCase) -> CaseOutcome:
         facts, retriever = self._stores()
+        provider = (MockProvider(reference_date=case.reference_date) if self.model is None
+                    else self.model.provider_for(case.id, case.reference_date, self.repeat_index))
         result = answer_question(
             case.question,
             facts,
-            MockProvider(reference_date=case.reference_date),
+            provider,
             reference_date=case.reference_date,
             narrative_retriever=retriever,
         )
+        swallowed = getattr(provider, "raise_swallowed", None)
+        if swallowed is not None:  # a cassette miss the engine caught is still this case's error
+            swallowed()
         mode = result.clarification.mode if result.clarification else CLARIFY_NONE
         out = CaseOutcome(
             route=result.route,

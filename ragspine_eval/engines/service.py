@@ -3,8 +3,10 @@
 The service is RAGSpine's FastAPI app (`ragspine.service.api.app:create_app`) run unchanged by
 uvicorn in a child process. It reads its configuration from RAGSPINE_* environment variables:
 `service_env` points RAGSPINE_DB_PATH and RAGSPINE_CHUNK_DB_PATH at the stores that
-`kb.build_eval_kb` built, selects the deterministic MockProvider, and pins everything the eval
-must not inherit from the machine (no embedding model, no semantic workflow matcher).
+`kb.build_eval_kb` built, selects the deterministic MockProvider (or the provider and model a
+`models.ProviderSpec` names: `serve --provider`; its key stays in the environment the child
+inherits), and pins everything the eval must not inherit from the machine (no embedding model,
+no semantic workflow matcher).
 
 RAGSPINE_REFERENCE_DATE matters: the service builds one MockProvider for its whole life, and
 that provider resolves relative periods ("去年", "last year") in the tool call against the
@@ -29,10 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.models.providers import service_settings
 from ragspine_eval.retrieval.kb import EvalKB
 
 LOOPBACK = "127.0.0.1"
@@ -65,8 +69,10 @@ class RunningService:
             return ""
 
 
-def service_env(kb: EvalKB, reference_date: date) -> dict[str, str]:
-    """The RAGSPINE_* settings that make the engine's service serve `kb` deterministically."""
+def service_env(kb: EvalKB, reference_date: date, provider: Any = None) -> dict[str, str]:
+    """The RAGSPINE_* settings that make the engine's service serve `kb` deterministically;
+    `provider` (a models.ProviderSpec; None: the MockProvider) the model its agent asks."""
+    model = {} if provider is None else service_settings(provider)
     return {
         "RAGSPINE_DB_PATH": str(kb.fact_db),
         "RAGSPINE_CHUNK_DB_PATH": str(kb.chunk_db),
@@ -75,16 +81,18 @@ def service_env(kb: EvalKB, reference_date: date) -> dict[str, str]:
         "RAGSPINE_EMBEDDING": "none",
         "RAGSPINE_WORKFLOW_MATCHER": "none",
         "RAGSPINE_FAQ_SOURCE": "",
+        **model,
     }
 
 
 def start_service(kb: EvalKB, reference_date: date, *, log_path: str | Path,
                   host: str = LOOPBACK, port: int = 0, ready_timeout: float = 30.0,
-                  access_log: bool = True) -> RunningService:
-    """Start the service on host:port (0: a free port) and wait until it answers /healthz."""
+                  access_log: bool = True, provider: Any = None) -> RunningService:
+    """Start the service on host:port (0: a free port) and wait until it answers /healthz;
+    `provider` is the model its agent asks (service_env)."""
     for attempt in range(1, _PORT_ATTEMPTS + 1):
         service = _launch(kb, reference_date, Path(log_path), host, port or _free_port(host),
-                          access_log)
+                          access_log, provider)
         try:
             _wait_ready(service, ready_timeout)
             return service
@@ -123,14 +131,15 @@ def _free_port(host: str) -> int:
 
 
 def _launch(kb: EvalKB, reference_date: date, log_path: Path, host: str, port: int,
-            access_log: bool) -> RunningService:
+            access_log: bool, provider: Any = None) -> RunningService:
     command = [sys.executable, "-m", "uvicorn", APP, "--factory", "--host", host,
                "--port", str(port), "--log-level", "info" if access_log else "warning"]
     if not access_log:
         command.append("--no-access-log")
     orphan_guard = _die_with_parent if sys.platform == "linux" else None
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, env={**os.environ, **service_env(kb, reference_date)},
+        process = subprocess.Popen(command, env={**os.environ,
+                                                      **service_env(kb, reference_date, provider)},
                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                    preexec_fn=orphan_guard)
     return RunningService(f"http://{host}:{port}", process, log_path)

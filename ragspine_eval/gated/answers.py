@@ -7,9 +7,9 @@
    (answers/report.py) with its provenance;
 3. the JSON report is written;
 4. the ratchet, route by route, under the key `baseline_key`: the workspace's folder name,
-   `@answers:` and the route, and `+` the engine configuration's label when one is given, so
-   each route and configuration is gated against its own entry; without `options` the run is
-   only compared. A run with engine errors never creates or changes a baseline;
+   `@answers:` and the route, `+` the engine configuration's label when one is given, and `~`
+   the model's provider and name when it is not the MockProvider, so each route, configuration
+   and model is gated against its own entry; without `options` the run is only compared. A run with engine errors never creates or changes a baseline;
 5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone;
 6. the run store keeps the report (kind "answers", the routes' keys joined by ", ").
 """
@@ -63,11 +63,17 @@ class AnswersGatedRun:
         return f"{'PASS' if self.exit_code == 0 else 'FAIL'}: answers {key} gate {status}"
 
 
-def baseline_key(workspace: str | Path, route: str, config: EngineConfig = DEFAULT) -> str:
-    """`<workspace folder name>@answers:<route>`, then `+<label>` for a configuration."""
+def baseline_key(workspace: str | Path, route: str, config: EngineConfig = DEFAULT,
+                 model: Any = None) -> str:
+    """`<workspace folder name>@answers:<route>`, then `+<label>` for a configuration, then
+    `~<provider:model>` for a model other than the MockProvider (models/)."""
+    from ragspine_eval.models.recorder import in_use
+
     name = Path(workspace).resolve().name or "workspace"
     key = f"{name}@answers:{route}"
-    return key if not config.settings() else f"{key}+{config.label}"
+    key = key if not config.settings() else f"{key}+{config.label}"
+    model = in_use(model)
+    return key if model is None or model.spec.is_default else f"{key}~{model.spec.label}"
 
 
 def run_gated_answers(workspace: str | Path, gold: str | Path, *,
@@ -79,8 +85,11 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                       options: ratchet.GateOptions | None = None,
                       record_command: str | None = None, echo: Echo | None = None,
                       store: bool = True,
-                      progress: Callable[[int, int, int], None] | None = None) -> AnswersGatedRun:
-    """Check, run, write, gate, write the CI files (see the module docstring)."""
+                      progress: Callable[[int, int, int], None] | None = None,
+                      model: Any = None) -> AnswersGatedRun:
+    """Check, run, write, gate, write the CI files (see the module docstring). `model`
+    (models.ModelRun; None: the MockProvider) is what the engine asks, named in the
+    provenance."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
     from ragspine_eval.golden.nl_answers import answer_cases_of
@@ -96,7 +105,7 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                           inputs={gold: f"gold file {gold}", workspace: f"workspace {workspace}",
                                   **({Path(config.path): f"engine config {config.path}"}
                                      if config.path else {})})
-    keys = {route: baseline_key(workspace, route, config) for route in routes}
+    keys = {route: baseline_key(workspace, route, config, model) for route in routes}
     if options is not None:
         if record_command is not None:
             options = replace(options, record_command=record_command)
@@ -111,8 +120,10 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
 
     clock = Clock()
     answered = run_answer_eval(workspace, gold, routes=routes, languages=languages,  # type: ignore[arg-type]
-                               repeat=repeat, config=config, progress=progress)
+                               repeat=repeat, config=config, progress=progress, model=model)
     report = report_of(answered, clock)
+    if model is not None and not model.is_default:
+        report.provenance = replace(report.provenance, model=model.to_dict())
     for line in (*answers_table(report, stored, keys), *report.provenance.lines()):
         say(line)
     run = AnswersGatedRun(report, keys, baseline_path, stored,

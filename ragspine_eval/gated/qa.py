@@ -127,7 +127,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     # fail on a bad line before any engine call (a set validated before is remembered)
     load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
     config = run_options.get("engine_config")
-    key = qa_key(spec.key, config)
+    key = qa_key(spec.key, config, run_options.get("model"))
     stored = ratchet.load_baselines(baseline_path).get(key)
     if stored is not None:
         ratchet.validate_entry(baseline_path, key, stored)
@@ -181,10 +181,16 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     return run
 
 
-def qa_key(key: str, config: Any) -> str:
+def qa_key(key: str, config: Any, model: Any = None) -> str:
     """The baseline key of a QA run: the engine's (`tool`, `agent@http`, ...), then `+` the
-    engine configuration's label when one with settings is given (gated against its own entry)."""
-    return key if config is None or not config.settings() else f"{key}+{config.label}"
+    engine configuration's label when one with settings is given, then `~` the model's
+    provider and name when it is not the MockProvider (`agent~litellm:openai/gpt-4o`): each is
+    gated against its own entry."""
+    from ragspine_eval.models.recorder import in_use
+
+    key = key if config is None or not config.settings() else f"{key}+{config.label}"
+    model = in_use(model)
+    return key if model is None or model.spec.is_default else f"{key}~{model.spec.label}"
 
 
 def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.GateOptions:

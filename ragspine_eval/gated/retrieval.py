@@ -51,11 +51,17 @@ class RetrievalGatedRun(GatedRun):
     report: RetrievalRunReport
 
 
-def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT) -> str:
-    """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings."""
+def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT,
+                 model: Any = None) -> str:
+    """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings,
+    then `~<provider:model>` for a model other than the MockProvider (models/)."""
+    from ragspine_eval.models.recorder import in_use
+
     name = Path(os.path.realpath(workspace)).name or "workspace"  # a symlink loop: no raise
     key = f"{name}@k{top_k}"
-    return key if not config.settings() else f"{key}+{config.label}"
+    key = key if not config.settings() else f"{key}+{config.label}"
+    model = in_use(model)
+    return key if model is None or model.spec.is_default else f"{key}~{model.spec.label}"
 
 
 def verdict_of(run: RetrievalGatedRun) -> str:
@@ -77,9 +83,11 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                         record_command: str | None = None, echo: Echo | None = None,
                         store: bool = True,
                         progress: Callable[[int, int, int], None] | None = None,
-                        **run_options: Any) -> RetrievalGatedRun:
+                        model: Any = None, **run_options: Any) -> RetrievalGatedRun:
     """Check, run, write, gate, write the CI files, keep (see the module docstring).
-    `run_options` are run_retrieval_eval's (jobs, executor, scheduler, cache, ...)."""
+    `model` (models.ModelRun; None: the MockProvider) is what the engine's query translation and
+    listwise rerank ask; `run_options` are run_retrieval_eval's (jobs, executor, scheduler,
+    cache, ...)."""
     from dataclasses import replace
 
     from ragspine_eval.golden.question_files import load_question_file
@@ -98,7 +106,7 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                                   **({Path(config.path): f"engine config {config.path}"}
                                      if config.path else {})})
     top_k = top_k if top_k is not None else (config.top_k or 10)
-    key = baseline_key(workspace, top_k, config)
+    key = baseline_key(workspace, top_k, config, model)
     if options is not None:
         if record_command is not None:
             options = replace(options, record_command=record_command)
@@ -110,7 +118,7 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
         ratchet.validate_entry(baseline_path, key, stored)
 
     report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress,
-                                **run_options)
+                                model=model, **run_options)
     report.provenance = report.provenance.with_baseline(baseline_path, key, stored)
     for line in (*retrieval_table(report, stored, key), *report.provenance.lines()):
         say(line)

@@ -137,6 +137,28 @@ def flaky_lines(report: QAEvalReport) -> list[str]:
     flaky = {gate: m.flaky for gate, m in report.gates().items() if m.flaky}
     if not flaky:
         return [f"no flaky case: every verdict was the same in all {report.repeats} repeats"]
+    return _flaky_named(report, flaky) + pass_at_k_lines(report)
+
+
+def pass_at_k_lines(report: QAEvalReport) -> list[str]:
+    """With repeats: per gate with a flaky case, pass@n and pass^n with their intervals and
+    pass@1 (qa/repeats.pass_at_k)."""
+    from ragspine_eval.qa.repeats import pass_at_k
+
+    n = report.repeats
+    lines = [f"pass@{n} (passed in at least one repeat) and pass^{n} (in every one), 95% "
+             f"intervals, and pass@1, per gate with a flaky case:"]
+    for gate, metric in report.gates().items():
+        if metric.flaky:
+            at, one = pass_at_k(metric, n), pass_at_k(metric, n, 1)
+            (a, b), (c, d) = at["pass@k_ci"], at["pass^k_ci"]
+            lines.append(f"  {gate}: pass@{n} {at['pass@k']:.2f} [{a:.2f}, {b:.2f}] · "
+                         f"pass^{n} {at['pass^k']:.2f} [{c:.2f}, {d:.2f}] · "
+                         f"pass@1 {one['pass@k']:.2f}")
+    return lines
+
+
+def _flaky_named(report: QAEvalReport, flaky: dict[str, dict[str, list[bool]]]) -> list[str]:
     n = sum(len(cases) for cases in flaky.values())
     head = (f"FLAKY: {n} verdict{'s' if n != 1 else ''} differed between the {report.repeats} "
             f"repeats; a flaky case counts as passing and is never a regression (only a case "

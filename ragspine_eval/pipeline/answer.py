@@ -92,6 +92,8 @@ def answer(plan: Plan, how: RunHow, options: Any,
             got.scorer = make_scorer()
         runner = executor(how.executor, how.scheduler)
         for k in range(how.repeat):
+            if hasattr(engine, "repeat_index"):  # a cassette keeps each repeat's answers apart
+                engine.repeat_index = k  # (models/recorder.py: the repeat is in a call's key)
             outcomes, reused, got.interrupted = _run_with_cache(
                 runner, engine, plan, options, _nth_repeat(how.progress, k, how.repeat, n),
                 got.scorer)

@@ -28,8 +28,10 @@ class RunWhat:
     """What is run: the cases' file (a golden set or a question file), the knowledge base (the
     KB folder or an engine workspace), the engine (an --engine string or an Engine object) and
     its mode (None: the engine's first), the judge (a registered name, an object, or None: the
-    default), the engine configuration (engines/engine_config.py; None: its defaults), and `k`:
-    how deep retrieval is judged (QA's retrieval gate k; a retrieval run's top_k)."""
+    default), the engine configuration (engines/engine_config.py; None: its defaults), `k`:
+    how deep retrieval is judged (QA's retrieval gate k; a retrieval run's top_k), and the
+    model the engine asks with its cassette and the cassette's mode (models.ModelRun; None, or
+    the default ModelRun: the engine's MockProvider, and nothing of the run changes)."""
 
     golden: str | Path
     kb: str | Path = KB_DIR
@@ -38,6 +40,29 @@ class RunWhat:
     judge: Any = None
     engine_config: Any = None
     k: int | None = None
+    model: Any = None
+
+    def __post_init__(self) -> None:
+        if self.model is not None:  # the MockProvider without a cassette is no model at all
+            from ragspine_eval.models.recorder import in_use
+
+            object.__setattr__(self, "model", in_use(self.model))
+
+    def model_keyed(self, kb_key: str) -> str:
+        """The knowledge-base part of the outcome cache's key with the model's fingerprint
+        (models.ModelRun.fingerprint): another model, or another replayed cassette, other
+        answers."""
+        return kb_key if self.model is None else f"{kb_key}+{self.model.fingerprint()}"
+
+    def cache_policy(self, how: RunHow) -> RunHow:
+        """`how` for the outcome cache: a recording reads and keeps no stored outcome (it asks
+        the model for every case; an outcome reused would leave that case's calls out of the
+        cassette)."""
+        if self.model is None or self.model.mode != "record":
+            return how
+        from dataclasses import replace
+
+        return replace(how, cache=False)
 
 
 @dataclass(frozen=True)

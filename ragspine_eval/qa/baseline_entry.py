@@ -47,6 +47,8 @@ def make_baseline_entry(report: QAEvalReport, retrieval: bool = True) -> dict[st
     entry["engine"] = {"name": prov.engine, "version": prov.engine_version}
     if prov.engine_config is not None:  # the configuration the entry was measured under
         entry["engine_config"] = {k: prov.engine_config[k] for k in ("fingerprint", "settings")}
+    if prov.model is not None:  # the model that answered (never its URL: a gateway may move)
+        entry["model"] = {k: prov.model.get(k) for k in ("provider", "model")}
     return entry
 
 

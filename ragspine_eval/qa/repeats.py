@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from ragspine_eval.qa.report import CaseResult, GateMetric, QAEvalReport
 
@@ -79,3 +80,14 @@ def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[st
 def verdict_pattern(passed: list[bool]) -> str:
     """A case's verdict in each repeat as every output shows it: "pass, fail, pass"."""
     return ", ".join("pass" if p else "fail" for p in passed)
+
+
+def pass_at_k(metric: GateMetric, repeats: int, k: int | None = None) -> dict[str, Any]:
+    """pass@k and pass^k of one gate over a run of `repeats` repeats (k defaults to all of
+    them): per case, the chance that at least one (pass@k) or every one (pass^k) of k repeats
+    drawn from its n passes (stats.pass_at_k, over GateMetric.passes_per_case: a stable case
+    passed all n or none, a flaky one what its verdicts say), averaged over the cases the gate
+    applies to. At k = n both are shares of cases, each with its Wilson interval."""
+    from ragspine_eval.stats import pass_at_k as estimated
+
+    return estimated(metric.passes_per_case(repeats), repeats, k)

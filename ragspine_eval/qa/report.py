@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ragspine_eval.provenance import (
     Provenance,
 )
-from ragspine_eval.stats import wilson_interval
+from ragspine_eval.stats import pass_at_k, wilson_interval
 from ragspine_eval.qa.case_record import CaseRecord
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED
 from ragspine_eval.execution.collector import gc_paused
@@ -113,6 +113,12 @@ class GateMetric:
             bucket = self.by_tag.setdefault(key, {}).setdefault(value, {"total": 0, "passed": 0})
             bucket["total"] += n
             bucket["passed"] += n if passed else 0
+
+    def passes_per_case(self, repeats: int) -> list[int]:
+        """Per case the gate applies to (engine errors are outside it), in how many of the run's
+        `repeats` it passed: a flaky case its verdicts' count, any other all or none."""
+        return [sum(self.flaky[r.id]) if r.id in self.flaky else (repeats if r.passed else 0)
+                for r in self.results]
 
     def to_dict(self) -> dict[str, Any]:
         lo, hi = self.interval
@@ -279,6 +285,7 @@ class QAEvalReport:
             "n_cases": self.n_cases,
             "repeats": self.repeats,
             "interrupted": self.interrupted,
+            **({"pass_at_k": self.pass_at_k()} if self.repeats > 1 else {}),
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),
             "fabrication_count": self.fabrication_count,
@@ -288,6 +295,20 @@ class QAEvalReport:
             "retrieval": self.retrieval,
             "cases": [c.to_dict() for c in self.cases] if cases else None,
         }
+
+    def pass_at_k(self) -> dict[str, dict[str, Any]]:
+        """With repeats, per gate (fabrication too: passing is fabricating nothing): pass@n and
+        pass^n over the n repeats with their intervals, and pass@1 (stats.pass_at_k). Written
+        only with repeats; derived from the verdicts, so a report read back recomputes it."""
+        n = self.repeats
+        out = {}
+        for gate, metric in self.gates().items():
+            counts = metric.passes_per_case(n)
+            at = pass_at_k(counts, n)
+            out[gate] = {**at, "pass@k_ci": list(at["pass@k_ci"]),
+                         "pass^k_ci": list(at["pass^k_ci"]),
+                         "pass@1": pass_at_k(counts, n, 1)["pass@k"]}
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> QAEvalReport:

@@ -6,6 +6,10 @@ scratch folder and the engine opened on them (engines/), the gates and a faithfu
 (report.py's `evaluate`, streaming.py as answers arrive, repeats.py over repeats), the case
 list's text kept with the whole-run entry (report_file.py). The report carries its provenance,
 the judge included (no baseline yet: gated.qa adds it). Nothing is written here.
+With a model (`RunWhat.model`, models.ModelRun: the in-process agent's provider behind its
+cassette) its fingerprint joins the outcome cache's key, a recording reads no stored outcome,
+each repeat's calls are keyed apart (the answer step sets the engine's `repeat_index`), the
+cassette is completed after the answers, and the provenance names the model with its calls.
 Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
 marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
 RunInterrupted raised again, for the caller that writes it (gated/qa.py); with repeats, the
@@ -39,7 +43,7 @@ from ragspine_eval.qa.report import QAEvalReport
 # objects, whose young collections would each walk everything made since (0.1 s a warm run)
 def run_qa_eval(golden_path: str | Path, mode: str | None = None, *, kb_dir: str | Path = KB_DIR,
                 engine: Any = "ragspine", judge: Any = None, engine_config: Any = None,
-                retrieval_k: int | None = None, **how: Any) -> QAEvalReport:
+                retrieval_k: int | None = None, model: Any = None, **how: Any) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
     What is run (pipeline.spec.RunWhat): `engine` is an --engine string ("ragspine",
@@ -47,14 +51,17 @@ def run_qa_eval(golden_path: str | Path, mode: str | None = None, *, kb_dir: str
     to the engine's first; `judge` a registered name (judges.registry; None: the default) or an
     object with `entails(claim, context)`; `engine_config` (engines/engine_config.py) sets the
     in-process engine's retriever (a setting it cannot apply is exit 2 before anything runs);
-    `retrieval_k` the retrieval gate's k (None: retrieval.metrics.GATE_K).
+    `retrieval_k` the retrieval gate's k (None: retrieval.metrics.GATE_K); `model`
+    (models.ModelRun; None: the engine's MockProvider) the in-process agent's model and its
+    cassette (models/recorder.py): like `engine_config`, its fingerprint is part of the outcome
+    cache's key, it is named in the provenance, and a recording reads no stored outcome.
 
     How (`how`, pipeline.spec.RunHow's fields): jobs, executor, scheduler, case_timeout,
     retries, repeat, cache, cache_key, fail_fast, progress. The report is the same whatever
     they are, save repeats (combined, repeats.py) and fail_fast. Reused outcomes are marked in
     the case records (`reused`) and counted in the provenance (`cache`).
     """
-    what = RunWhat(golden_path, kb_dir, engine, mode, judge, engine_config, retrieval_k)
+    what = RunWhat(golden_path, kb_dir, engine, mode, judge, engine_config, retrieval_k, model)
     return run_qa(what, RunHow(**how))
 
 
@@ -66,18 +73,20 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
     clock = Clock()
     qa = QARun.of(what, how)
     kb_fp, kb_files = kb_fingerprints(what.kb)
-    store = outcome_cache(qa.identity, qa.mode, qa.cache_kb(kb_fp), how)
+    store = outcome_cache(qa.identity, qa.mode, qa.cache_kb(kb_fp), what.cache_policy(how))
     scoring = scoring_fingerprint(qa.judge) if store is not None else None
     planned = plan(qa.cases, store, scoring, ScoredCase.many, ScoredCase.from_run)
     options = run_options(how, planned.to_run, qa.in_process, qa.forkable)
     opened = OpenedEngine(qa, options.case_timeout, how.retries)
     answers = answer(planned, how, options, opened.open, lambda: opened.streamer(planned))
+    if what.model is not None:  # a recording's calls folded into its cassette
+        what.model.finish(complete=not answers.interrupted)
     # a run the whole-run entry answered: what its report derives from the records may be
     # kept too (report_file.py), read before scoring
     slot = _case_text_slot(store, qa.cases, what.k) if planned.answered else None
     report = _scored(qa, planned, answers, opened.texts(planned), slot)
     keep(planned, answers.outcomes, answers.interrupted)
-    report.provenance = _provenance(report, qa, (kb_fp, kb_files), clock)
+    report.provenance = _provenance(report, qa, (kb_fp, kb_files), clock, answers.runs)
     report.provenance = with_latency(with_cache(report.provenance, store, len(qa.cases)),
                                      qa.cases, answers.outcomes, answers.reused)
     slot = slot or (_case_text_slot(store, qa.cases, what.k, read=False)
@@ -123,6 +132,10 @@ class QARun:
             if spec is None or spec.kind != "ragspine":
                 raise EngineConfigError("--engine-config sets the in-process engine's retriever; "
                                         "this engine is not in process, so it cannot take effect")
+        from ragspine_eval.models.recorder import check_for_engine
+
+        check_for_engine(what.model, spec.kind if spec is not None else None,
+                         spec.mode if spec is not None else what.mode)
         cases = load_golden_set_cached(what.golden, None if how.cache is False else cache_dir())
         mode = spec.mode if spec is not None else what.mode or what.engine.mode
         return cls(what, judge, spec, mode, configured, cases, how.cache_key)
@@ -147,8 +160,9 @@ class QARun:
         return self.spec.name if self.spec is not None else getattr(engine, "name", engine.label)
 
     def cache_kb(self, kb_fp: str) -> str:
-        """The KB part of the cache's key: another configuration, other answers."""
-        return f"{kb_fp}+{self.what.engine_config.fingerprint}" if self.configured else kb_fp
+        """The KB part of the cache's key: another configuration or model, other answers."""
+        key = f"{kb_fp}+{self.what.engine_config.fingerprint}" if self.configured else kb_fp
+        return self.what.model_keyed(key)
 
     def identity(self) -> Any:
         """What names the engine in the cache's keys, or None: an HTTP or callable engine
@@ -193,7 +207,7 @@ class OpenedEngine:
             engine = build_engine(qa.spec, self.kb, case_timeout=self.case_timeout,
                                   retries=self.retries,
                                   retriever_options=retriever_options(qa.what.engine_config)
-                                  if qa.configured else None)
+                                  if qa.configured else None, model=qa.what.model)
             try:
                 yield engine
             finally:
@@ -245,18 +259,21 @@ def _scored(qa: QARun, planned: Plan, answers: Answers, texts: dict[str, str],
     return report
 
 
-def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clock
-                ) -> Provenance:
+def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clock,
+                runs: list[tuple[list[Any], list[bool]]]) -> Provenance:
     """What produced the report: the in-process engine is the installed rag-spine; any other
-    is named by what it is."""
+    is named by what it is; a model with the calls, tokens and cost of every repeat's `runs`."""
     from ragspine_eval.judges import registry as judges
 
     kb_fp, kb_files = kb
-    config = qa.what.engine_config
+    config, model = qa.what.engine_config, qa.what.model
     return qa_provenance(
         report, qa.what.golden, InputRef(display_path(qa.what.kb), kb_fp), clock,
         judge=judges.describe(qa.judge), kb_files=dict(kb_files), **workspace_of(qa.what.kb),
         **({"engine_config": config.to_dict()} if qa.configured else {}),
+        **({"model": model.to_dict([o for outs, _ in runs for o in outs],
+                                   [dict(c.tags) for _ in runs for c in qa.cases])}
+           if model is not None else {}),
         **({} if qa.in_process else {"engine": qa.name, "engine_version": None}))
 
 

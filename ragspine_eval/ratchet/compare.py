@@ -23,7 +23,8 @@ Invariants:
   and the same as structured data (`BaselineComparison.drift`), which `describe` prints first,
   above every regression. Drift never fails a gate and never blocks a record by itself. An
   entry without "kb" or "engine" (an old one, the extraction harness's) is compared without
-  that check;
+  that check; "model" ({"provider", "model"}, models/) is absent for the engine's MockProvider,
+  so an entry with it and a run without it (or the reverse) is a model drift too;
 - a recorded run (bootstrap, ratchet, update) makes the entry's "kb" and "engine" the run's:
   the baseline names what it was last measured on.
 """
@@ -55,7 +56,7 @@ def judge_text(judge: Any) -> str:
 
 
 # The entry's keys that say what a run was measured on (QA entries; extraction's have none)
-DRIFT_KEYS = ("kb", "engine")
+DRIFT_KEYS = ("kb", "engine", "model")
 
 
 def drift_of(stored: dict[str, Any], current: dict[str, Any]) -> list[dict[str, Any]]:
@@ -79,6 +80,13 @@ def drift_of(stored: dict[str, Any], current: dict[str, Any]) -> list[dict[str, 
         drift.append({"kind": "engine", "then": then, "now": now, "files": [], "text": (
             f"engine changed since the baseline was recorded: {_engine_text(then)} -> "
             f"{_engine_text(now)}")})
+    then, now = stored.get("model"), current.get("model")
+    if (then or now) and (then or {}) != (now or {}):
+        def text(m: Any) -> str:
+            return f"{m.get('provider')} {m.get('model')}" if m else "mock (the engine's script)"
+        drift.append({"kind": "model", "then": then, "now": now, "files": [], "text": (
+            f"model changed since the baseline was recorded: {text(then)} -> {text(now)}; a "
+            f"regression below may come from the model, not the engine")})
     return drift
 
 

@@ -188,6 +188,13 @@ def kb_fingerprints(kb_dir: str | Path = KB_DIR) -> tuple[str, dict[str, str]]:
     return whole.hexdigest()[:16], files
 
 
+# The engine stamps each fact with the time it was stored and hands that stamp to the model in
+# every tool result; a scratch build's clock time would make each run's requests differ (and a
+# recorded cassette never replay), so the build stamps one fixed time. It means "built for an
+# evaluation", not a date anything happened.
+BUILD_STAMP = "2000-01-01T00:00:00+00:00"
+
+
 def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None) -> EvalKB:
     """Build (or rebuild) the engine's fact and chunk stores from kb_dir into db_dir.
 
@@ -210,7 +217,7 @@ def build_eval_kb(kb_dir: str | Path = KB_DIR, db_dir: str | Path | None = None)
     store = SqliteFactStore(fact_db)
     try:
         store.init_schema()
-        store.upsert_facts([row.to_fact() for row in facts])
+        store.upsert_facts([row.to_fact() for row in facts], ingested_at=BUILD_STAMP)
     finally:
         store.close()
 

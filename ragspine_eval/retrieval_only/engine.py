@@ -1,9 +1,10 @@
 """The engine opened on a workspace, as its own retrieval-only evaluation opens it.
 
-`WorkspaceRetriever(workspace, config, case_timeout)` opens the engine's facade on a private copy
-of the workspace (`RAGSpine.local` creates missing stores and schemas in the folder it opens,
-and an input is never written to) with the MockProvider (no model, no network), the
-configuration's profile, graph mode and reranker, and its contextual index, query translation
+`WorkspaceRetriever(workspace, config, model, case_timeout=None)` opens the engine's facade on a
+private copy of the workspace (`RAGSpine.local` creates missing stores and schemas in the folder
+it opens, and an input is never written to) with the MockProvider (no model, no network) or the
+model a `models.ModelRun` names (its query translation and listwise rerank then ask it, behind
+its cassette, each call filed under the question's id), the configuration's profile, graph mode and reranker, and its contextual index, query translation
 and page parent as overrides of the retrieval preset, then asks the facade for its narrative
 retriever (`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent
 filters). `retrieve(question, top_k)` returns the engine's passages, at most `top_k`, in its
@@ -95,8 +96,10 @@ class _Engine:
     """The engine on a copy of the workspace, opened, used and closed in one thread: a daemon
     thread of its own (`threaded`), or the caller's."""
 
-    def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace, threaded: bool):
+    def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace, threaded: bool,
+                 provider: Any):
         self.workspace, self.config, self.trace = workspace, config, trace
+        self.provider = provider  # the MockProvider, or a model behind its cassette (models/)
         self.jobs: queue.Queue[tuple[str, int] | None] = queue.Queue()
         self.answers: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.preset: dict[str, Any] = {}
@@ -154,7 +157,6 @@ class _Engine:
             self._closed(stack, scratch)
 
     def _open(self, copy: Path, stack: list[Any]) -> Any:
-        from ragspine.agent.llm_provider import MockProvider
         from ragspine.session import RAGSpine
 
         private_copy(self.workspace, copy)
@@ -162,7 +164,7 @@ class _Engine:
         overrides = {"retrieval": {"reranker": cfg.reranker}} if cfg.reranker else None
         capture = _VectorChannel()
         try:
-            rag = RAGSpine.local(copy, provider=MockProvider(), preset=cfg.profile,
+            rag = RAGSpine.local(copy, provider=self.provider, preset=cfg.profile,
                                  graph=cfg.graph, config=overrides)
             stack.append(rag)
             self.rag = rag
@@ -195,6 +197,9 @@ class _Engine:
             try:
                 out.hits = [dict(h) for h in retriever.retrieve(
                     question, filters=None, top_k=top_k)][:top_k]
+                swallowed = getattr(self.provider, "raise_swallowed", None)
+                if swallowed is not None:  # the engine's rerank falls back on any error:
+                    swallowed()  # a cassette miss it caught is still this question's error
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = f"{type(exc).__name__}: {exc}"
                 out.hits = []
@@ -231,9 +236,11 @@ class _Engine:
 class WorkspaceRetriever:
     """A context manager: the engine's retriever over a copy of `workspace` (module docstring)."""
 
-    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT,
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, model: Any = None,
                  case_timeout: float | None = None):
         self.workspace, self.config = Path(workspace), config
+        self.model = model  # models.ModelRun, or None: the MockProvider
+        self._provider: Any = None
         self.case_timeout = case_timeout  # None: no limit, the engine in the caller's thread
         self.vector_channel: dict[str, Any] | None = None
         self.preset: dict[str, Any] = {}
@@ -242,7 +249,13 @@ class WorkspaceRetriever:
         self._listen: Any = None
 
     def _open(self) -> _Engine:
-        return _Engine(self.workspace, self.config, self.trace, self.case_timeout is not None)
+        if self._provider is None:
+            from ragspine.agent.llm_provider import MockProvider
+
+            self._provider = (MockProvider() if self.model is None
+                              else self.model.provider_for("", None))
+        return _Engine(self.workspace, self.config, self.trace, self.case_timeout is not None,
+                       self._provider)
 
     @property
     def rag(self) -> Any:
@@ -261,9 +274,13 @@ class WorkspaceRetriever:
         self._listen.__enter__()
         return self
 
-    def retrieve(self, question: str, top_k: int) -> Retrieved:
+    def retrieve(self, question: str, top_k: int, case_id: str = "") -> Retrieved:
         """The engine's top `top_k` passages for `question`, unfiltered, in its order; an error
-        when the engine raises or takes more than `case_timeout` seconds."""
+        when the engine raises or takes more than `case_timeout` seconds. A model's calls
+        meanwhile are filed under `case_id` in its cassette."""
+        if hasattr(self._provider, "case_id"):
+            self._provider.case_id = case_id
+            self._provider.failures.clear()
         if self._engine is None:  # the last one was abandoned past the time limit
             self._engine = self._open()
         got = self._engine.ask(question, top_k, self.case_timeout)

@@ -1,9 +1,10 @@
 """The engine's retriever over a workspace as an engine of the run path (pipeline/): one
 question in, a `CaseOutcome` holding the engine's passages out.
 
-`QuestionsEngine(workspace, config, top_k)` answers a question file's `QuestionCase` with a
+`QuestionsEngine(workspace, config, top_k, model)` answers a question file's `QuestionCase` with a
 `CaseOutcome` whose `retrieved_context` holds the engine's top `top_k` passages (engine.py's
-`WorkspaceRetriever.retrieve`), each whole as its JSON text (`hits_of` reads them back; the
+`WorkspaceRetriever.retrieve`, with the model a `models.ModelRun` names, its calls filed under
+the question's id; None: the MockProvider), each whole as its JSON text (`hits_of` reads them back; the
 engine's own keys, which `CaseOutcome.passages` does not take), or `error` where retrieval
 raised. The runner
 (execution/runner.py) then runs it like the QA engine: threads, forked or spawned worker
@@ -13,7 +14,7 @@ Invariants:
 - each process and thread opens its own retriever on first use (a scratch copy of the
   workspace: the folder given is only read) and closes only what it opened, so a forked worker
   never touches its parent's handles and a pickled engine carries only the workspace, the
-  configuration and top_k;
+  configuration, top_k and the model;
 - the passages are kept as JSON text (a value JSON cannot hold as its str), so a passage
   answered now and one read from the outcome cache read back as the same value and the report
   is the same byte for byte whether the question was asked or reused.
@@ -41,32 +42,37 @@ class QuestionsEngine:
     parallel = "processes"
     forkable = True
 
-    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, top_k: int = 10):
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, top_k: int = 10,
+                 model: Any = None):
         self.workspace, self.config, self.top_k = Path(workspace), config, top_k
+        self.model = model  # models.ModelRun, or None: the MockProvider
         self.mode = f"retrieval@k{top_k}"
         self._local = threading.local()
         self._opened: list[tuple[int, Any]] = []  # (pid, retriever) of every one opened
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"workspace": self.workspace, "config": self.config, "top_k": self.top_k}
+        return {"workspace": self.workspace, "config": self.config, "top_k": self.top_k,
+                "model": self.model}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["workspace"], state["config"], state["top_k"])  # type: ignore[misc]
+        self.__init__(state["workspace"], state["config"], state["top_k"],  # type: ignore[misc]
+                      state.get("model"))
 
     def _retriever(self) -> Any:
         local = self._local
         if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
             from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
 
-            local.retriever = WorkspaceRetriever(self.workspace, self.config).__enter__()
+            local.retriever = WorkspaceRetriever(self.workspace, self.config,
+                                                 self.model).__enter__()
             local.pid = os.getpid()
             with self._lock:
                 self._opened.append((local.pid, local.retriever))
         return local.retriever
 
     def run_case(self, case: Any) -> CaseOutcome:
-        got = self._retriever().retrieve(case.question, self.top_k)
+        got = self._retriever().retrieve(case.question, self.top_k, case.id)
         if got.error is not None:
             return CaseOutcome(error=got.error)
         return CaseOutcome(retrieved_context=[json.dumps(hit, ensure_ascii=False, default=str)

@@ -22,7 +22,12 @@ Invariants:
 - what the run's answers show had no effect (a vector channel that scored nothing, a `top_k`
   above what the engine returns) is a warning in the report and its provenance, never silent;
 - the wall time per question, and the LLM calls the engine's trace reported, go under
-  `provenance.times.latency` only, so two runs of the same inputs differ only there.
+  `provenance.times.latency` only, so two runs of the same inputs differ only there;
+- with a model (models.ModelRun in `RunWhat.model`: the engine's query translation and listwise
+  rerank ask it, behind its cassette, each call filed under the question's id), its fingerprint
+  is part of the outcome cache's key, a recording reads no stored outcome (each question's calls
+  reach the cassette), the cassette is completed after the last answer, and the model is named
+  in the provenance; without one nothing of the run changes.
 """
 
 from __future__ import annotations
@@ -50,12 +55,14 @@ from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunRepor
 
 def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
                        config: EngineConfig = DEFAULT,
-                       progress: Callable[[int, int, int], None] | None = None, **how: Any
-                       ) -> RetrievalRunReport:
+                       progress: Callable[[int, int, int], None] | None = None,
+                       model: Any = None, **how: Any) -> RetrievalRunReport:
     """Run every question (see the module docstring). `top_k` defaults to the configuration's,
-    else 10; `how` are pipeline.spec.RunHow's fields (jobs, executor, scheduler, cache, ...;
-    `jobs` 1 unless given). Raises RagspineEvalError for input the run cannot use."""
-    what = RunWhat(Path(golden), Path(workspace), "ragspine", None, None, config, top_k)
+    else 10; `model` (models.ModelRun; None: the MockProvider) is what the engine's query
+    translation and listwise rerank ask; `how` are pipeline.spec.RunHow's fields (jobs,
+    executor, scheduler, cache, ...; `jobs` 1 unless given). Raises RagspineEvalError for input
+    the run cannot use."""
+    what = RunWhat(Path(golden), Path(workspace), "ragspine", None, None, config, top_k, model)
     return run_retrieval(what, RunHow(progress=progress, **how))
 
 
@@ -63,10 +70,13 @@ def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
     """The retrieval run of `what`, run as `how` says: the pipeline's steps in turn."""
     clock = Clock()
     run = RetrievalRun.of(what)
-    store = outcome_cache(run.identity, run.mode, run.cache_kb, how, QuestionCase.fingerprint)
+    store = outcome_cache(run.identity, run.mode, run.cache_kb, what.cache_policy(how),
+                          QuestionCase.fingerprint)
     planned = plan(run.questions, store)
     options = run_options(how, planned.to_run, True, True)
     answers = answer(planned, how, options, run.open)
+    if what.model is not None:  # a recording's calls folded into its cassette
+        what.model.finish(complete=not answers.interrupted)
     report = _scored(run, answers)
     report.provenance = with_latency(with_cache(_provenance(run, report, clock), store,
                                                 len(run.questions)),
@@ -106,6 +116,8 @@ class RetrievalRun:
                                  f"no narrative chunks)")
         questions = load_question_file(what.golden)
         check_effective(config)
+        if what.model is not None:  # what the provider or the cassette needs: exit 2 first
+            what.model.check()
         ws = read_workspace(what.kb)
         with WorkspaceRetriever(what.kb, config) as opened:  # refused here: exit 2, none asked
             preset, channel = opened.preset, opened.vector_channel
@@ -117,8 +129,10 @@ class RetrievalRun:
 
     @property
     def cache_kb(self) -> str:
-        """The workspace part of the cache's key: another configuration, other passages."""
-        return f"{self.workspace.fingerprint}+{self.what.engine_config.fingerprint}"
+        """The workspace part of the cache's key: another configuration or model, other
+        passages."""
+        return self.what.model_keyed(
+            f"{self.workspace.fingerprint}+{self.what.engine_config.fingerprint}")
 
     def identity(self) -> Any:
         from importlib.metadata import version
@@ -132,7 +146,8 @@ class RetrievalRun:
     def open(self) -> Iterator[Any]:
         from ragspine_eval.retrieval_only.questions_engine import QuestionsEngine
 
-        engine = QuestionsEngine(self.what.kb, self.what.engine_config, self.top_k)
+        engine = QuestionsEngine(self.what.kb, self.what.engine_config, self.top_k,
+                                 self.what.model)
         try:
             yield engine
         finally:
@@ -198,4 +213,5 @@ def _provenance(run: RetrievalRun, report: RetrievalRunReport, clock: Clock) -> 
         golden=InputRef(display_path(what.golden), golden_fingerprint(fingerprints),
                         len(report.cases)),
         kb=InputRef(display_path(what.kb), ws.fingerprint), kb_files=dict(ws.files),
-        engine_config=engine_config, workspace={"chunking": chunking_of(ws)})
+        engine_config=engine_config, workspace={"chunking": chunking_of(ws)},
+        model=what.model.to_dict() if what.model is not None else None)

@@ -12,8 +12,12 @@ view with marked claims and both routes), tables (static and interactive
 tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel the
 notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
 
-`from ragspine_eval import workbench` gives session's functions (`workbench.run_qa(...)`).
+`from ragspine_eval import workbench` gives session's functions (`workbench.run_qa(...)`), and
+`model_run` (models.options: a notebook's provider, model and cassette parameters as the
+`model=` of `run_qa`).
 """
+
+from ragspine_eval.models.options import model_run
 
 from ragspine_eval.workbench.extraction_explorer import (
     extraction_verdict,
@@ -45,4 +49,4 @@ __all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cas
            "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
            "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
            "verdict", "assert_gates_of", "extraction_verdict", "mismatch_explorer",
-           "table_structure", "second_opinion"]
+           "table_structure", "second_opinion", "model_run"]

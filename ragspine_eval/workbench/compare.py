@@ -280,6 +280,36 @@ def apart(pair: Pair) -> pd.DataFrame:
 # --- the gate ----------------------------------------------------------------------------------
 
 
+def model_changes(pair: Pair) -> pd.DataFrame:
+    """Which model answered each run, replayed or not, with its calls, tokens, cost and latency
+    per case (p50, p95), side by side: the cost of a flip next to it. A run of the engine's
+    MockProvider says so and has no calls."""
+    def column(report: QAEvalReport) -> dict[str, Any]:
+        prov = report.provenance
+        model = (prov.model if prov is not None else None) or {}
+        calls, cost = model.get("calls") or {}, model.get("cost") or {}
+        tape = model.get("cassette") or {}
+        run = ((prov.times.latency or {}).get("run") or {}) if prov and prov.times else {}
+
+        def ms(key: str) -> str:
+            return f"{run[key] * 1000:.1f} ms" if run.get(key) is not None else "-"
+
+        return {"model": (f"{model.get('provider')} {model.get('model') or ''}".strip()
+                          if model else "mock (the engine's script)"),
+                "answers": f"replayed ({tape.get('recorded', '')})".replace(" ()", "")
+                           if tape.get("mode") == "replay" else tape.get("mode", "live"),
+                "calls": calls.get("calls", 0),
+                "prompt tokens": calls.get("input_tokens", 0),
+                "completion tokens": calls.get("output_tokens", 0),
+                "cost": "-" if cost.get("run") is None else
+                        f"{cost['run']:.4f} {cost.get('currency', '')}",
+                "latency p50": ms("p50"), "latency p95": ms("p95")}
+
+    before, after = column(pair.before), column(pair.after)
+    return pd.DataFrame([(k, str(before[k]), str(after[k])) for k in before],
+                        columns=["", "before", "after"])
+
+
 def gate_lines(pair: Pair) -> list[str]:
     """What the gate says: each pass → fail flip by gate, or that none happened."""
     lines = [f"before: {pair.diff.old_label}", f"after:  {pair.diff.new_label}"]

@@ -305,6 +305,10 @@ def _info_frame(rows: list[tuple[str, Any]], prov: Provenance | None, report_pat
                            ("documents", prov.documents)):
             if ref is not None:
                 rows.append((label, f"{ref.path} [{ref.fingerprint}]"))
+        if prov.model is not None:  # which model answered, replayed or not, its calls and cost
+            from ragspine_eval.provenance import model_line
+
+            rows.append(("model", model_line(prov.model).removeprefix("model ")))
         if prov.baseline is not None:
             rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
                                      f"{prov.baseline.fingerprint or 'no entry yet'}]"))

@@ -62,9 +62,12 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
     of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on.
     The run is kept in the run store (runs/) unless `store` is False."""
     from ragspine_eval.engines import parse_engine
-    from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
+    from ragspine_eval.gated.qa import QAOutputs, qa_key, run_gated_qa
 
-    key = parse_engine(engine, mode).key
+    # the baseline key names the engine configuration and the model too (a model's run gets
+    # a report of its own, out/qa_agent~litellm_openai_m.json)
+    key = qa_key(parse_engine(engine, mode).key, run_options.get("engine_config"),
+                 run_options.get("model"))
     out = from_root(report_path) if report_path else default_report_path(key)
     gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
                          baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),

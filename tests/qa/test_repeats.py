@@ -89,3 +89,43 @@ def test_a_case_fails_the_combined_gate_only_when_it_fails_in_every_repeat(rows)
         if case.id in numeric.flaky:
             assert numeric.flaky[case.id] == verdicts
     assert sum(b["passed"] for b in numeric.by_tag["topic"].values()) == numeric.passed
+
+
+def test_the_json_report_of_a_run_with_repeats_holds_pass_at_k_per_gate_and_one_run_none():
+    """Three repeats: num-001 passes every time, num-002 twice (flaky), num-003 never. By hand:
+    pass@3 = 2/3 (passed at least once), pass^3 = 1/3 (every time), pass@1 = (3 + 2 + 0) / 9."""
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, WRONG, WRONG),
+                                _repeat(RIGHT, RIGHT, WRONG)])
+    written = json.loads(json.dumps(combined.to_dict()))
+    numeric = written["pass_at_k"]["numeric_accuracy"]
+    assert (numeric["n"], numeric["cases"]) == (3, 3)
+    assert (numeric["pass@k"], numeric["pass^k"]) == (round(2 / 3, 6), round(1 / 3, 6))
+    assert numeric["pass@1"] == round(5 / 9, 6)
+    lo, hi = numeric["pass^k_ci"]
+    assert lo < 1 / 3 < hi
+    assert set(written["pass_at_k"]) == set(combined.gates())
+    # derived from the verdicts: a report read back writes the same figures
+    assert QAEvalReport.from_dict(written).to_dict()["pass_at_k"] == written["pass_at_k"]
+    assert "pass_at_k" not in _repeat(RIGHT, RIGHT, WRONG).to_dict()  # one run: as before
+
+
+def test_pass_at_k_and_pass_hat_k_of_a_gate_with_a_flaky_case():
+    """Three repeats: a case that always passed, one that always failed, one that passed once
+    (flaky, counted as passing). Worked by hand: pass@3 = 2/3 (passed at least once), pass^3 =
+    1/3 (every time), pass@1 = (1 + 0 + 1/3) / 3, pass@2 = (1 + 0 + (1 - C(2,2)/C(3,2))) / 3."""
+    from ragspine_eval.qa.repeats import pass_at_k
+    from ragspine_eval.qa.report import CaseResult, GateMetric
+
+    metric = GateMetric("answer_accuracy", [CaseResult("a", True, None, None),
+                                            CaseResult("b", False, None, None),
+                                            CaseResult("c", True, None, None)],
+                        flaky={"c": [True, False, False]})
+    at3 = pass_at_k(metric, 3)
+    assert (at3["pass@k"], at3["pass^k"]) == (round(2 / 3, 6), round(1 / 3, 6))
+    lo, hi = at3["pass@k_ci"]
+    assert lo < 2 / 3 < hi
+    assert pass_at_k(metric, 3, 1)["pass@k"] == round(4 / 9, 6)
+    assert pass_at_k(metric, 3, 2)["pass@k"] == round(5 / 9, 6)
+    assert "pass@k_ci" not in pass_at_k(metric, 3, 2)
+    with pytest.raises(ValueError, match="between 1 and the 3 repeats"):
+        pass_at_k(metric, 3, 4)

@@ -16,7 +16,8 @@ from ragspine_eval.workbench.kernel import KERNEL_NAME
 
 NOTEBOOKS = sorted((paths.PROJECT_ROOT / "notebooks").glob("*.ipynb"))
 PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb_dir", "report_path",
-                           "judge", "repeat", "require_baseline", "store"},
+                           "judge", "repeat", "require_baseline", "store", "provider", "model",
+                           "base_url", "cassette", "cassette_mode", "prices"},
               "extraction.ipynb": {"docs", "facts_path", "doc", "ground_truth", "manifest",
                                    "baseline_path", "require_baseline", "report_path", "store"},
               "compare.ipynb": {"before", "after", "fail_on_flips"},

@@ -1,0 +1,35 @@
+"""Models: which LLM the engine asks, and a cassette that records or replays its calls.
+
+providers (`ProviderSpec`: provider, model, base URL; the engine's own provider classes built
+from it, keys only from the environment); request (a call as a canonical request, its key, what
+differs between two); cassette (the file: one call per line, sorted, a header naming the engine,
+the models and when); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
+engine's `chat(messages, tools)`, the call budget); prices (a price table the user supplies:
+cost per run and by tag); options (the flags and a notebook's parameters as a `ModelRun`).
+Below the engines, which hand each case its provider.
+
+The names below are imported on first use, so that importing one part does not import all.
+"""
+
+from ragspine_eval.lazy import lazy_exports
+
+_WHERE = {
+    "PROVIDERS": "providers",
+    "ProviderSpec": "providers",
+    "ProviderError": "providers",
+    "build_provider": "providers",
+    "make_request": "request",
+    "request_key": "request",
+    "differences": "request",
+    "Cassette": "cassette",
+    "CassetteError": "cassette",
+    "MODES": "recorder",
+    "ModelRun": "recorder",
+    "CassetteMiss": "recorder",
+    "ModelCallFailed": "recorder",
+    "PriceTable": "prices",
+    "load_prices": "prices",
+    "model_run": "options",
+}
+
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

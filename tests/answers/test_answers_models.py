@@ -1,0 +1,81 @@
+"""An answer run over a workspace with a real model (the engine's LiteLLMProvider against a model
+on 127.0.0.1), through `ragspine-eval answers --provider ... --cassette ...`: recorded, then
+replayed with the server stopped and no key, the same report; a replay under another model makes
+each question that asked the model an engine error naming the model (never the engine's
+fallback answer judged as the model's); the model has a baseline entry of its own; no key is
+written anywhere."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
+
+from loopback_llm import LoopbackModel
+from ragspine_eval.cli.app import main
+from ragspine_eval.models import cassette as tape
+
+GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "realdocs_answers_v1.json"
+
+# found, not imported: importing litellm before the engine sets LITELLM_LOCAL_MODEL_COST_MAP
+# makes it fetch its price table from the network
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("litellm") is None,
+                                reason="the models extra (pip install -e '.[models]')")
+
+
+def answers(work, workspace, url, cassette, mode, model="openai/loopback", name="a"):
+    report = work / f"{name}.json"
+    code = main(["answers", "--kb", str(workspace), "--golden", str(GOLD), "--route", "narrative",
+                 "--provider", "litellm", "--model", model, "--base-url", url,
+                 "--cassette", str(cassette), "--cassette-mode", mode, "--no-store",
+                 "--baseline", str(work / "baseline.json"), "--report", str(report)])
+    return code, json.loads(report.read_text(encoding="utf-8"))
+
+
+def comparable(report):
+    prov = {k: v for k, v in report["provenance"].items()
+            if k not in ("times", "baseline", "git_dirty")}
+    prov["model"] = {k: v for k, v in prov["model"].items() if k != "cassette"}
+    return {**report, "provenance": prov}
+
+
+def errors_of(report):
+    """The report's engine errors by the id their calls are filed under in the cassette."""
+    return {f"{e['id']}@{e['route']}": e["error"] for e in report["errors"]}
+
+
+@needs_realdocs
+def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
+        realdocs_workspace, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-answers-77")
+    workspace = realdocs_workspace.workspace.path
+    server = LoopbackModel(seed=3).start()
+    url, cassette = server.base_url, tmp_path / "answers.cassette"
+    try:
+        code, recorded = answers(tmp_path, workspace, url, cassette, "record")
+    finally:
+        server.stop()
+    assert code == 0 and server.requests, errors_of(recorded)
+    assert recorded["provenance"]["model"]["provider"] == "litellm"
+    stored = json.loads((tmp_path / "baseline.json").read_text(encoding="utf-8"))
+    assert set(stored) == {"realdocs@answers:narrative~litellm:openai/loopback"}
+    calls = tape.read(cassette).calls
+    assert calls and all(case.endswith("@narrative") for case, _ in calls)
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, replayed = answers(tmp_path, workspace, url, cassette, "replay", name="p")
+    assert code == 0 and comparable(replayed) == comparable(recorded)
+
+    asked = {case for case, _ in calls}
+    code, other = answers(tmp_path, workspace, url, cassette, "replay",
+                          model="openai/another", name="o")
+    errors = errors_of(other)
+    assert code == 1 and set(errors) == asked  # exactly the questions that asked the model
+    assert all("the model: recorded 'openai/loopback', now 'openai/another'" in e
+               for e in errors.values())
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"sk-planted-answers-77" not in path.read_bytes(), path
