@@ -79,8 +79,10 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                       options: ratchet.GateOptions | None = None,
                       record_command: str | None = None, echo: Echo | None = None,
                       store: bool = True,
-                      progress: Callable[[int, int, int], None] | None = None) -> AnswersGatedRun:
-    """Check, run, write, gate, write the CI files (see the module docstring)."""
+                      progress: Callable[[int, int, int], None] | None = None,
+                      **run_options: Any) -> AnswersGatedRun:
+    """Check, run, write, gate, write the CI files (see the module docstring).
+    `run_options` are run_answer_eval's (jobs, executor, scheduler, case_timeout, cache, ...)."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
     from ragspine_eval.golden.nl_answers import answer_cases_of
@@ -111,7 +113,8 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
 
     clock = Clock()
     answered = run_answer_eval(workspace, gold, routes=routes, languages=languages,  # type: ignore[arg-type]
-                               repeat=repeat, config=config, progress=progress)
+                               repeat=repeat, config=config, progress=progress,
+                               **run_options)
     report = report_of(answered, clock)
     for line in (*answers_table(report, stored, keys), *report.provenance.lines()):
         say(line)
