@@ -132,6 +132,7 @@ def measure(n: int, rounds: int, say: Callable[[str], None]) -> dict[str, Any]:
             if cold["exit"] or warm["exit"]:
                 raise RuntimeError(f"ragspine-eval answers exited {cold['exit']}, {warm['exit']}")
             same = verdicts_of(scratch / f"cold-{r}.json") == verdicts_of(scratch / f"warm-{r}.json")
+            say(f"answers ours round {r}: cold {cold}, warm {warm}")
             return {"cold": cold, "warm": warm, "total_s": cold["seconds"],
                     "warm_share": round(warm["seconds"] / cold["seconds"], 4),
                     "warm_same_verdicts": same, "load_average": os.getloadavg()[0]}
@@ -144,6 +145,7 @@ def measure(n: int, rounds: int, say: Callable[[str], None]) -> dict[str, Any]:
                          str(scratch / f"engine-result-{r}.json")], env)
             if got["exit"]:
                 raise RuntimeError(f"the engine's nl-gold run exited {got['exit']}")
+            say(f"answers engine round {r}: {got}")
             return {**got, "total_s": got["seconds"], "load_average": os.getloadavg()[0]}
 
         runs = ratios.interleaved({"ours": ours, "engine": engine}, rounds, say, "answers ")
