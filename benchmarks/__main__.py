@@ -1,7 +1,7 @@
 """`python -m benchmarks [--quick] [--only SECTIONS] [--out DIR]`: every measurement, one table,
 one JSON file.
 
-The full run measures at the sizes of issues 7, 23 and 33 (see the Makefile for its time on a
+The full run measures at the sizes of issues 7, 23, 33 and 44 (see the Makefile for its time on a
 2-core machine); `--quick` runs the same code on sizes that take seconds, to check that it
 works (its verdicts say nothing about the targets); `--only qa,extraction` runs some sections
 at full size, a branch's figures in minutes. Compared configurations (ours by default and with
