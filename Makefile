@@ -53,8 +53,9 @@ test-slow: setup
 docs: setup
 	@$(BIN)/mkdocs build --strict --site-dir $(OUT)/site
 
-# The benchmarks (issues 7, 17, 21, 23): about 19 minutes on 2 cores; not part of `run` or CI. Prints a
-# table with each target met or missed and writes out/bench/bench.json.
+# The benchmarks (issues 7, 17, 21, 23, 44): about 35 minutes on 2 cores (answers about 16 of
+# them); not part of `run` or CI. Prints a table with each target met or missed and writes
+# out/bench/bench.json.
 bench: setup
 	@$(BIN)/python -m benchmarks --out $(OUT)/bench
 

@@ -1,7 +1,7 @@
 """`python -m benchmarks [--quick] [--only SECTIONS] [--out DIR]`: every measurement, one table,
 one JSON file.
 
-The full run measures at the sizes of issues 7, 23 and 33 (see the Makefile for its time on a
+The full run measures at the sizes of issues 7, 23, 33 and 44 (see the Makefile for its time on a
 2-core machine); `--quick` runs the same code on sizes that take seconds, to check that it
 works (its verdicts say nothing about the targets); `--only qa,extraction` runs some sections
 at full size, a branch's figures in minutes. Compared configurations (ours by default and with
@@ -27,15 +27,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child, ratios
-from benchmarks import judge as judge_bench
+from benchmarks import answers as answers_bench, child, judge as judge_bench, ratios
 from benchmarks.goldens import cycled_golden_set
 from benchmarks.targets import BY_NAME, ISSUE_23, ISSUE_33, ISSUES, fmt, verdicts
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.paths import OUT_DIR
 
-
-SECTIONS = ("qa", "parallel", "reuse", "judge", "extraction", "notebooks")
+SECTIONS = ("qa", "parallel", "reuse", "judge", "extraction", "notebooks", "answers")
 
 
 @dataclass(frozen=True)
@@ -54,6 +52,7 @@ class Plan:
     reuse_repeats: int = 3  # warm re-runs and resume: each child measures its own ratio
     extraction_repeats: int = 3
     judge_repeats: int = 2  # issue 21's judge benchmark keeps the fastest of these
+    answers: tuple[int, int] = (1_000, 3)  # issue 44: questions per route, interleaved rounds
 
 
 FULL = Plan(tool_sizes=(1_000, 10_000, 100_000), agent_sizes=(1_000, 10_000), compare_n=10_000,
@@ -62,7 +61,7 @@ FULL = Plan(tool_sizes=(1_000, 10_000, 100_000), agent_sizes=(1_000, 10_000), co
 QUICK = Plan(tool_sizes=(71, 142), agent_sizes=(71, 142), compare_n=142, tool_repeats=2,
              agent_repeats=2, parallel_n=142, extraction_cells=(1_000, 10_000), notebooks=False,
              reuse_n=142, resume_n=284, dask_n=142, reuse_repeats=1, extraction_repeats=2,
-             judge_repeats=1)
+             judge_repeats=1, answers=(40, 1))
 
 
 def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -366,7 +365,8 @@ def table(results: dict[str, Any]) -> list[str]:
                       f"(execute {nb['notebook']['execute_s']:.1f} s, render "
                       f"{nb['notebook']['render_s']:.1f} s); the bare CLI {nb['cli_s']:.1f} s; "
                       f"the notebook adds {nb['notebook_minus_cli_s']:.1f} s"]
-    lines += ["", f"benchmark wall time {results['duration_s']:.0f} s; JSON: {results['json']}"]
+    lines += [*answers_bench.lines(results.get("answers")), "",
+              f"benchmark wall time {results['duration_s']:.0f} s; JSON: {results['json']}"]
     return lines
 
 
@@ -427,11 +427,13 @@ def main(argv: list[str] | None = None) -> int:
                                                repeats=plan.judge_repeats) if "judge" in only else None
     results["extraction"] = extraction(plan, say) if "extraction" in only else []
     results["notebooks"] = notebooks(say) if plan.notebooks and "notebooks" in only else None
+    results["answers"] = answers_bench.measure(*plan.answers, say) if "answers" in only else None
     values, at, spreads = target_values(results["qa"], results["parallel"],
                                         results["extraction"], plan, results["reuse"])
     judged = judge_bench.target_values(results["judge"]) if results["judge"] else ({}, {})
-    values, at = {**values, **judged[0]}, {**at, **judged[1]}
-    results["targets"] = verdicts(values, at, spreads)
+    answered = answers_bench.target_values(results["answers"])
+    values, at = {**values, **judged[0], **answered[0]}, {**at, **judged[1], **answered[1]}
+    results["targets"] = verdicts(values, at, {**spreads, **answered[2]})
     results["issue_23"] = [row for row in results["targets"] if row["name"] in ISSUE_23]
     results["issue_33"] = [row for row in results["targets"] if row["name"] in ISSUE_33]
     results["duration_s"] = round(time.perf_counter() - clock, 1)

@@ -93,6 +93,11 @@ TARGETS = (
     Target("extraction_memory_vs_engine",
            "run_eval at the largest cell count: peak memory over the engine's", 100, "at_most",
            "MiB"),
+    # issue 44 (benchmarks/answers.py): medians of interleaved rounds, their spread beside
+    Target("answers_vs_engine", "answers, default command: ours / the engine's run_route", 1.0,
+           "at_most", "ratio"),
+    Target("answers_warm", "answers, default command: warm re-run, share of the cold run",
+           0.10, "at_most", "share"),
 )
 BY_NAME = {t.name: t for t in TARGETS}
 # Issue 23 ("faster than the engine's own harness again, re-runs in a blink"): its targets, in
@@ -103,7 +108,9 @@ ISSUE_23 = ("vs_peer_tool", "overhead_tool", "vs_peer_agent", "warm_tool", "warm
 ISSUE_33 = ("default_vs_peer_tool", "default_vs_peer_agent", "jobs1_vs_peer_tool",
             "jobs1_vs_peer_agent", "overhead_tool_33", "overhead_agent_33", "warm_tool",
             "warm_agent", "resume", "extraction_vs_engine", "extraction_memory_vs_engine")
-ISSUES = {"23": ISSUE_23, "33": ISSUE_33}
+# Issue 44 ("answers on your own documents"): its benchmark's Done-when line.
+ISSUE_44 = ("answers_vs_engine", "answers_warm")
+ISSUES = {"23": ISSUE_23, "33": ISSUE_33, "44": ISSUE_44}
 
 
 def verdicts(values: dict[str, float], sizes: dict[str, str],

@@ -28,6 +28,20 @@ def test_only_measured_targets_get_a_verdict():
     assert [(r["name"], r["status"], r["at"]) for r in rows] == [("parallel", "missed", "10 cases")]
 
 
+def test_the_answers_gold_is_cycled_to_n_questions_a_route_and_reads_as_a_gold_file(tmp_path):
+    from benchmarks.answers import cycled_gold
+    from ragspine_eval.golden.nl_answers import answer_cases_of
+
+    gold, asked = cycled_gold(100, tmp_path)
+    cases = answer_cases_of(gold)
+    ids = [c.case_id for c in cases]
+    assert len(ids) == len(set(ids))  # ids made unique
+    assert asked == 100 == sum(len(c.questions) for c in cases if not c.skip_reason)
+    # the gold's skipped cases (adversarial, offline_only) come along and are not counted
+    assert {c.case_id.rsplit("-", 1)[0] for c in cases if c.skip_reason} == {
+        "adversarial-inject", "offline-scripted"}
+
+
 @pytest.mark.slow
 def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
@@ -58,6 +72,9 @@ def test_the_quick_benchmark_prints_every_target_and_writes_its_json(tmp_path):
     judged = data["judge"]  # issue 21: both judges on the same cycled set, then judge check
     assert judged["lexical"]["n_cases"] == judged["financial"]["n_cases"] == data["plan"]["reuse_n"]
     assert judged["ratio"] > 0 and judged["check"]["n_claims"] == 2480
+    answered = data["answers"]  # issue 44: both sides judged every question alike
+    assert answered["n_questions"] == data["plan"]["answers"][0]
+    assert answered["same_verdicts_as_engine"] is True and answered["warm_same_verdicts"] is True
     assert data["machine"]["nproc"] >= 1 and data["machine"]["python"]
 
 

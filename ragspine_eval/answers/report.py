@@ -16,7 +16,9 @@ listed apart, and fails the run. A question's document is the cited one whose pa
 claim and whose retrieved passage on that page holds the claim's text, else the first whose
 cited page matched a claim, else its first cited document, else "(none cited)".
 
-Invariants: `to_dict` is deterministic for the same inputs (times only under the provenance);
+Invariants: `to_dict` is deterministic for the same inputs (times only under the provenance,
+and so the LLM calls: how many a question costs depends on what the engine's caches already
+hold, so on which worker asked it after which question: `provenance.times.latency.llm`);
 each failing question carries its stage (retrieval.stages.answer_stage); the baseline entry of
 a route has the ratchet's shape ("metrics", "fabrication_count", "passed_ids", "golden", "kb",
 "engine", "engine_config") and is keyed per workspace, route and engine configuration by the
@@ -252,7 +254,7 @@ def result_dict(r: AnswerResult, fingerprint: str = "") -> dict[str, Any]:
             "passages": [{**p, "text": p["text"][:PASSAGE_TEXT_CLIP]} for p in o.passages],
             "agent_route": o.agent_route, "route_label": o.route_label,
             "clarification": o.clarification, "fallback": o.fallback, "error": o.error,
-            "llm_calls": o.llm_calls, "verdict": r.verdict.to_dict(), "stage": r.stage,
+            "verdict": r.verdict.to_dict(), "stage": r.stage,
             "document": document(r)}
 
 
@@ -295,7 +297,8 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
                    kb=InputRef(display_path(run.workspace), ws.fingerprint),
                    kb_files=dict(ws.files), engine_config=config,
                    workspace={"chunking": chunking_of(ws)})
-    report.provenance = replace(prov, times=clock.times()) if clock is not None else prov
+    report.provenance = run.how_it_ran(replace(prov, times=clock.times())
+                                       if clock is not None else prov)
     return report
 
 

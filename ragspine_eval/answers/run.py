@@ -1,29 +1,43 @@
 """An answer run: every question of an nl-answers-gold file, in each language, on each route.
 
-`run_answer_eval(workspace, gold, routes=..., languages=..., repeat=...)` reads the gold
-(`golden.nl_answers`: an nl-answers-gold file, or a batch question file judged on content), opens the engine over the workspace once (`answers.engine`), and for each
-route, repeat, case and language asks the engine (`answer_one`) and judges the outcome
-(`score`); what it returns is an `AnswerRun`: a typed `AnswerResult` per question, language,
-route and repeat, the skipped cases with their reason, the known gaps. The two steps are apart
-on purpose, so the shared run path (plan, answer, score, keep, report) takes them as they are.
+`run_answer_eval(workspace, gold, routes=..., languages=..., repeat=..., jobs=..., ...)` is the
+run path of ragspine_eval/pipeline/ with the answer harness's parts: the gold's questions
+(`golden.nl_answers`: an nl-answers-gold file, or a batch question file judged on content), one
+per language and route (`AnswerQuestion`), the engine answering over the workspace as an engine
+(questions_engine.py), and the engine judge's rules as the scorer (`score`, after the last
+answer). So an answer run has what a retrieval run has: `jobs` (auto by default from the CLI),
+worker processes or Dask, progress, a time limit per question, and the outcome cache: each
+answer stored as it comes, so a run killed part-way resumes where it was. What it returns is an
+`AnswerRun`: a typed `AnswerResult` per question, language, route and repeat, the skipped cases
+with their reason, the known gaps, and how it ran (the cache's share, each answer's wall time).
 
 Invariants: the order is the engine judge's (route, then repeat, then case in file order, then
-language en before zh); a skipped case (adversarial, offline_only) is never asked; a known gap
-is asked and judged like any case, its class tells the report to keep it outside the rates; an
-engine error is the question's verdict (its reason starts with "error: "), the run goes on.
+language en before zh), whatever the executor or `jobs`; a skipped case (adversarial,
+offline_only) is never asked; a known gap is asked and judged like any case, its class tells
+the report to keep it outside the rates; an engine error (a time limit, a crashed worker) is the
+question's verdict (its reason starts with "error: "), the run goes on and the answer is never
+stored; the results are the same byte for byte whatever the executor, `jobs` or the share the
+cache answered (questions_engine.py), outside the provenance's times and cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.answers.engine import ROUTES, AnswerOutcome, Route, WorkspaceAnswerer
+from ragspine_eval.answers.engine import ROUTES, AnswerOutcome, Route
+from ragspine_eval.answers.questions_engine import AnswerQuestion, answer_outcome
 from ragspine_eval.answers.verdicts import AnswerVerdict, judge
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.nl_answers import AnswerCase, answer_cases_of
+from ragspine_eval.pipeline.answer import Answers, answer, run_options
+from ragspine_eval.pipeline.plan import outcome_cache, plan
+from ragspine_eval.pipeline.report import with_latency
+from ragspine_eval.pipeline.spec import RunHow, RunWhat
 
 
 @dataclass
@@ -54,7 +68,8 @@ class AnswerResult:
 
 @dataclass
 class AnswerRun:
-    """A whole answer run: its inputs, its results, and the cases it did not ask."""
+    """A whole answer run: its inputs, its results, the cases it did not ask, and how it ran
+    (the outcome cache's summary; per question asked, its outcome and whether it was reused)."""
 
     workspace: Path
     gold: Path
@@ -64,6 +79,8 @@ class AnswerRun:
     repeat: int = 1
     config: EngineConfig = DEFAULT
     preset: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str, Any] | None = None
+    asked: tuple[list, list, list] = field(default=([], [], []), repr=False)
 
     @property
     def skipped(self) -> list[dict[str, str]]:
@@ -75,18 +92,17 @@ class AnswerRun:
         return [{"case_id": c.case_id, "detail": c.known_gap_detail}
                 for c in self.cases if c.case_class == "known-gap"]
 
+    def how_it_ran(self, provenance: Any) -> Any:
+        """The provenance with the cache's share and each answer's wall time (pipeline/report.py)."""
+        if self.cache is not None:
+            provenance = replace(provenance, cache=self.cache)
+        return with_latency(provenance, *self.asked)
+
 
 def score(case: AnswerCase, outcome: AnswerOutcome) -> AnswerVerdict:
     """The scorer: a case and the engine's outcome in, the verdict that says why out."""
     return judge(case, outcome.answer_plain, outcome.locators, passages=outcome.passages,
                  error=outcome.error)
-
-
-def answer_one(engine: WorkspaceAnswerer, question: str, route: Route, case_id: str = "",
-               repeat: int = 0) -> AnswerOutcome:
-    """The engine call: one question over the open workspace on one route (a model's calls
-    filed under `case_id` and `repeat`)."""
-    return engine.answer(question, route, case_id, repeat)
 
 
 def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
@@ -100,39 +116,121 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     routes: Sequence[Route] = ROUTES, languages: Sequence[str] | None = None,
                     repeat: int = 1, config: EngineConfig = DEFAULT,
                     progress: Callable[[int, int, int], None] | None = None,
-                    model: Any = None) -> AnswerRun:
+                    model: Any = None, **how: Any) -> AnswerRun:
     """Ask and judge every question of `gold` over `workspace` (module docstring);
-    `progress(done, total, errors)` after each answer, as every run of the project reports;
-    `model` (models.ModelRun; None: the MockProvider) what the engine asks, behind its
-    cassette, checked before any question (exit 2) and its recording completed after."""
-    from ragspine_eval.models.recorder import in_use
-
-    model = in_use(model)
-    cases = answer_cases_of(gold)
+    `progress(done, total, errors)` as answers come; `model` (models.ModelRun; None: the
+    MockProvider) what the engine asks, behind its cassette, checked before any question (exit
+    2) and its recording completed after; `how` are pipeline.spec.RunHow's fields (jobs,
+    executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given)."""
     bad = [r for r in routes if r not in ROUTES]
     if bad:
         raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")
-    if repeat < 1:
-        raise ValueError(f"repeat must be at least 1, got {repeat}")
-    run = AnswerRun(Path(workspace), Path(gold), tuple(routes), cases, repeat=repeat,
-                    config=config)
-    todo = questions_of(cases, languages)
-    total, errors = len(routes) * repeat * len(todo), 0
-    if model is not None:
-        model.check()
-    with WorkspaceAnswerer(workspace, config, model) as engine:
-        run.preset = dict(engine.preset)
-        for route in routes:
-            for n in range(repeat):
-                for case, lang, text in todo:
-                    outcome = answer_one(engine, text, route,
-                                         f"{case.case_id}:{lang}@{route}", n)
-                    result = AnswerResult(case.case_id, lang, route, text, case.case_class,
-                                          outcome, score(case, outcome), case.tags, n)
-                    run.results.append(result)
-                    errors += outcome.error is not None
-                    if progress is not None:
-                        progress(len(run.results), total, errors)
-    if model is not None:  # a recording's calls folded into its cassette
-        model.finish(complete=True)
+    what = RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None, config,
+                   model=model)
+    return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages)
+
+
+def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None
+                ) -> AnswerRun:
+    """The answer run of `what` (its `mode`: the routes joined by "+"), run as `how` says: the
+    pipeline's steps in turn."""
+    if what.model is not None:  # what the provider or the cassette needs: exit 2 first
+        what.model.check()
+    store = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
+                          AnswerQuestion.fingerprint)
+    run = _answer_run(what, how.repeat, store)
+    questions = [AnswerQuestion(case, lang, text, route) for route in run.routes
+                 for case, lang, text in questions_of(run.cases, languages)]
+    planned = plan(questions, store)
+    options = run_options(how, planned.to_run, True, True)
+    answers = answer(planned, how, options, lambda: _opened(what))
+    if what.model is not None:  # a recording's calls folded into its cassette
+        what.model.finish(complete=not answers.interrupted)
+    run.results = _scored(questions, answers)
+    run.cache = None if store is None else store.summary(len(questions))
+    run.asked = (questions, answers.outcomes, answers.reused)
+    if answers.interrupted:
+        raise RunInterrupted(answers.outcomes, sum(o is not None for o in answers.outcomes))
     return run
+
+
+def _answer_run(what: RunWhat, repeat: int, store: Any) -> AnswerRun:
+    """The run's inputs read and checked before a question is asked: the gold file, the engine
+    configuration (exit 2 where its settings cannot take effect), and the engine's effective
+    preset (`_preset`)."""
+    from ragspine_eval.engines.engine_config import check_effective
+
+    cases = answer_cases_of(what.golden)
+    check_effective(what.engine_config)
+    return AnswerRun(Path(what.kb), Path(what.golden), tuple(str(what.mode).split("+")), cases,
+                     repeat=repeat, config=what.engine_config, preset=_preset(what, store))
+
+
+# the outcome cache's entry for the engine's effective preset: a question no gold asks
+_PRESET = AnswerQuestion(AnswerCase("(the engine's effective preset)", "positive", ()), "-",
+                         "(the engine's effective preset)", "-")
+
+
+def _preset(what: RunWhat, store: Any) -> dict[str, Any]:
+    """The engine's effective retrieval preset under the configuration: from the outcome cache
+    (its key names the engine, the workspace and the configuration), else the workspace opened
+    once (refused here: exit 2, none asked) and the preset stored. Why: opening the engine is
+    most of a warm re-run whose answers all come from the cache (3 of 4 s at 40 questions)."""
+    import json
+
+    from ragspine_eval.engines.base import CaseOutcome
+    from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+
+    known = store.get_many([_PRESET])[0] if store is not None else None
+    if known is not None and known.retrieved_context:
+        return json.loads(known.retrieved_context[0])
+    with WorkspaceRetriever(what.kb, what.engine_config) as opened:
+        preset = dict(opened.preset)
+    if store is not None:
+        store.put(_PRESET, CaseOutcome(retrieved_context=[json.dumps(preset, default=str)]))
+        store.flush()
+    return preset
+
+
+def _scored(questions: list[AnswerQuestion], answers: Answers) -> list[AnswerResult]:
+    """Each answer judged (after the last one), in the engine judge's order: route, repeat,
+    case, language (the run path gives each repeat's answers in question order)."""
+    results = []
+    routes = list(dict.fromkeys(q.route for q in questions))
+    for route in routes:
+        for n, (outcomes, _) in enumerate(answers.runs):
+            for q, out in zip(questions, outcomes, strict=True):
+                if q.route == route and out is not None:
+                    got = answer_outcome(q, out)
+                    results.append(AnswerResult(q.case.case_id, q.language, route, q.question,
+                                                q.case.case_class, got, score(q.case, got),
+                                                q.case.tags, n))
+    return results
+
+
+def _identity() -> Any:
+    from importlib.metadata import version
+
+    from ragspine_eval.execution.cache import EngineIdentity, installed_engine_fingerprint
+
+    return EngineIdentity("ragspine", "rag-spine", version("rag-spine"),
+                          installed_engine_fingerprint())
+
+
+def _cache_kb(what: RunWhat) -> str:
+    """The workspace part of the cache's key: another configuration or model, other answers."""
+    from ragspine_eval.retrieval.workspace import read_workspace
+
+    return what.model_keyed(f"{read_workspace(what.kb).fingerprint}+"
+                            f"{what.engine_config.fingerprint}")
+
+
+@contextmanager
+def _opened(what: RunWhat) -> Iterator[Any]:
+    from ragspine_eval.answers.questions_engine import AnswersEngine
+
+    engine = AnswersEngine(what.kb, what.engine_config, what.model)
+    try:
+        yield engine
+    finally:
+        engine.close()

@@ -86,10 +86,11 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                       record_command: str | None = None, echo: Echo | None = None,
                       store: bool = True,
                       progress: Callable[[int, int, int], None] | None = None,
-                      model: Any = None) -> AnswersGatedRun:
+                      model: Any = None, **run_options: Any) -> AnswersGatedRun:
     """Check, run, write, gate, write the CI files (see the module docstring). `model`
     (models.ModelRun; None: the MockProvider) is what the engine asks, named in the
-    provenance."""
+    provenance; `run_options` are run_answer_eval's (jobs, executor, scheduler, case_timeout,
+    cache, ...)."""
     from ragspine_eval.answers.report import compare_answers, make_answers_entry, report_of
     from ragspine_eval.answers.run import run_answer_eval
     from ragspine_eval.golden.nl_answers import answer_cases_of
@@ -120,7 +121,8 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
 
     clock = Clock()
     answered = run_answer_eval(workspace, gold, routes=routes, languages=languages,  # type: ignore[arg-type]
-                               repeat=repeat, config=config, progress=progress, model=model)
+                               repeat=repeat, config=config, progress=progress, model=model,
+                               **run_options)
     report = report_of(answered, clock)
     if model is not None and not model.is_default:
         report.provenance = replace(report.provenance, model=model.to_dict())

@@ -110,3 +110,11 @@ def test_a_configuration_is_gated_under_its_own_key_and_its_change_is_named(
     out = capsys.readouterr().out
     assert ("DRIFT [realdocs@answers:narrative+pp] engine configuration changed since the "
             "baseline was recorded: {'page_parent': 'off'} -> {'page_parent': 'dedup'}") in out
+
+
+def test_a_scheduler_without_the_dask_executor_is_exit_2_before_anything_runs(tmp_path, capsys):
+    code = run("--kb", tmp_path / "ws", "--golden", GOLD, "--scheduler", "tcp://127.0.0.1:1",
+               "--report", tmp_path / "r.json")
+    assert code == 2
+    assert "--executor dask" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
