@@ -28,6 +28,7 @@ rerank and synthesis fall back on any exception): never a degraded answer judged
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -191,7 +192,13 @@ class WorkspaceAnswerer:
 
     def close(self) -> None:
         if self._store is not None:
-            self._store.close()
+            try:
+                self._store.close()
+            except sqlite3.ProgrammingError:
+                # closed from another thread than the runner's that opened it (the engine's
+                # handles belong to their thread): its finalizer is spent, the connection goes
+                # with the object, as the retriever's own stores do (retrieval_only/engine.py)
+                pass
             self._store = None
         self._opened.close()
 
