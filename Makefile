@@ -39,8 +39,9 @@ run: setup
 	$(BIN)/ragspine-eval notebooks --out $(OUT) || status=1; \
 	exit $$status
 
-# `make test` is what CI runs (about nine minutes on 2 cores); the suites that take minutes each
-# (three real JupyterLab sessions, the quick benchmark) are `make test-slow` (about three more).
+# `make test` is what CI runs (about twelve minutes on 2 cores); the suites that take minutes each
+# (three real JupyterLab sessions, the quick benchmark, compare-main's passing run) are
+# `make test-slow` (about three more).
 test: setup
 	@$(BIN)/python -m pytest -m "not jupyterlab and not slow"
 

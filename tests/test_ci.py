@@ -366,6 +366,9 @@ def test_compare_main_fails_on_a_case_that_went_from_pass_to_fail_and_leaves_the
     assert WRONG in summary.read_text(encoding="utf-8")  # the reviewer reads it in the summary
 
 
+# slow: a second papermill run and render; the pass path of the compare notebook is also held by
+# tests/workbench/test_compare_notebook.py, and the flip that must fail stays in `make test`
+@pytest.mark.slow
 def test_compare_main_passes_when_no_case_went_from_pass_to_fail(tmp_path, two_reports):
     main, _ = two_reports
     done, out = compare_main(tmp_path, main, main, GITLAB_CI="true")
