@@ -1,7 +1,9 @@
 """The command line, `ragspine-eval`: one module per subcommand, each thin over the library.
 
-app (the parser and the exit codes), common (what every subcommand shares), then one module
-per subcommand: qa, extraction, golden, diff, notebooks, serve, fixtures. A new subcommand is a
+app (the parser and the exit codes), common (what every subcommand shares), model_options and
+run_options (the model flags and the run flags of the commands that take them), then one module
+per subcommand: qa, extraction, golden, diff, notebooks, serve, fixtures, retrieval, answers, kb,
+runs. A new subcommand is a
 module with HELP, add_arguments(parser) and run(args), listed in app.SUBCOMMANDS.
 """
 

@@ -25,11 +25,8 @@ import shlex
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli.common import (add_gate_arguments, gate_options, positive_float,
-                                      positive_int)
-from ragspine_eval.cli.qa import jobs_value
-from ragspine_eval.execution.jobs import AUTO
-from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
+from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+from ragspine_eval.cli.run_options import add_run_arguments, run_options
 
 HELP = "answers over an engine workspace, judged claim by claim against an nl-answers-gold file"
 ROUTE_CHOICES = {"both": ("ask", "narrative"), "ask": ("ask",), "narrative": ("narrative",)}
@@ -53,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, name")
-    add_run_arguments(parser)
+    add_run_arguments(parser, "; --repeat N never uses it")
     parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
@@ -66,47 +63,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """How the questions run (pipeline.spec.RunHow): none of these changes the report."""
-    parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
-                        help="questions asked at once, in worker processes; the report is the "
-                             "same whatever N is (default: auto, the usable cores when enough "
-                             "questions are to reach the engine, else 1)")
-    parser.add_argument("--executor", choices=("local", "dask"), default="local",
-                        help="local: worker processes of this machine (--jobs); dask: a Dask "
-                             "LocalCluster of --jobs workers, or the cluster at --scheduler "
-                             "(default: local)")
-    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                        help="with --executor dask: an existing Dask scheduler to run on")
-    parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
-                        metavar="SECONDS",
-                        help=f"time limit of one question on one route; a question past it is "
-                             f"an engine error (default: {DEFAULT_CASE_TIMEOUT:g})")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="ask the engine every question, reusing no stored answer (the "
-                             "outcome cache is on by default: a killed run resumes from it; "
-                             "--repeat N never uses it)")
-
-
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli import common
-    from ragspine_eval.cli.common import BadInput
     from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
 
-    if args.scheduler and args.executor != "dask":
-        raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     gated = run_gated_answers(
         args.kb, args.golden, routes=ROUTE_CHOICES[args.route], languages=args.lang,
         repeat=args.repeat, config=load_engine_config(args.engine_config),
         baseline_path=args.baseline,
         outputs=GatedOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=common.progress_bar("answers"), jobs=args.jobs,
-        executor=args.executor, scheduler=args.scheduler, case_timeout=args.case_timeout,
-        cache=False if args.no_cache else None, model=model_run(args))
+        store=not args.no_store, progress=common.progress_bar("answers"), model=model_run(args),
+        **run_options(args))
     return gated.exit_code
 
 

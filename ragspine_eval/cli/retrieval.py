@@ -20,21 +20,13 @@ import shlex
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli.common import (
-    add_gate_arguments,
-    gate_options,
-    positive_float,
-    positive_int,
-)
-from ragspine_eval.cli.qa import jobs_value
-from ragspine_eval.execution.jobs import AUTO
+from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+from ragspine_eval.cli.run_options import add_run_arguments, run_options
 
 HELP = "retrieval only over an engine workspace: rank of the first relevant hit per question"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
-
     parser.add_argument("--kb", type=Path, required=True, metavar="W",
                         help="the engine workspace (a folder made by `ragspine ingest` or "
                              "`ragspine-eval kb build`)")
@@ -47,23 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, top_k, name")
-    parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
-                        help="questions asked at once, in worker processes; the report is the "
-                             "same whatever N is (default: auto, the usable cores when enough "
-                             "questions are to reach the engine, else 1)")
-    parser.add_argument("--executor", choices=("local", "dask"), default="local",
-                        help="local: worker processes of this machine (--jobs); dask: a Dask "
-                             "LocalCluster of --jobs workers, or the cluster at --scheduler "
-                             "(default: local)")
-    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                        help="with --executor dask: an existing Dask scheduler to run on")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="ask the engine every question, reusing no stored answer (the "
-                             "outcome cache is on by default: a killed run resumes from it)")
-    parser.add_argument("--case-timeout", type=positive_float, default=DEFAULT_CASE_TIMEOUT,
-                        metavar="SECONDS",
-                        help=f"time limit of one question, as qa's; a question past it is "
-                             f"recorded as an engine error (default: {DEFAULT_CASE_TIMEOUT:g})")
+    add_run_arguments(parser)
     parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
@@ -88,13 +64,10 @@ def top_k_value(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli import common
-    from ragspine_eval.cli.common import BadInput
     from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.retrieval import RetrievalOutputs, run_gated_retrieval
 
-    if args.scheduler and args.executor != "dask":
-        raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     config = load_engine_config(args.engine_config)
     model = model_run(args)
     progress = common.progress_bar("retrieval")
@@ -102,9 +75,7 @@ def run(args: argparse.Namespace) -> int:
         args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
         outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=progress, jobs=args.jobs, executor=args.executor,
-        scheduler=args.scheduler, cache=False if args.no_cache else None,
-        case_timeout=args.case_timeout, model=model)
+        store=not args.no_store, progress=progress, model=model, **run_options(args))
     return gated.exit_code
 
 
