@@ -3,7 +3,22 @@
 import gc
 import weakref
 
+import pytest
+
 from ragspine_eval.execution.collector import RUN_THRESHOLD, gc_paused, gc_relaxed
+
+
+@pytest.fixture(autouse=True)
+def collector_on():
+    """Each test starts with the collector on, as a process starts, and leaves it as it was.
+    The switch is process-wide: a thread an earlier test left running (a server's, or a case
+    abandoned past its time limit, finishing inside a paused run) may hold it off while these
+    run, which once failed the first two tests below in a whole-suite run (not reproduced since)."""
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
 
 
 class _Node:
