@@ -199,7 +199,10 @@ def model_line(model: Mapping[str, Any]) -> str:
     calls = model.get("calls")
     if isinstance(calls, Mapping):
         replayed = isinstance(tape, Mapping) and tape.get("mode") == "replay"
-        line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}, "
+        paid = (model.get("paid") or {}).get("calls")
+        from_tape = (f" ({paid:,} paid, {calls.get('calls', 0) - paid:,} from the cassette)"
+                     if isinstance(paid, int) and 0 < paid < calls.get("calls", 0) else "")
+        line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}{from_tape}, "
                  f"{calls.get('input_tokens', 0):,} in / {calls.get('output_tokens', 0):,} out "
                  f"tokens; {calls.get('misses', 0)} misses, {calls.get('failed', 0)} failed")
     cost = model.get("cost")

@@ -58,8 +58,8 @@ NOT_CALLABLE = 42
 
 
 class ScriptedEngine:
-    """Answers echo-like outcomes; raises for ids in `fail`, sleeps for ids in `hang`, and
-    ends its whole process for ids in `die`.
+    """Answers echo-like outcomes; raises for ids in `fail`, sleeps for ids in `hang`, ends its
+    whole process for ids in `die`, and says the run must stop for ids in `stop`.
 
     With parallel="processes" it runs in spawned worker processes; each case it starts is
     appended to `trace` (a file), so a test can see which cases actually ran.
@@ -71,9 +71,9 @@ class ScriptedEngine:
 
     def __init__(self, fail: tuple[str, ...] = (), hang: tuple[str, ...] = (),
                  die: tuple[str, ...] = (), parallel: str = "threads", trace: str | None = None,
-                 delay: float = 0.0):
+                 delay: float = 0.0, stop: tuple[str, ...] = ()):
         self.fail, self.hang, self.die, self.parallel = fail, hang, die, parallel
-        self.trace, self.delay = trace, delay
+        self.trace, self.delay, self.stop = trace, delay, stop
 
     def run_case(self, case: GoldenCase) -> CaseOutcome:
         if self.trace:
@@ -87,7 +87,16 @@ class ScriptedEngine:
             time.sleep(self.delay)
         if case.id in self.fail:
             raise RuntimeError(f"engine fault on {case.id}")
+        if case.id in self.stop:
+            raise BudgetSpent(f"the budget was spent at {case.id}")
         return CaseOutcome(route="structured", answer=f"answer to {case.id}")
+
+
+class BudgetSpent(RuntimeError):
+    """What a model's spent budget raises in the engine (models/budget.BudgetReached): the run
+    must stop."""
+
+    stops_run = True
 
 
 class LoneSurrogateEngine(ScriptedEngine):

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ragspine_eval.answers.refusal import is_refusal
+from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
 
@@ -175,7 +176,7 @@ class WorkspaceAnswerer:
                 if recorded:  # a miss or failure the engine swallowed is still this error
                     rag.provider.raise_swallowed()
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
-                out.error = f"{type(exc).__name__}: {exc}"
+                out.error = error_text(exc)  # a spent budget: not run (base.py)
                 result = None
             out.seconds = time.perf_counter() - started
         out.llm_calls = len(calls)

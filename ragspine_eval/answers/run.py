@@ -150,7 +150,7 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     run.cache = None if store is None else store.summary(len(questions))
     run.asked = (questions, answers.outcomes, answers.reused)
     if answers.interrupted:
-        raise RunInterrupted(answers.outcomes, sum(o is not None for o in answers.outcomes))
+        raise RunInterrupted.of(answers.outcomes)
     return run
 
 

@@ -141,8 +141,14 @@ def _run(args: argparse.Namespace) -> int:
               "documented bounds (docs/setup.md, Hostile input); lower the bound that admits it "
               "or split the input; no file was left half-written", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("interrupted; no baseline or report was changed mid-write", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        from ragspine_eval.engines.base import NOT_RUN_STOPPED
+
+        reason = getattr(exc, "reason", None)  # execution.runner.RunInterrupted: a run's stop
+        what = (f"stopped after {exc.done} of {len(exc.outcomes)} cases "  # type: ignore[attr-defined]
+                f"({reason.removeprefix(NOT_RUN_STOPPED)}); the same command again resumes "
+                f"the run" if reason else "interrupted")
+        print(f"{what}; no baseline or report was changed mid-write", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader of the output went away (`| head`): stop quietly, as other command-line

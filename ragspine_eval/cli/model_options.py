@@ -1,5 +1,6 @@
 """The model flags every command that runs the engine's agent shares: --provider, --model,
---base-url, --cassette, --cassette-mode, folded into a `models.ModelRun` (no logic beyond)."""
+--base-url, --cassette, --cassette-mode, --max-calls, --max-cost, --prices, folded into a
+`models.ModelRun` (no logic beyond)."""
 
 from __future__ import annotations
 
@@ -34,12 +35,17 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
                             "replay: never call out, a request not recorded is that case's "
                             "engine error naming what differs; live: call, keep nothing "
                             "(default: replay with --cassette, else live)")
-    from ragspine_eval.cli.common import positive_int
+    from ragspine_eval.cli.common import positive_float, positive_int
 
     group.add_argument("--max-calls", type=positive_int, default=None, metavar="N",
-                       help="at most N paid model calls in this run (record, live); the cases "
-                            "past it are engine errors, and the same command again with "
-                            "--cassette-mode record resumes without paying twice")
+                       help="at most N paid model calls in this run (record, live): the run "
+                            "stops before the next one, as an interrupted run (exit 130), and "
+                            "the same command again resumes it (with --cassette-mode record, "
+                            "paying for no call twice)")
+    group.add_argument("--max-cost", type=positive_float, default=None, metavar="X",
+                       help="stop the run, likewise, before its paid calls would cost more than "
+                            "X in the --prices table's currency (checked before each call "
+                            "against the spent cost plus the dearest call so far)")
     group.add_argument("--prices", type=Path, default=None, metavar="FILE",
                        help="a price table, TOML: [models.\"NAME\"] input and output per "
                             "million tokens (none is shipped); the run's cost per run and by "
@@ -52,7 +58,7 @@ def model_run(args: argparse.Namespace) -> Any:
 
     return from_options(args.provider, args.model, args.base_url, args.cassette,
                         args.cassette_mode, getattr(args, "prices", None),
-                        getattr(args, "max_calls", None))
+                        getattr(args, "max_calls", None), getattr(args, "max_cost", None))
 
 
 def provider_spec(args: argparse.Namespace) -> Any:

@@ -150,13 +150,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def interrupted_line(report: Any, args: argparse.Namespace) -> str:
-    """The one stderr line of a run Ctrl-C stopped whose outputs were written."""
+    """The one stderr line of an interrupted run (Ctrl-C, or its model budget spent) whose
+    outputs were written."""
     done = report.finished
     files = [str(path) for path in (args.report, args.junit, args.summary_md) if path]
     written = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
                f"as not run" if files else "no report was asked for (--report)")
-    return (f"interrupted (Ctrl-C) after {done} of {report.n_cases} cases: {written}; the "
-            f"baseline was not changed")
+    what = f"stopped ({report.stopped_by})" if report.stopped_by else "interrupted (Ctrl-C)"
+    return (f"{what} after {done} of {report.n_cases} cases: {written}; the baseline was not "
+            f"changed; the same command again resumes the run")
 
 
 def _progress(args: argparse.Namespace):  # noqa: ANN202 - a callback or None

@@ -167,13 +167,26 @@ class Engine(Protocol):
 def error_outcome(exc: BaseException) -> CaseOutcome:
     """The outcome of a case whose engine call raised (sys.exit and KeyboardInterrupt raised by
     the engine included): no answer, the error named, cut to ERROR_CHARS and free of lone
-    surrogates so that the report can always be written."""
+    surrogates so that the report can always be written. An exception that stops the run
+    (`stops_run`) makes the case not run instead (error_text)."""
+    if getattr(exc, "stops_run", False):
+        return CaseOutcome(error=error_text(exc))
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
     what = {SystemExit: " (the engine called sys.exit)",
             KeyboardInterrupt: " (raised by the engine)"}.get(type(exc), "")
-    text = f"{type(exc).__name__}: {str(exc)[:ERROR_CHARS]}{what}{where}"
-    return CaseOutcome(error=text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    return CaseOutcome(error=error_text(exc, f"{what}{where}"))
+
+
+def error_text(exc: BaseException, suffix: str = "") -> str:
+    """A case's error text for `exc`: "Name: message" cut to ERROR_CHARS, or, for an exception
+    that says the run must stop (`stops_run = True`: a spent model budget, models/recorder.py),
+    `NOT_RUN_STOPPED` and its reason, which makes the run stop as Ctrl-C does (runner.py)."""
+    if getattr(exc, "stops_run", False):
+        text = f"{NOT_RUN_STOPPED}{str(exc)[:ERROR_CHARS]}"
+    else:
+        text = f"{type(exc).__name__}: {str(exc)[:ERROR_CHARS]}{suffix}"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 ERROR_CHARS = 2000
@@ -192,3 +205,19 @@ def interrupted_outcome() -> CaseOutcome:
     """The outcome of a case that had not finished when Ctrl-C stopped the run. One text for
     every executor, so a report can count its not-run cases (report.QAEvalReport.not_run)."""
     return CaseOutcome(error=NOT_RUN_INTERRUPTED)
+
+
+# A case not run because the run stopped itself (its reason follows: "the budget of 40 model
+# calls (--max-calls) was spent"): the run ends as an interrupted one, and resumes.
+NOT_RUN_STOPPED = "not run: the run stopped before this case finished: "
+
+
+def not_run(error: str | None) -> bool:
+    """Whether a case's error says it was never run to its end (Ctrl-C, or the run stopped)."""
+    return bool(error) and (error == NOT_RUN_INTERRUPTED
+                            or error.startswith(NOT_RUN_STOPPED))  # type: ignore[union-attr]
+
+
+def stop_reason(errors: Any) -> str | None:
+    """The first `NOT_RUN_STOPPED` text among `errors` (a run that stopped itself), else None."""
+    return next((e for e in errors if e and e.startswith(NOT_RUN_STOPPED)), None)

@@ -14,6 +14,11 @@
 - fail_fast: the first error in case order ends the run. Every later case is recorded as not
   run, even when a parallel worker already answered it, so the report equals a serial run's;
   a worker starts no case after its own error;
+- a case whose outcome says the run must stop (engines/base.NOT_RUN_STOPPED: a model call
+  budget spent, models/budget.py) stops it, whatever the options: no case is handed out after
+  it (cases already sent ahead to a worker process run to their end: a spent budget refuses
+  their paid calls too), and every case without an outcome gets that same not-run text; the
+  caller (pipeline/answer.py) then ends the run as an interrupted one, which resumes;
 - Ctrl-C (a KeyboardInterrupt in the main thread, or raised by `progress`) stops the run at
   once: no case is handed out any more, answers already waiting in a worker's pipe are kept,
   worker processes with a case in hand are killed and worker threads abandoned (they record
@@ -46,6 +51,8 @@ from ragspine_eval.engines.base import (
     CaseOutcome,
     Engine,
     interrupted_outcome,
+    not_run,
+    stop_reason,
 )
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.execution.state import OnOutcome, Progress, RunState
@@ -92,12 +99,14 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
     outcomes = list(run.outcomes)  # an abandoned thread can no longer change it
     stop = run.schedule.stopped_at
     if stop is not None:
-        not_run = (f"not run: the run stopped at the first engine error, case {cases[stop].id} "
+        skipped = (f"not run: the run stopped at the first engine error, case {cases[stop].id} "
                    f"(--fail-fast)")
         for i in range(stop + 1, len(cases)):
-            outcomes[i] = CaseOutcome(error=not_run)
+            outcomes[i] = CaseOutcome(error=skipped)
     if interrupted:
         raise RunInterrupted.partial(outcomes)
+    if run.stopped is not None:  # the run stopped itself: what had not finished is not run
+        outcomes = [out or CaseOutcome(error=run.stopped) for out in outcomes]
     missing = [cases[i].id for i, out in enumerate(outcomes) if out is None]
     if missing:  # a worker itself failed; never hand back a report with holes
         raise RuntimeError(f"no outcome for case(s) {', '.join(missing)}")
@@ -110,9 +119,11 @@ class RunInterrupted(KeyboardInterrupt):
     run.run_qa_eval raises it again with the `report` scored from those outcomes, so that the
     gated run can write what the run has before the interrupt ends the program."""
 
-    def __init__(self, outcomes: list[CaseOutcome], done: int, report: Any = None):
+    def __init__(self, outcomes: list[Any], done: int, report: Any = None):
         super().__init__(f"interrupted after {done} of {len(outcomes)} cases")
         self.outcomes, self.done, self.report = outcomes, done, report
+        # what stopped a run that stopped itself (engines/base.NOT_RUN_STOPPED ...); None: Ctrl-C
+        self.reason = stop_reason(getattr(out, "error", None) for out in outcomes)
 
     @classmethod
     def partial(cls, outcomes: Sequence[CaseOutcome | None]) -> RunInterrupted:
@@ -120,3 +131,10 @@ class RunInterrupted(KeyboardInterrupt):
         of them becomes `interrupted_outcome()`. Every executor stops this way."""
         return cls([out or interrupted_outcome() for out in outcomes],
                    sum(out is not None for out in outcomes))
+
+    @classmethod
+    def of(cls, outcomes: list[Any], report: Any = None) -> RunInterrupted:
+        """The interrupt of a run whose every case has an outcome, the unfinished ones a
+        not-run text (engines/base.not_run)."""
+        return cls(outcomes, sum(not not_run(getattr(out, "error", None)) for out in outcomes),
+                   report)

@@ -6,7 +6,8 @@ report progress, hand each outcome to `on_outcome` as it is recorded). runner.py
 lives apart from both so that neither imports the other.
 
 Invariants: an outcome is recorded once per case, from any thread (`finish`); with fail_fast the
-first error in case order stops the schedule after it; cases given back (a worker killed with
+first error in case order stops the schedule after it; a case not run because the run must stop
+(engines/base.NOT_RUN_STOPPED) hands out no case more; cases given back (a worker killed with
 them queued) are handed out again before new ones, lowest first.
 """
 
@@ -19,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragspine_eval.engines.base import CaseOutcome
+from ragspine_eval.engines.base import NOT_RUN_STOPPED, CaseOutcome
 from ragspine_eval.execution.options import RunOptions
 from ragspine_eval.golden.cases import GoldenCase
 
@@ -92,12 +93,17 @@ class RunState:
         self.wake = threading.Event()
         self.pipes = selectors.DefaultSelector()  # worker processes' pipes, data: the worker
         self._reported = self._errors = self._handed = 0
+        self.stopped: str | None = None  # the not-run text of the case that stopped the run
 
     def finish(self, i: int, out: CaseOutcome) -> None:
-        """Record case i's outcome (from any thread); with fail_fast an error stops the run."""
+        """Record case i's outcome (from any thread); with fail_fast an error stops the run, and
+        a case that says the run must stop (a spent model budget) stops it whatever the options."""
         self.outcomes[i] = out
         if out.error and self.options.fail_fast:
             self.schedule.stop_after(i)
+        if out.error and self.stopped is None and out.error.startswith(NOT_RUN_STOPPED):
+            self.stopped = out.error
+            self.schedule.cancel()
         self.completed.append(i)
 
     def drive(self, workers: list[Any]) -> None:

@@ -66,8 +66,11 @@ INTERRUPTED = "interrupted"  # the gate's status for a run Ctrl-C stopped
 
 
 def interrupted_reason(report: QAEvalReport) -> str:
-    """The stated reason a run Ctrl-C stopped records nothing."""
-    return (f"INTERRUPTED (Ctrl-C) after {report.finished} of {report.n_cases} cases: the "
+    """The stated reason an interrupted run (Ctrl-C, or its model budget spent) records
+    nothing."""
+    what = (f"STOPPED ({report.stopped_by})" if report.stopped_by
+            else "INTERRUPTED (Ctrl-C)")
+    return (f"{what} after {report.finished} of {report.n_cases} cases: the "
             f"cases not run have no verdict, so nothing was recorded and the baseline is as it "
             f"was; run the same command again for a verdict")
 

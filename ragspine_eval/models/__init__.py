@@ -4,7 +4,8 @@ providers (`ProviderSpec`: provider, model, base URL; the engine's own provider 
 from it, keys only from the environment); request (a call as a canonical request, its key, what
 differs between two); cassette (the file: one call per line, sorted, a header naming the engine,
 the models and when); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
-engine's `chat(messages, tools)`, the call budget); prices (a price table the user supplies:
+engine's `chat(messages, tools)`); budget (`--max-calls`, `--max-cost`: a run stopped before it
+passes them, as an interrupted run that resumes); prices (a price table the user supplies:
 cost per run and by tag); options (the flags and a notebook's parameters as a `ModelRun`).
 Below the engines, which hand each case its provider.
 
@@ -27,6 +28,7 @@ _WHERE = {
     "ModelRun": "recorder",
     "CassetteMiss": "recorder",
     "ModelCallFailed": "recorder",
+    "BudgetReached": "budget",
     "PriceTable": "prices",
     "load_prices": "prices",
     "model_run": "options",

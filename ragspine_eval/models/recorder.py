@@ -39,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.models import budget
 from ragspine_eval.models import cassette as tape
+from ragspine_eval.models.budget import BudgetReached
 from ragspine_eval.models.providers import (
     DEFAULT,
     ProviderError,
@@ -61,10 +63,6 @@ class ModelCallFailed(RuntimeError):
     """The model failed to answer (the case's engine error): never recorded, never scored."""
 
 
-class BudgetReached(RuntimeError):
-    """A paid call past --max-calls (the case's engine error; a `record` run again resumes)."""
-
-
 class ModelRunError(RagspineEvalError, ValueError):
     """A provider, cassette and mode that do not go together (exit 2)."""
 
@@ -78,6 +76,7 @@ class ModelRun:
     mode: str = "live"
     prices: str | None = None  # a price table (prices.py): cost per run and by tag
     max_calls: int | None = None  # paid calls this run may make (None: no limit)
+    max_cost: float | None = None  # what its paid calls may cost, in the price table's currency
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12], compare=False)
 
     def __post_init__(self) -> None:
@@ -130,19 +129,35 @@ class ModelRun:
                 "recorded": tape.now_text()}
 
     def check_prices(self) -> None:
+        """Exit 2 for a price table that cannot be read, or a cost budget it cannot price."""
         from ragspine_eval.models.prices import load_prices
 
-        load_prices(self.prices)
+        table = load_prices(self.prices)
+        if self.max_cost is None:
+            return
+        if not self.max_cost > 0:
+            raise ModelRunError(f"--max-cost {self.max_cost}: a budget must be more than 0")
+        if table is None:
+            raise ModelRunError("--max-cost needs --prices FILE: the price table its calls are "
+                                "costed by")
+        if table.cost(self.spec.model, 0, 0) is None:
+            raise ModelRunError(f"--max-cost: the price table {self.prices} has no price for "
+                                f"model {self.spec.model or '(the provider default)'}; add "
+                                f"[models.\"{self.spec.model}\"] with input and output")
 
     def to_dict(self, outcomes: Any = None, tags: Any = None) -> dict[str, Any]:
         """For the provenance: provider, model, base URL, the calls the run's `outcomes` made
-        (calls_of), their cost from the price table (per run and by tag, `tags` each outcome's
-        case tags; a replay bills nothing), and the cassette (path, mode, and in replay what
+        (calls_of), the calls and tokens it paid for (`paid`: none from a cassette), their cost
+        from the price table (per run and by tag, `tags` each outcome's case tags; `billed`:
+        what the paid calls cost), and the cassette (path, mode, and in replay what
         its header says: engine, models, when recorded)."""
         out = self.spec.to_dict()
         if outcomes is not None:
             outcomes = list(outcomes)
             out["calls"] = calls_of(outcomes)
+            paid = self.paid()
+            if paid is not None:  # what this run paid for (a cassette's answers are free)
+                out["paid"] = {k: paid[k] for k in ("calls", "input_tokens", "output_tokens")}
             if self.prices:
                 out["cost"] = self._cost(outcomes, list(tags or [{}] * len(outcomes)))
         if self.cassette:
@@ -153,6 +168,11 @@ class ModelRun:
                 info.update(tape.read(self.cassette).header)
             out["cassette"] = info
         return out
+
+    def paid(self) -> dict[str, Any] | None:
+        """What this run paid its model once it has ended (budget.settle: calls, tokens, cost;
+        nothing for a replay); None before."""
+        return dict(budget.EMPTY) if self.mode == "replay" else _paid.get(self.run_id)
 
     def _cost(self, outcomes: list[Any], tags: list[dict[str, str]]) -> dict[str, Any]:
         from ragspine_eval.models.prices import load_prices
@@ -169,19 +189,18 @@ class ModelRun:
                                                                 "output_tokens": 0})
                 bucket["input_tokens"] += one["input_tokens"]
                 bucket["output_tokens"] += one["output_tokens"]
+        paid = self.paid()
+        billed = total if paid is None else table.cost(self.spec.model, paid["input_tokens"],
+                                                         paid["output_tokens"])
         return {"currency": table.currency, "prices": str(self.prices), "run": total,
-                "billed": 0.0 if self.mode == "replay" else total,
+                "billed": billed,
                 "by_tag": {tag: {**tokens, "cost": table.cost(self.spec.model, **tokens)}
                            for tag, tokens in sorted(by_tag.items())}}
 
     def finish(self, complete: bool) -> None:
-        """After the run: a recording's journal folded into its cassette (cassette.merge), its
-        budget's counter removed."""
-        if self.max_calls is not None:
-            import tempfile
-
-            (Path(tempfile.gettempdir()) / f"ragspine-eval-calls-{self.run_id}").unlink(
-                missing_ok=True)
+        """After the run: what it paid settled (budget.py: read by `to_dict`), a recording's
+        journal folded into its cassette (cassette.merge)."""
+        _paid[self.run_id] = budget.settle(self)
         if self.mode == "record" and self.cassette:
             tape.merge(self.cassette, self.run_id, self.header(), complete)
             _forget(self.cassette)
@@ -202,7 +221,7 @@ def calls_of(outcomes: Any) -> dict[str, int]:
                 out["calls"] += 1
         error = str(getattr(outcome, "error", "") or "")
         out["misses"] += error.startswith(CassetteMiss.__name__)
-        out["failed"] += error.startswith((ModelCallFailed.__name__, BudgetReached.__name__))
+        out["failed"] += error.startswith(ModelCallFailed.__name__)
     return out
 
 
@@ -211,6 +230,9 @@ def _unkeyed_anthropic(spec: ProviderSpec) -> Any:
 
     return AnthropicProvider(api_key="replay-makes-no-call", model=spec.model or "",
                              base_url=spec.base_url)
+
+
+_paid: dict[str, dict[str, Any]] = {}  # per run id, what the run paid (ModelRun.finish)
 
 
 # --- the calls this process knows, per cassette ----------------------------------------------
@@ -291,11 +313,9 @@ class RecordedProvider:
         if run.mode == "replay":
             raise self._failed(CassetteMiss(miss_message(self.case_id, key, request, _stage(),
                                                          held, str(run.cassette))))
-        if run.max_calls is not None and not _take_call(run):
-            raise self._failed(BudgetReached(
-                f"case {self.case_id}: the budget of {run.max_calls} model calls (--max-calls) "
-                f"is spent; run the same command again with --cassette-mode record to resume: "
-                f"the calls made so far are in the cassette and are not paid again"))
+        spent = budget.take_call(run)  # every paid call counted, within the run's budget
+        if spent is not None:
+            raise self._failed(BudgetReached(spent))
         started = time.perf_counter()
         try:
             response = self.inner.chat(messages, tools=tools)
@@ -305,6 +325,7 @@ class RecordedProvider:
                     f"case {self.case_id}: {run.spec.describe()}: the call failed and was not "
                     f"recorded: {exc}")) from None
             raise
+        budget.paid(run, response)
         if run.mode == "record":
             call = {"case": self.case_id, "key": key, "request": request,
                     "response": asdict(response), "stage": _stage(),
@@ -326,25 +347,6 @@ class RecordedProvider:
         failures, self.failures = self.failures, []
         if failures:
             raise failures[0]
-
-
-def _take_call(run: ModelRun) -> bool:
-    """One paid call taken from the run's budget, shared by its worker processes (a counter
-    file locked while it is read and written); False when the budget is spent."""
-    import fcntl
-    import tempfile
-
-    path = Path(tempfile.gettempdir()) / f"ragspine-eval-calls-{run.run_id}"
-    with open(path, "a+", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.seek(0)
-        used = int(handle.read().strip() or 0)
-        if used >= (run.max_calls or 0):
-            return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(used + 1))
-        return True
 
 
 def _is_provider_error(exc: BaseException) -> bool:

@@ -84,7 +84,8 @@ def gate_table(report: QAEvalReport, stored: dict[str, Any] | None = None) -> li
                      f"{short_ids([c.id for c in raised[MAX_IDS_SHOWN:]], 40)} (each "
                      f"error in the JSON report)")
     if not_run:
-        lines.append(f"  not run ({len(not_run)}, the run was interrupted): "
+        why = f"stopped: {report.stopped_by}" if report.stopped_by else "interrupted"
+        lines.append(f"  not run ({len(not_run)}, the run was {why}): "
                      f"{short_ids([c.id for c in report.not_run], 40)}")
     return lines + flaky_lines(report)
 

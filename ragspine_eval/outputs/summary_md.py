@@ -161,7 +161,8 @@ def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = No
     verdict = "not gated" if result is None else (
         f"{'PASS' if result.exit_code == 0 else 'FAIL'} ({result.status})")
     if report.interrupted:
-        verdict = "INTERRUPTED (Ctrl-C): no verdict, the baseline untouched"
+        verdict = (f"STOPPED ({report.stopped_by})" if report.stopped_by
+                   else "INTERRUPTED (Ctrl-C)") + ": no verdict, the baseline untouched"
     regressions = _regression_lines(result.comparison, report.mode) if result else []
     prov = report.provenance.lines() if report.provenance else []
     title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"

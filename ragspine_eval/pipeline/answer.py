@@ -21,8 +21,8 @@ Why it is fast (figures of benchmarks/RESULTS.md and docs/performance.md):
 Invariants: outcomes are in case order whatever the executor or `jobs` (execution/runner.py);
 only the cases the caches cannot answer reach the engine, and each answer is stored as soon as
 it comes (an error or an interrupted case never), so a run killed part-way resumes from where it
-was; Ctrl-C stops the run with every answer it had (`Answers.interrupted`), the unfinished
-cases holding the runner's not-run error.
+was; Ctrl-C, or a case that stops the run (a spent model budget), stops it with every answer it
+had (`Answers.interrupted`), the unfinished cases holding the runner's not-run error.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragspine_eval.engines.base import stop_reason
 from ragspine_eval.execution.collector import gc_running
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.pipeline.plan import Plan
@@ -185,10 +186,12 @@ def _stored_here(run_cases: Callable[..., list], engine: Any, store: Any, todo: 
 
 
 def _interruptible(run_cases: Callable[..., list], *args: Any) -> tuple[list, bool]:
-    """run_cases(*args) and False; after Ctrl-C, every outcome it had and True. The cyclic
-    collector runs meanwhile: an engine's objects may hold cycles."""
+    """run_cases(*args) and False; after Ctrl-C, or when a case stopped the run (a spent model
+    budget: engines/base.NOT_RUN_STOPPED, on every executor), every outcome it had and True.
+    The cyclic collector runs meanwhile: an engine's objects may hold cycles."""
     try:
         with gc_running():
-            return run_cases(*args), False
+            outcomes = run_cases(*args)
     except RunInterrupted as stopped:
         return stopped.outcomes, True
+    return outcomes, stop_reason(getattr(out, "error", None) for out in outcomes) is not None

@@ -23,8 +23,9 @@ judges a run with errors on the cases it answered (see there). pass_rate is
 baselines (see ragspine_eval.ratchet). Each gate and each tag bucket carries its 95% Wilson interval
 (`ci_lo`, `ci_hi` in the JSON); intervals inform and never change a verdict. A report made by
 `run_qa_eval` carries its `provenance` (see ragspine_eval/provenance.py) as its first key. A report
-of a run Ctrl-C stopped says so (`interrupted`, `interrupted_sentence`): its unfinished cases
-are engine errors of their own kind (`not_run`), so it can never move a baseline either.
+of a run Ctrl-C stopped, or that stopped itself before passing its model budget (`stopped_by`),
+says so (`interrupted`, `interrupted_sentence`): its unfinished cases are engine errors of their
+own kind (`not_run`), so it can never move a baseline either.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.stats import pass_at_k, wilson_interval
 from ragspine_eval.qa.case_record import CaseRecord
-from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED
+from ragspine_eval.engines.base import NOT_RUN_STOPPED, not_run, stop_reason
 from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict
 from ragspine_eval.golden.cases import GoldenCase
@@ -231,8 +232,21 @@ class QAEvalReport:
 
     @property
     def not_run(self) -> list[CaseRecord]:
-        """The cases Ctrl-C stopped before they finished (engine errors of their own kind)."""
-        return [c for c in self.cases if c.error == NOT_RUN_INTERRUPTED]
+        """The cases Ctrl-C, or the run stopping itself (a spent model budget), stopped before
+        they finished (engine errors of their own kind)."""
+        return [c for c in self.cases if not_run(c.error)]
+
+    @property
+    def stopped_by(self) -> str | None:
+        """Why the run stopped itself ("the budget of 40 model calls (--max-calls) was spent"),
+        or None: it ran to its end, or Ctrl-C stopped it."""
+        reason = stop_reason(c.error for c in self.cases)
+        return None if reason is None else reason.removeprefix(NOT_RUN_STOPPED)
+
+    @property
+    def _stop(self) -> str:
+        """What stopped the run, as the sentences say it."""
+        return f"stopped: {self.stopped_by}" if self.stopped_by else "interrupted (Ctrl-C)"
 
     def errors_sentence(self) -> str:
         """Engine errors as every output states them ("" when there are none)."""
@@ -243,9 +257,9 @@ class QAEvalReport:
         if not stopped:
             what = f"the engine raised, timed out or answered malformed on {these}"
         elif stopped == n:
-            what = f"the run was interrupted (Ctrl-C) before {these} finished"
+            what = f"the run was {self._stop} before {these} finished"
         else:
-            what = (f"{stopped} were not run (the run was interrupted, Ctrl-C) and on "
+            what = (f"{stopped} were not run (the run was {self._stop}) and on "
                     f"{n - stopped} the engine raised, timed out or answered malformed")
         return (f"{n} engine error{'s' if n != 1 else ''}: {what}, so "
                 f"{'it is' if n == 1 else 'they are'} neither passes nor "
@@ -254,21 +268,30 @@ class QAEvalReport:
 
     @property
     def finished(self) -> int:
-        """How many cases finished (all of them unless Ctrl-C stopped the run)."""
+        """How many cases finished (all of them unless the run was interrupted)."""
         return self.n_cases - len(self.not_run)
 
     def interrupted_sentence(self) -> str:
         """The interruption as every output states it ("" for a run that was not
-        interrupted)."""
+        interrupted): Ctrl-C, or the run stopping itself (`stopped_by`), and how it resumes."""
         if not self.interrupted:
             return ""
-        done = self.finished
-        resume = ("; the same command resumes it, reusing the answers the outcome cache kept"
-                  if self.provenance is not None and self.provenance.cache is not None else "")
-        return (f"INTERRUPTED (Ctrl-C) after {done} of {self.n_cases} cases: these results "
-                f"hold the {done} that finished; the other {self.n_cases - done} are recorded as "
-                f"not run, so this run is no verdict on the engine and records no "
-                f"baseline{resume}")
+        done, n = self.finished, self.n_cases
+        head = (f"STOPPED after {done} of {n} cases ({self.stopped_by})" if self.stopped_by
+                else f"INTERRUPTED (Ctrl-C) after {done} of {n} cases")
+        return (f"{head}: these results hold the {done} that finished; the other {n - done} "
+                f"are recorded as not run, so this run is no verdict on the engine and records "
+                f"no baseline{self._resume()}")
+
+    def _resume(self) -> str:
+        prov = self.provenance
+        tape = ((prov.model or {}).get("cassette") or {}) if prov is not None else {}
+        if tape.get("mode") == "record":
+            return ("; the same command resumes it: the calls already made are in the "
+                    "cassette and are not paid again")
+        if prov is not None and prov.cache is not None:
+            return "; the same command resumes it, reusing the answers the outcome cache kept"
+        return ""
 
     def gates(self) -> dict[str, GateMetric]:
         """The six metrics and fabrication, in report order."""

@@ -95,7 +95,7 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
         report.case_text = replace(slot, records=report.cases)
     if answers.interrupted:
         report.interrupted = True
-        raise RunInterrupted(answers.runs[-1][0], report.finished, report)
+        raise RunInterrupted.of(answers.runs[-1][0], report)
     return report
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
 from ragspine_eval.execution.latency import LLMTrace, listening
 from ragspine_eval.files import reading
@@ -201,7 +202,7 @@ class _Engine:
                 if swallowed is not None:  # the engine's rerank falls back on any error:
                     swallowed()  # a cassette miss it caught is still this question's error
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
-                out.error = f"{type(exc).__name__}: {exc}"
+                out.error = error_text(exc)  # a spent budget: not run (base.py)
                 out.hits = []
                 if not str(exc):
                     out.error += " " + traceback.format_exc(limit=1).strip().splitlines()[-1]

@@ -82,7 +82,7 @@ def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
                                                 len(run.questions)),
                                      run.questions, answers.outcomes, answers.reused)
     if answers.interrupted:
-        raise RunInterrupted(answers.outcomes, sum(o is not None for o in answers.outcomes))
+        raise RunInterrupted.of(answers.outcomes)
     return report
 
 

@@ -40,7 +40,7 @@ def comparable(report):
     # outcome, a replay uses the cache (answers/run.py, on the run path)
     prov = {k: v for k, v in report["provenance"].items()
             if k not in ("times", "baseline", "git_dirty", "cache")}
-    prov["model"] = {k: v for k, v in prov["model"].items() if k != "cassette"}
+    prov["model"] = {k: v for k, v in prov["model"].items() if k not in ("cassette", "paid")}
     return {**report, "provenance": prov}
 
 
@@ -81,3 +81,30 @@ def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"sk-planted-answers-77" not in path.read_bytes(), path
+
+
+@needs_realdocs
+def test_a_call_budget_stops_an_answer_run_and_the_same_command_resumes_it(
+        realdocs_workspace, tmp_path, monkeypatch, capsys):  # noqa: F811
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-answers-77")
+    workspace = realdocs_workspace.workspace.path
+    server = LoopbackModel(seed=3).start()
+    cassette = tmp_path / "budget.cassette"
+    argv = ["answers", "--kb", str(workspace), "--golden", str(GOLD), "--route", "narrative",
+            "--provider", "litellm", "--model", "openai/loopback", "--base-url",
+            server.base_url, "--cassette", str(cassette), "--cassette-mode", "record",
+            "--no-store", "--jobs", "1", "--baseline", str(tmp_path / "baseline.json"),
+            "--report", str(tmp_path / "a.json")]
+    try:
+        code = main([*argv, "--max-calls", "3"])
+        first = [json.dumps(r["body"], sort_keys=True) for r in server.requests]
+        assert code == 130 and len(first) <= 3
+        assert "the budget of 3 model calls (--max-calls) was spent" in capsys.readouterr().err
+        assert not (tmp_path / "baseline.json").exists() and not (tmp_path / "a.json").exists()
+        code = main(argv)
+        again = [json.dumps(r["body"], sort_keys=True) for r in server.requests[len(first):]]
+    finally:
+        server.stop()
+    assert code == 0 and json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    assert again and not set(again) & set(first)  # no recorded request was sent a second time
+

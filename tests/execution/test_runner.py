@@ -15,6 +15,7 @@ from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
 from ragspine_eval.engines.callable_engine import CallableEngine
 from ragspine_eval.qa.run import run_qa_eval
 from ragspine_eval.execution.runner import RunInterrupted, RunOptions, run_cases
+from ragspine_eval.execution.workers import PIPELINE_CASES
 
 CASES = [make_case(f"c{i}") for i in range(1, 7)]
 
@@ -76,6 +77,30 @@ def test_fail_fast_in_parallel_gives_the_serial_outcomes():
     parallel = run_cases(engine, CASES, RunOptions(jobs=4, fail_fast=True))
     assert [o.to_dict() for o in parallel] == [o.to_dict() for o in serial]
     assert "c2" in serial[1].error and all("case c2 (--fail-fast)" in o.error for o in serial[2:])
+
+
+STOPPED = "not run: the run stopped before this case finished: the budget was spent at c3"
+
+
+def test_a_case_that_says_the_run_must_stop_stops_it_and_the_rest_are_not_run(tmp_path):
+    trace = tmp_path / "trace"
+    outcomes = run_cases(ScriptedEngine(stop=("c3",), trace=str(trace)), CASES, RunOptions())
+    assert answers(outcomes) == ["answer to c1", "answer to c2", *[STOPPED] * 4]
+    assert [line.split()[0] for line in traced(trace)] == ["c1", "c2", "c3"]  # none after it
+
+
+@pytest.mark.parametrize("parallel", ["threads", "processes"])
+def test_in_parallel_a_stop_hands_out_no_case_more(tmp_path, parallel):
+    """Cases already sent ahead to a worker process run to their end (a spent budget refuses
+    their paid calls too); no case is handed out after the stop."""
+    trace = tmp_path / "trace"
+    cases = [make_case(f"c{i}") for i in range(1, 81)]
+    engine = ScriptedEngine(stop=("c3",), parallel=parallel, trace=str(trace), delay=0.01)
+    outcomes = run_cases(engine, cases, RunOptions(jobs=2))
+    ran = [line.split()[0] for line in traced(trace)]
+    assert len(ran) <= 2 * (PIPELINE_CASES + 2)  # what two workers held when c3 stopped: not 80
+    for case, out in zip(cases, outcomes):  # each answered, or not run for the stop's reason
+        assert out.error in (None, STOPPED) and (out.error or case.id in ran)
 
 
 def test_progress_counts_every_case_and_every_error():

@@ -63,3 +63,17 @@ def test_repeats_answer_every_case_that_many_times():
     got = answer(Plan([Case("a"), Case("b")]), how, run_options(how, 2, False, False),
                  opener(engine, []))
     assert len(got.runs) == 3 and len(engine.asked) == 6
+
+
+def test_a_case_that_stops_the_run_ends_it_as_interrupted_on_every_executor():
+    """The runner stops handing out cases (execution/test_runner.py); Dask's outcomes come back
+    at the end: either way the answer step ends the run as an interrupted one, which resumes."""
+    from engine_doubles import ScriptedEngine
+
+    cases = [Case(f"c{i}") for i in range(1, 5)]
+    how = RunHow()
+    got = answer(Plan(cases), how, run_options(how, 4, False, False),
+                 opener(ScriptedEngine(stop=("c2",)), []))
+    assert got.interrupted
+    assert [o.error for o in got.outcomes][0] is None
+    assert all(o.error.startswith("not run: the run stopped") for o in got.outcomes[1:])

@@ -59,11 +59,12 @@ def agent_run(work: Path, name: str, base_url: str, cassette: Path, mode: str,
 
 def without_run_details(report: dict) -> dict:
     """The report less what differs between two runs of the same inputs by design: the times,
-    the baseline entry it was compared with, the cassette's mode and header."""
+    the baseline entry it was compared with, the cassette's mode and header, and what the run
+    paid for (a replay nothing)."""
     prov = dict(report["provenance"])
     for key in ("times", "baseline", "git_dirty", "cache"):
         prov.pop(key, None)
-    prov["model"] = {k: v for k, v in prov["model"].items() if k != "cassette"}
+    prov["model"] = {k: v for k, v in prov["model"].items() if k not in ("cassette", "paid")}
     return {**report, "provenance": prov}
 
 
@@ -171,24 +172,60 @@ def test_every_repeat_is_recorded_and_replayed(workdir, monkeypatch):
     assert without_run_details(replayed) == without_run_details(recorded)
 
 
-def test_a_call_budget_stops_paying_and_a_resumed_recording_pays_nothing_twice(
-        workdir, loopback, monkeypatch):
+def test_a_call_budget_stops_the_run_as_interrupted_and_a_resume_pays_for_nothing_twice(
+        workdir, loopback, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     url, cassette = loopback.base_url, workdir / "budget.cassette"
     code, first = agent_run(workdir, "budget", url, cassette, "record", paths.KB_DIR,
-                            "--max-calls", "20", "--no-cache")
+                            "--max-calls", "20")
     spent = [json.dumps(r["body"], sort_keys=True) for r in loopback.requests]
-    stopped = errors(first)
-    assert code == 1 and stopped
-    assert all("the budget of 20 model calls (--max-calls) is spent" in e for e in stopped.values())
+    assert code == 130 and first["interrupted"]  # an interrupted run: no verdict, no baseline
+    assert "stopped (the budget of 20 model calls (--max-calls) was spent)" in \
+        capsys.readouterr().err
+    not_run = errors(first)
+    assert not_run and len(not_run) < first["n_cases"]  # it stopped, it did not fail every case
+    assert set(not_run.values()) == {"not run: the run stopped before this case finished: the "
+                                     "budget of 20 model calls (--max-calls) was spent"}
     assert len(spent) <= 20 + 2  # 20 calls (an SDK retry of one of them aside)
     assert len(tape.read(cassette).calls) >= 20  # each paid call kept (a case may reuse one)
+    assert not (workdir / "baseline.json").exists()
+    assert "STOPPED" in (workdir / "budget.md").read_text(encoding="utf-8")
 
-    code, resumed = agent_run(workdir, "resumed", url, cassette, "record", paths.KB_DIR,
-                              "--no-cache")
-    assert code == 0 and not errors(resumed)
+    code, resumed = agent_run(workdir, "resumed", url, cassette, "record", paths.KB_DIR)
+    assert code == 0 and not errors(resumed) and not resumed.get("interrupted")
     again = [json.dumps(r["body"], sort_keys=True) for r in loopback.requests[len(spent):]]
     assert again and not set(again) & set(spent)  # no recorded request was sent a second time
+
+
+def test_a_cost_budget_stops_the_run_before_it_passes_the_budget(workdir, loopback,
+                                                                   monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    prices = workdir / "prices.toml"
+    prices.write_text('currency = "EUR"\n[models."openai/loopback"]\ninput = 100.0\n'
+                      'output = 400.0\n', encoding="utf-8")
+    code, first = agent_run(workdir, "cost", loopback.base_url, workdir / "cost.cassette",
+                            "record", paths.KB_DIR, "--prices", str(prices), "--max-cost", "0.5")
+    assert code == 130 and first["interrupted"]
+    assert "(--max-cost) would be passed" in capsys.readouterr().err
+    costs = [(c["response"]["usage"]["prompt_tokens"] * 100.0
+              + c["response"]["usage"]["completion_tokens"] * 400.0) / 1e6
+             for c in tape.read(workdir / "cost.cassette").calls.values()]  # every paid call
+    dearest = max(costs)
+    # checked before each call against the spent cost plus the dearest call so far, the run
+    # spends at most one call's difference past the budget, and stops near it, not early
+    assert 0.5 - 2 * dearest <= sum(costs) <= 0.5 + dearest
+
+
+def test_a_cost_budget_without_a_price_for_the_model_is_refused_before_any_call(
+        workdir, loopback, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    prices = workdir / "prices.toml"
+    prices.write_text('[models."another/model"]\ninput = 1\noutput = 1\n', encoding="utf-8")
+    code = main(["qa", "--mode", "agent", "--provider", "litellm", "--model", "openai/loopback",
+                 "--base-url", loopback.base_url, "--prices", str(prices), "--max-cost", "1",
+                 "--report", str(workdir / "r.json"), "--baseline", str(workdir / "b.json")])
+    assert code == 2 and not loopback.requests and not (workdir / "r.json").exists()
+    assert "has no price for model openai/loopback" in capsys.readouterr().err
 
 
 def test_the_anthropic_provider_with_a_gateway_url_is_recorded_and_replayed(

@@ -38,7 +38,7 @@ def comparable(report):
     # provenance.times and provenance.cache)
     prov = {k: v for k, v in report["provenance"].items()
             if k not in ("times", "baseline", "git_dirty", "cache")}
-    prov["model"] = {k: v for k, v in prov["model"].items() if k != "cassette"}
+    prov["model"] = {k: v for k, v in prov["model"].items() if k not in ("cassette", "paid")}
     return {**report, "provenance": prov}
 
 
