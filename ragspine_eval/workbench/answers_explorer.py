@@ -295,8 +295,9 @@ def _case_html(run: AnswersNotebookRun, results: list[Any]) -> str:
 def explorer(run: AnswersNotebookRun) -> Html:
     """The heatmap of every route's gates by bucket, linked to the table of questions."""
     report = run.report
-    heatmap = charts.pass_rate_heatmap(_rates(run), "Each route's gates by language, tag and "
-                                                    "document", select=True).to_dict()
+    heatmap = charts.pass_rate_heatmap(
+        _rates(run), "Each route's gates by language, tag and document", select=True,
+        compared=any(c is not None for c in run.comparisons.values())).to_dict()
     root = embed.element_id({"answers": list(run.keys.values()),
                              "n": len(report.run.results)}, "rse-explorer")
     by_id: dict[str, list[Any]] = {}

@@ -57,12 +57,14 @@ def _picked(mark: alt.Chart, *fields: str) -> alt.Chart:
 
 
 def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by tag value",
-                      select: bool = False) -> alt.Chart:
+                      select: bool = False, compared: bool | None = None) -> alt.Chart:
     """rates: frames.tag_rates(). One cell per gate and tag=value, coloured by pass rate and
     labelled passed/total (fabrication: "fabricated of total"); a cell holding cases that
     passed at baseline time and fail now is framed in black and labelled "▼n", so a drop shows
     where it sits; a bucket of fewer than SMALL_BUCKET cases is labelled in italics and says so
-    in its tooltip. `select`: clicking a cell selects (gate, bucket) as `SELECTION`."""
+    in its tooltip. `select`: clicking a cell selects (gate, bucket) as `SELECTION`.
+    `compared`: whether a baseline was compared with (None: where some cell has a
+    `baseline_rate`; a harness whose baseline keeps no rate per bucket says so itself)."""
     if rates.empty:
         return _empty(title)
     buckets = rates.drop_duplicates("bucket").sort_values(
@@ -108,7 +110,8 @@ def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by t
     labels = alt.layer(*(base.transform_filter(keep).mark_text(
         fontSize=10, fontStyle=style).encode(text="label:N", tooltip=tooltip)
         for keep, style in ((~alt.datum.small, "normal"), (alt.datum.small, "italic"))))
-    compared = "baseline_rate" in rates and rates["baseline_rate"].notna().any()
+    if compared is None:
+        compared = "baseline_rate" in rates and bool(rates["baseline_rate"].notna().any())
     subtitle = ("no baseline to compare with" if not compared else
                 "▼n, framed: n cases that passed at baseline time fail now" if regressed.any()
                 else "no case fails that passed at baseline time")

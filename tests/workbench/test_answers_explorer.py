@@ -42,6 +42,24 @@ def test_the_banner_gates_and_failures_say_what_happened(run):
 
 
 @needs_realdocs
+def test_the_heatmap_says_whether_a_baseline_was_compared_with(realdocs_workspace, run,
+                                                               tmp_path):
+    from ragspine_eval.answers.report import make_answers_entry
+
+    assert "no baseline to compare with" in ax.explorer(run)._repr_html_()
+    entry = make_answers_entry(run.report, "narrative")
+    entry["passed_ids"]["claim_content"].append("content-miss:en#1")  # passed at baseline time
+    baseline = tmp_path / "b.json"
+    baseline.write_text(json.dumps({"realdocs@answers:narrative": entry}), encoding="utf-8")
+    compared = ax.run_answers(realdocs_workspace.workspace.path, GOLD, routes="narrative",
+                              baseline_path=baseline, report_path=tmp_path / "r.json",
+                              store=False)
+    html = ax.explorer(compared)._repr_html_()
+    assert "no baseline to compare with" not in html
+    assert "n cases that passed at baseline time fail now" in html
+
+
+@needs_realdocs
 def test_the_case_view_marks_each_claim_and_sets_pages_side_by_side(run):
     html = ax.case_view(run, "value-hit:en")._repr_html_()
     assert html.count('class="rse-ans-route"') == 2  # ask and narrative
