@@ -304,19 +304,9 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
 
 def compare_answers(report: AnswerRunReport, route: str, stored: dict[str, Any]
                     ) -> ratchet.BaselineComparison:
-    """One route of the run against its stored entry (the ratchet's rules), with a note first
-    when the entry was recorded under other engine settings than the run's."""
-    current = make_answers_entry(report, route)
-    comparison = ratchet.compare(current, stored)
-    then, now = stored.get("engine_config"), current.get("engine_config")
-    if (then or now) and (then or {}).get("fingerprint") != (now or {}).get("fingerprint"):
-        text = (f"engine configuration changed since the baseline was recorded: "
-                f"{(then or {}).get('settings') or 'engine defaults'} -> "
-                f"{(now or {}).get('settings') or 'engine defaults'}")
-        comparison.notes.insert(0, text)
-        comparison.drift.insert(0, {"kind": "engine_config", "then": then, "now": now,
-                                    "files": [], "text": text})
-    return comparison
+    """One route of the run against its stored entry: the ratchet's rules, engine-configuration
+    drift among them (ratchet.drift_of)."""
+    return ratchet.compare(make_answers_entry(report, route), stored)
 
 
 def is_answers_report(data: Any) -> bool:

@@ -24,7 +24,8 @@ Invariants:
   above every regression. Drift never fails a gate and never blocks a record by itself. An
   entry without "kb" or "engine" (an old one, the extraction harness's) is compared without
   that check; "model" ({"provider", "model"}, models/) is absent for the engine's MockProvider,
-  so an entry with it and a run without it (or the reverse) is a model drift too;
+  and "engine_config" ({"fingerprint", "settings"}) for the engine's defaults, so an entry with
+  one and a run without it (or the reverse) is a drift too;
 - a recorded run (bootstrap, ratchet, update) makes the entry's "kb" and "engine" the run's:
   the baseline names what it was last measured on.
 """
@@ -61,9 +62,17 @@ DRIFT_KEYS = ("kb", "engine", "model")
 
 def drift_of(stored: dict[str, Any], current: dict[str, Any]) -> list[dict[str, Any]]:
     """What the run was measured on that differs from its entry: one dict per kind, {"kind":
-    "kb" or "engine", "then", "now", "files": [{"file", "change"}] (kb only; [] when either side
-    does not list its files), "text": the note}. A kind either side lacks is not checked."""
+    "engine_config", "kb", "engine" or "model", "then", "now", "files": [{"file", "change"}]
+    (kb only; [] when either side does not list its files), "text": the note}. A kb or engine
+    either side lacks is not checked; an engine configuration or a model one side lacks is the
+    engine's defaults, or its MockProvider, there."""
     drift = []
+    then, now = stored.get("engine_config"), current.get("engine_config")
+    if (then or now) and (then or {}).get("fingerprint") != (now or {}).get("fingerprint"):
+        drift.append({"kind": "engine_config", "then": then, "now": now, "files": [], "text": (
+            f"engine configuration changed since the baseline was recorded: "
+            f"{(then or {}).get('settings') or 'engine defaults'} -> "
+            f"{(now or {}).get('settings') or 'engine defaults'}")})
     then, now = stored.get("kb"), current.get("kb")
     if isinstance(then, dict) and isinstance(now, dict) and \
             then.get("fingerprint") != now.get("fingerprint"):

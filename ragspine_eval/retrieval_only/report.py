@@ -220,19 +220,9 @@ def make_retrieval_entry(report: RetrievalRunReport) -> dict[str, Any]:
 
 def compare_retrieval(report: RetrievalRunReport, stored: dict[str, Any]
                       ) -> ratchet.BaselineComparison:
-    """The run against its stored entry (the ratchet's rules), with a note first when the
-    entry was recorded under other engine settings than the run's."""
-    current = make_retrieval_entry(report)
-    comparison = ratchet.compare(current, stored)
-    then, now = stored.get("engine_config"), current.get("engine_config")
-    if (then or now) and (then or {}).get("fingerprint") != (now or {}).get("fingerprint"):
-        text = (f"engine configuration changed since the baseline was recorded: "
-                f"{(then or {}).get('settings') or 'engine defaults'} -> "
-                f"{(now or {}).get('settings') or 'engine defaults'}")
-        comparison.notes.insert(0, text)
-        comparison.drift.insert(0, {"kind": "engine_config", "then": then, "now": now,
-                                    "files": [], "text": text})
-    return comparison
+    """The run against its stored entry: the ratchet's rules, engine-configuration
+    drift among them (ratchet.drift_of)."""
+    return ratchet.compare(make_retrieval_entry(report), stored)
 
 
 def is_retrieval_report(data: Any) -> bool:

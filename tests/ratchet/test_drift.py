@@ -156,3 +156,21 @@ def test_drift_never_blocks_a_gain_being_ratcheted(tmp_path):
     result = run_gate(path, "tool", better, GateOptions(ratchet=True))
     assert result.status == "ratcheted" and result.lines[0].startswith("DRIFT [tool]")
     assert json.loads(path.read_text(encoding="utf-8"))["tool"]["kb"] == KB_FACT_CHANGED
+
+
+def test_another_engine_configuration_than_the_entrys_is_drift_named_first():
+    """One rule for every harness whose entry keeps its engine configuration (answers and
+    retrieval runs; QA entries keep it too): the note names both settings, and the defaults."""
+    from ragspine_eval.ratchet.compare import drift_of
+
+    entry = {"metrics": {"recall@5": 0.5}, "n_cases": 1, "passed_ids": {}, "golden": {}}
+    then = {**entry, "engine_config": {"fingerprint": "aaaa", "settings": {"top_k": 5}}}
+    now = {**entry, "engine_config": {"fingerprint": "bbbb", "settings": {"top_k": 8}}}
+    comparison = compare(now, then)
+    assert [d["kind"] for d in comparison.drift] == ["engine_config"]
+    assert comparison.notes[0] == ("engine configuration changed since the baseline was "
+                                   "recorded: {'top_k': 5} -> {'top_k': 8}")
+    assert comparison.passed  # drift informs, never fails
+    (to_defaults,) = drift_of(then, entry)
+    assert to_defaults["text"].endswith("-> engine defaults")
+    assert drift_of(then, then) == [] and drift_of(entry, entry) == []
