@@ -21,15 +21,18 @@ from pathlib import Path
 
 from ragspine_eval import paths
 from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
-from ragspine_eval.cli.run_options import add_run_arguments, run_options
+from ragspine_eval.cli.run_options import (
+    add_output_arguments,
+    add_run_arguments,
+    add_workspace_argument,
+    run_options,
+)
 
 HELP = "retrieval only over an engine workspace: rank of the first relevant hit per question"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kb", type=Path, required=True, metavar="W",
-                        help="the engine workspace (a folder made by `ragspine ingest` or "
-                             "`ragspine-eval kb build`)")
+    add_workspace_argument(parser)
     parser.add_argument("--golden", type=Path, required=True, metavar="Q",
                         help="a question file of `ragspine batch` (.jsonl, .json, .csv, .txt) "
                              "or an nl-answers-gold v1/v2 file")
@@ -40,12 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, top_k, name")
     add_run_arguments(parser)
-    parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
-    parser.add_argument("--summary-md", type=Path, metavar="PATH",
-                        help="write a short Markdown summary here")
-    parser.add_argument("--no-store", action="store_true",
-                        help="do not keep this run in the run store")
+    add_output_arguments(parser)
     add_gate_arguments(parser, paths.RETRIEVAL_BASELINE)
     from ragspine_eval.cli.model_options import add_model_arguments
 

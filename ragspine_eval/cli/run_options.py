@@ -1,11 +1,28 @@
-"""The flags that say how a workspace's questions run, shared by `retrieval` and `answers`:
---jobs, --executor, --scheduler, --case-timeout, --no-cache, folded into pipeline.spec.RunHow's
-keyword arguments (no logic beyond). None of them changes a report."""
+"""The flags `retrieval` and `answers` share, written once: the workspace (--kb), how its
+questions run (--jobs, --executor, --scheduler, --case-timeout, --no-cache, folded into
+pipeline.spec.RunHow's keyword arguments; none of them changes a report), and where the run's
+outputs go (--report, --junit, --summary-md, --no-store). No logic beyond."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+
+def add_workspace_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kb", type=Path, required=True, metavar="W",
+                        help="the engine workspace (a folder made by `ragspine ingest` or "
+                             "`ragspine-eval kb build`)")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
+    parser.add_argument("--summary-md", type=Path, metavar="PATH",
+                        help="write a short Markdown summary here")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store")
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, extra_cache_help: str = "") -> None:
