@@ -23,12 +23,11 @@ from typing import Any
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
-from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated import steps
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
-from ragspine_eval.ratchet import store as baseline_store
 
 Echo = Callable[[str], None]
 
@@ -107,17 +106,10 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                                   **({Path(config.path): f"engine config {config.path}"}
                                      if config.path else {})})
     keys = {route: baseline_key(workspace, route, config, model) for route in routes}
-    if options is not None:
-        if record_command is not None:
-            options = replace(options, record_command=record_command)
-        options.check()
+    options = steps.checked_options(options, record_command)
     read_workspace(workspace)
     answer_cases_of(gold)
-    baselines = ratchet.load_baselines(baseline_path)
-    stored = {route: baselines.get(key) for route, key in keys.items()}
-    for route, entry in stored.items():
-        if entry is not None:
-            ratchet.validate_entry(baseline_path, keys[route], entry)
+    stored = steps.stored_entries(baseline_path, keys)
 
     clock = Clock()
     answered = run_answer_eval(workspace, gold, routes=routes, languages=languages,  # type: ignore[arg-type]
@@ -133,28 +125,14 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                            for route, entry in stored.items()})
     write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
                     run.written, say)
-    before = baseline_store.snapshot(baseline_path)
-    if options is not None:
-        for route, key in keys.items():
-            for drift in (c.drift if (c := run.comparisons[route]) is not None else []):
-                if drift["kind"] == "engine_config":
-                    say(f"DRIFT [{key}] {drift['text']}")
-            if report.errors:
-                gate = ratchet.check_without_recording(
+    with steps.undone_on_bad_output(baseline_path):
+        if options is not None:
+            for route, key in keys.items():
+                run.gates[route] = steps.gate_key(
                     baseline_path, key, run.comparisons[route],
-                    f"FAIL because of {len(report.errors)} engine error(s): a run with engine "
-                    f"errors never creates or changes a baseline", status="engine errors")
-            else:
-                gate = ratchet.run_gate(baseline_path, key, make_answers_entry(report, route),
-                                        options)
-            run.gates[route] = gate
-            for line in gate.lines:
-                say(line)
-    try:
+                    lambda route=route: make_answers_entry(report, route), len(report.errors),
+                    options, say)
         _write_ci_files(run, outputs, say)
-    except RagspineEvalError:
-        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
-        raise
     run.kept = runs.keep(report.to_dict, kind="answers", key=", ".join(keys.values()),
                          store=store, echo=say, verdict=_store_verdict(run))
     if options is not None:

@@ -33,16 +33,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet, runs
-from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.qa.report_file import write_report
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated import steps
 from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
 from ragspine_eval.qa.baseline_entry import compare_to_baseline, entry_for_gate
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.execution.runner import RunInterrupted
-from ragspine_eval.ratchet import store as baseline_store
 
 Echo = Callable[[str], None]
 
@@ -131,9 +130,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     load_golden_set_cached(golden_path, None if run_options.get("cache") is False else cache_dir())
     config = run_options.get("engine_config")
     key = qa_key(spec.key, config, run_options.get("model"))
-    stored = ratchet.load_baselines(baseline_path).get(key)
-    if stored is not None:
-        ratchet.validate_entry(baseline_path, key, stored)
+    stored = steps.stored_entries(baseline_path, {key: key})[key]
     from ragspine_eval.qa.retrieval_gate import stored_k
 
     run_options.setdefault("retrieval_k", stored_k(stored))  # the k the baseline records
@@ -154,27 +151,22 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     write_announced(outputs.report, "report", lambda p: write_report(p, report, as_dict()),
                     run.written, say)
 
-    before = baseline_store.snapshot(baseline_path)
-    if options is not None:
-        entry = entry_for_gate(report, stored, options)
-        if report.interrupted:
-            run.gate = ratchet.check_without_recording(
-                baseline_path, key, run.comparison, interrupted_reason(report),
-                status=INTERRUPTED)
-        elif report.errors:
-            run.gate = ratchet.check_without_recording(
-                baseline_path, key, run.comparison, engine_errors_reason(report),
-                status=ENGINE_ERRORS)
-        else:
-            run.gate = ratchet.run_gate(baseline_path, key, entry, options)
-        for line in run.gate.lines:
-            say(line)
-    try:
+    with steps.undone_on_bad_output(baseline_path):
+        if options is not None:
+            entry = entry_for_gate(report, stored, options)
+            if report.interrupted:
+                run.gate = ratchet.check_without_recording(
+                    baseline_path, key, run.comparison, interrupted_reason(report),
+                    status=INTERRUPTED)
+            elif report.errors:
+                run.gate = ratchet.check_without_recording(
+                    baseline_path, key, run.comparison, engine_errors_reason(report),
+                    status=ENGINE_ERRORS)
+            else:
+                run.gate = ratchet.run_gate(baseline_path, key, entry, options)
+            for line in run.gate.lines:
+                say(line)
         _write_ci_files(run, outputs, say)
-    except RagspineEvalError:
-        # exit 2 means the baseline did not move: put back what the gate recorded
-        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
-        raise
     run.kept = runs.keep(as_dict, kind="qa", key=key, store=store, echo=say,
                          verdict=runs.record.qa_verdict(report, run.comparison, run.gate))
     if options is not None:

@@ -24,13 +24,12 @@ from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
-from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.gated import steps
 from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
-from ragspine_eval.ratchet import store as baseline_store
 from ragspine_eval.retrieval_only.report import (
     RetrievalRunReport,
     compare_retrieval,
@@ -88,8 +87,6 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
     `model` (models.ModelRun; None: the MockProvider) is what the engine's query translation and
     listwise rerank ask; `run_options` are run_retrieval_eval's (jobs, executor, scheduler,
     cache, ...)."""
-    from dataclasses import replace
-
     from ragspine_eval.golden.question_files import load_question_file
     from ragspine_eval.outputs.retrieval_files import retrieval_table
     from ragspine_eval.retrieval.workspace import read_workspace
@@ -107,15 +104,10 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                                      if config.path else {})})
     top_k = top_k if top_k is not None else (config.top_k or 10)
     key = baseline_key(workspace, top_k, config, model)
-    if options is not None:
-        if record_command is not None:
-            options = replace(options, record_command=record_command)
-        options.check()
+    options = steps.checked_options(options, record_command)
     read_workspace(workspace)
     load_question_file(golden)
-    stored = ratchet.load_baselines(baseline_path).get(key)
-    if stored is not None:
-        ratchet.validate_entry(baseline_path, key, stored)
+    stored = steps.stored_entries(baseline_path, {key: key})[key]
 
     report = run_retrieval_eval(workspace, golden, top_k=top_k, config=config, progress=progress,
                                 model=model, **run_options)
@@ -126,26 +118,12 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                             None if stored is None else compare_retrieval(report, stored))
     write_announced(outputs.report, "report", lambda p: write_json_atomic(p, report.to_dict()),
                     run.written, say)
-    before = baseline_store.snapshot(baseline_path)
-    if options is not None:
-        if run.comparison is not None:
-            for drift in run.comparison.drift:
-                if drift["kind"] == "engine_config":
-                    say(f"DRIFT [{key}] {drift['text']}")
-        if report.errors:
-            run.gate = ratchet.check_without_recording(
-                baseline_path, key, run.comparison,
-                f"FAIL because of {len(report.errors)} engine error(s): a run with engine errors "
-                f"never creates or changes a baseline", status="engine errors")
-        else:
-            run.gate = ratchet.run_gate(baseline_path, key, make_retrieval_entry(report), options)
-        for line in run.gate.lines:
-            say(line)
-    try:
+    with steps.undone_on_bad_output(baseline_path):
+        if options is not None:
+            run.gate = steps.gate_key(baseline_path, key, run.comparison,
+                                      lambda: make_retrieval_entry(report), len(report.errors),
+                                      options, say)
         _write_ci_files(run, outputs, say)
-    except RagspineEvalError:
-        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
-        raise
     run.kept = runs.keep(report.to_dict, kind="retrieval", key=key, store=store, echo=say,
                          verdict=verdict_of(run))
     if options is not None:
