@@ -176,12 +176,35 @@ class Provenance:
             out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
                        f"({run['n']} cases timed)")
         llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
-        if llm:  # what the engine's trace reported: calls and time per LLM stage, tokens
-            out.append("LLM calls per stage (the engine's trace): " + ", ".join(
-                f"{stage} {v.get('calls', 0)} ({v.get('ms', 0)} ms"
-                + (f", {v['input_tokens']} in / {v.get('output_tokens', 0)} out tokens"
-                   if "input_tokens" in v else "") + ")" for stage, v in llm.items()))
+        if llm:
+            out.append(_stages_line(llm, (self.model or {}).get("cost") or {}))
         return out
+
+
+def _stages_line(llm: Mapping[str, Any], cost: Mapping[str, Any]) -> str:
+    """What the engine's trace reported per LLM stage: calls, time, tokens, and their cost from
+    the run's price table. The "(request)" pseudo-stage (the request's own token totals, kept
+    in the JSON) is no stage: it is shown only for an older report that has no tokens per
+    stage."""
+    priced = cost.get("by_stage") or {}
+    unit = cost.get("currency", "")
+    parts = []
+    for stage, v in llm.items():
+        if stage == "(request)":
+            continue
+        said = f"{v.get('ms', 0)} ms"
+        if "input_tokens" in v:
+            said += f", {v['input_tokens']:,} in / {v.get('output_tokens', 0):,} out tokens"
+        if (priced.get(stage) or {}).get("cost") is not None:
+            said += f", {priced[stage]['cost']:.4f} {unit}"
+        parts.append(f"{stage} {v.get('calls', 0)} ({said})")
+    line = "LLM calls per stage (the engine's trace): " + ", ".join(parts)
+    request = llm.get("(request)") or {}
+    if "input_tokens" in request and not any("input_tokens" in v for v in llm.values()
+                                             if v is not request):
+        line += (f"; tokens per request only: {request['input_tokens']:,} in / "
+                 f"{request.get('output_tokens', 0):,} out")
+    return line
 
 
 def model_line(model: Mapping[str, Any]) -> str:
@@ -209,6 +232,43 @@ def model_line(model: Mapping[str, Any]) -> str:
             f"{cost['run']:.4f} {unit}"
         line += f" · cost {shown}, billed {cost.get('billed') or 0:.4f} {unit}"
     return line
+
+
+def answered_by(model: Mapping[str, Any] | None, *, html: bool = False) -> str | None:
+    """Which model answered and whether it was replayed, the sentence a banner opens with:
+    "model litellm openai/x · 128 calls replayed, recorded 2026-12-06 with litellm openai/x;
+    0 misses". None without a model (the MockProvider without a cassette: the provenance has
+    no `model`). `html`: escaped, and misses or failed calls in red when there are any."""
+    if not model or (model.get("provider") == "mock" and not model.get("cassette")):
+        return None
+    from html import escape
+
+    def text(value: str) -> str:
+        return escape(value) if html else value
+
+    def alarm(count: int, noun: str) -> str:
+        said = f"{count:,} {noun}"
+        return (f'<b style="color:#b2182b">{escape(said)}</b>' if html and count else said)
+
+    tape = model.get("cassette") if isinstance(model.get("cassette"), Mapping) else {}
+    mode = str(tape.get("mode") or "live")
+    calls = model.get("calls") if isinstance(model.get("calls"), Mapping) else None
+    counted = f"{calls.get('calls', 0):,} calls " if calls is not None else ""
+    if mode == "replay":
+        when = str(tape.get("recorded") or "")[:10] or "(date unknown)"
+        recorded_with = str(tape.get("models") or "(models unknown)").split(" @ ")[0]
+        what = f"{counted}replayed, recorded {when} with {recorded_with}"
+    elif mode == "record":
+        what = f"{counted}recorded into {tape.get('path')}"
+    else:
+        what = f"{counted}live, nothing recorded"
+    out = text(f"model {model.get('provider')} {model.get('model') or '(its default)'} · "
+               f"{what.strip()}")
+    if calls is not None:
+        out += text("; ") + alarm(int(calls.get("misses", 0) or 0), "misses")
+        if calls.get("failed"):
+            out += text(", ") + alarm(int(calls["failed"]), "failed")
+    return out
 
 
 def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:

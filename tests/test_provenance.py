@@ -6,6 +6,7 @@ import json
 import platform
 import shutil
 import subprocess
+from dataclasses import replace
 from importlib import metadata
 
 import pytest
@@ -144,3 +145,24 @@ def test_lines_show_the_provenance_for_a_person(two_tool_runs):
     for part in ("mode tool", f"rag-spine {metadata.version('rag-spine')}", prov.golden.fingerprint,
                  prov.kb.fingerprint, "data/golden/qa_baseline.json [tool:", "started "):
         assert part in text
+
+
+def test_the_llm_line_shows_tokens_and_cost_per_stage_and_no_request_pseudo_stage():
+    from ragspine_eval.provenance import InputRef, RunTimes
+
+    llm = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 130, "output_tokens": 20},
+           "synthesis": {"calls": 3, "ms": 40, "input_tokens": 100, "output_tokens": 15},
+           "tool_round": {"calls": 2, "ms": 9, "input_tokens": 30, "output_tokens": 5}}
+    model = {"provider": "litellm", "model": "openai/m",
+             "cost": {"currency": "EUR", "by_stage": {"synthesis": {"cost": 0.25},
+                                                      "tool_round": {"cost": None}}}}
+    prov = collect(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model)
+    prov = replace(prov, times=RunTimes("t", 1.0, {"llm": llm}))
+    line = prov.lines()[-1]
+    assert line == ("LLM calls per stage (the engine's trace): synthesis 3 (40 ms, 100 in / 15 "
+                    "out tokens, 0.2500 EUR), tool_round 2 (9 ms, 30 in / 5 out tokens)")
+    # an older report: tokens only as the request's totals, said as such
+    old = replace(prov, model=None, times=RunTimes("t", 1.0, {"llm": {
+        "(request)": llm["(request)"], "synthesis": {"calls": 3, "ms": 40}}}))
+    assert old.lines()[-1].endswith("synthesis 3 (40 ms); tokens per request only: 130 in / "
+                                    "20 out")
