@@ -166,3 +166,40 @@ def test_the_llm_line_shows_tokens_and_cost_per_stage_and_no_request_pseudo_stag
         "(request)": llm["(request)"], "synthesis": {"calls": 3, "ms": 40}}}))
     assert old.lines()[-1].endswith("synthesis 3 (40 ms); tokens per request only: 130 in / "
                                     "20 out")
+
+
+REPLAYED = {"provider": "litellm", "model": "openai/loop-1", "base_url": "http://h/v1",
+            "calls": {"calls": 1204, "input_tokens": 9, "output_tokens": 9, "misses": 0,
+                      "failed": 0},
+            "cassette": {"path": "c.cassette", "mode": "replay", "engine": "rag-spine 0.17.2",
+                         "models": "litellm openai/loop-0 @ http://h/v1",
+                         "recorded": "2026-12-05T10:00:00+00:00"}}
+
+
+def test_the_banner_sentence_says_which_model_answered_and_whether_it_was_replayed():
+    from ragspine_eval.provenance import answered_by
+
+    # the model the cassette was recorded with is the header's, not this run's flag
+    assert answered_by(REPLAYED) == ("model litellm openai/loop-1 · 1,204 calls replayed, "
+                                     "recorded 2026-12-05 with litellm openai/loop-0; 0 misses")
+    recording = {**REPLAYED, "cassette": {"path": "c.cassette", "mode": "record"}}
+    assert answered_by(recording) == ("model litellm openai/loop-1 · 1,204 calls recorded into "
+                                      "c.cassette; 0 misses")
+    live = {k: v for k, v in REPLAYED.items() if k != "cassette"}
+    assert answered_by(live) == "model litellm openai/loop-1 · 1,204 calls live, nothing " \
+                                "recorded; 0 misses"
+    # the default MockProvider without a cassette: the provenance has no model, nothing said
+    assert answered_by(None) is None and answered_by({"provider": "mock", "model": None}) is None
+
+
+def test_the_banner_sentence_marks_misses_in_red_and_escapes_in_html():
+    from ragspine_eval.provenance import answered_by
+
+    missed = {**REPLAYED, "model": "<m>", "calls": {**REPLAYED["calls"], "misses": 3,
+                                                   "failed": 1}}
+    html = answered_by(missed, html=True)
+    assert "model litellm &lt;m&gt;" in html
+    assert html.endswith('; <b style="color:#b2182b">3 misses</b>, '
+                         '<b style="color:#b2182b">1 failed</b>')
+    assert "color" not in answered_by(REPLAYED, html=True)  # 0 misses: not alarming
+    assert answered_by(missed).endswith("; 3 misses, 1 failed")

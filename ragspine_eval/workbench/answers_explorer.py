@@ -117,7 +117,8 @@ def verdict(run: AnswersNotebookRun) -> Html:
     first = next((c for c in run.comparisons.values() if c is not None), None)
     body = ((f"<ul>{items}</ul>" if items else "")
             + f'<div style="font-size:12px;color:#555">{"<br>".join(lines)}</div>')
-    return Html(banner_html(kind, head, body, first, script=False))
+    return Html(banner_html(kind, head, body, first, script=False,
+                            model=prov.model if prov else None))
 
 
 def gates(run: AnswersNotebookRun) -> pd.DataFrame:
