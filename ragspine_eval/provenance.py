@@ -234,11 +234,14 @@ def model_line(model: Mapping[str, Any]) -> str:
     return line
 
 
-def answered_by(model: Mapping[str, Any] | None, *, html: bool = False) -> str | None:
+def answered_by(model: Mapping[str, Any] | None, *, html: bool = False,
+                cache: Mapping[str, Any] | None = None) -> str | None:
     """Which model answered and whether it was replayed, the sentence a banner opens with:
     "model litellm openai/x · 128 calls replayed, recorded 2026-12-06 with litellm openai/x;
     0 misses". None without a model (the MockProvider without a cassette: the provenance has
-    no `model`). `html`: escaped, and misses or failed calls in red when there are any."""
+    no `model`). `html`: escaped, and misses or failed calls in red when there are any.
+    `cache` (the provenance's): the cases reused from the outcome cache are said, since they
+    made no call."""
     if not model or (model.get("provider") == "mock" and not model.get("cassette")):
         return None
     from html import escape
@@ -264,6 +267,10 @@ def answered_by(model: Mapping[str, Any] | None, *, html: bool = False) -> str |
         what = f"{counted}live, nothing recorded"
     out = text(f"model {model.get('provider')} {model.get('model') or '(its default)'} · "
                f"{what.strip()}")
+    reused = int((cache or {}).get("reused") or 0)
+    if reused:
+        out += text(f" ({reused:,} case{'s' if reused != 1 else ''} reused from the outcome "
+                    f"cache, with no call)")
     if calls is not None:
         out += text("; ") + alarm(int(calls.get("misses", 0) or 0), "misses")
         if calls.get("failed"):

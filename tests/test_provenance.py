@@ -203,3 +203,13 @@ def test_the_banner_sentence_marks_misses_in_red_and_escapes_in_html():
                          '<b style="color:#b2182b">1 failed</b>')
     assert "color" not in answered_by(REPLAYED, html=True)  # 0 misses: not alarming
     assert answered_by(missed).endswith("; 3 misses, 1 failed")
+
+
+def test_the_banner_sentence_says_when_cases_made_no_call_because_the_cache_had_them():
+    from ragspine_eval.provenance import answered_by
+
+    said = answered_by({**REPLAYED, "calls": {**REPLAYED["calls"], "calls": 0}},
+                       cache={"reused": 71, "computed": 0})
+    assert said == ("model litellm openai/loop-1 · 0 calls replayed, recorded 2026-12-05 with "
+                    "litellm openai/loop-0 (71 cases reused from the outcome cache, with no "
+                    "call); 0 misses")

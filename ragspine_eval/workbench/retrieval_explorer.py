@@ -94,7 +94,7 @@ def verdict(run: RetrievalNotebookRun) -> Html:
     body = (warn + (f"<ul>{items}</ul>" if items else "")
             + f'<div style="font-size:12px;color:#555">{"<br>".join(lines)}</div>')
     return Html(banner_html(kind, head, body, run.comparison, script=False,
-                            model=prov.model if prov else None))
+                            provenance=prov))
 
 
 def measures(run: RetrievalNotebookRun) -> pd.DataFrame:
