@@ -62,8 +62,9 @@ class RunTimes:
 
     started_at: str
     duration_s: float
-    # wall time per case and its p50/p95/max per run and by tag (execution/latency.py); None
-    # where the harness does not time its cases
+    # wall time per case and its p50/p95/max per run and by tag, the LLM calls per stage
+    # (execution/latency.py), and where a harness keeps them here the model's calls and cost
+    # ("model": gated/answers.py); None where the harness does not time its cases
     latency: dict[str, Any] | None = None
 
 
@@ -127,6 +128,16 @@ class Provenance:
         values["documents"] = ref(InputRef, values.get("documents"))
         return cls(**values)
 
+    @property
+    def model_used(self) -> dict[str, Any] | None:
+        """The model with its calls, tokens and cost: `model` where it holds them (qa), else
+        joined with what this run's computed answers used, kept under `times.latency.model`
+        by a harness whose calls depend on the engine's caches (answers)."""
+        if self.model is None or "calls" in self.model:
+            return self.model
+        used = ((self.times.latency or {}).get("model") or {}) if self.times else {}
+        return {**self.model, **used}
+
     def lines(self) -> list[str]:
         """Short lines for a person: the CLI header, the Markdown summary, a notebook's top."""
         engine = f"{self.engine} {self.engine_version or '(version unknown)'}"
@@ -149,12 +160,13 @@ class Provenance:
             out.append(f"engine config {self.engine_config.get('label')} "
                        f"[{self.engine_config.get('fingerprint')}]: {shown}")
             out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
-        if self.model is not None:
-            out.append(model_line(self.model))
-            by_tag = (self.model.get("cost") or {}).get("by_tag") or {}
+        model = self.model_used
+        if model is not None:
+            out.append(model_line(model))
+            by_tag = (model.get("cost") or {}).get("by_tag") or {}
             priced = {tag: v["cost"] for tag, v in by_tag.items() if v.get("cost") is not None}
             if priced:
-                unit = self.model["cost"].get("currency", "")
+                unit = model["cost"].get("currency", "")
                 out.append("cost by tag: " + " · ".join(f"{tag} {cost:.4f} {unit}"
                                                         for tag, cost in priced.items()))
         if self.baseline is not None:
@@ -177,7 +189,7 @@ class Provenance:
                        f"({run['n']} cases timed)")
         llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
         if llm:
-            out.append(_stages_line(llm, (self.model or {}).get("cost") or {}))
+            out.append(_stages_line(llm, (model or {}).get("cost") or {}))
         return out
 
 

@@ -158,7 +158,7 @@ def banner_html(kind: str, heading: str, body: str,
     model answered (the `provenance`'s; nothing for the MockProvider without a cassette), the
     comparison's drift lines, then `body` (HTML, escaped by the caller); `script` wires its
     links that filter an explorer (linked.show_link)."""
-    answered = answered_by(provenance.model, html=True, cache=provenance.cache) \
+    answered = answered_by(provenance.model_used, html=True, cache=provenance.cache) \
         if provenance is not None else None
     said = f'<div class="rse-model">{answered}</div>' if answered else ""
     return (f'{STYLE}<div class="rse-verdict rse-verdict-{kind}"><h2>{escape(heading)}</h2>'

@@ -2,11 +2,13 @@
 their gates, per LLM stage and by tag, read from a report's provenance.
 
 Where each figure comes from (nothing is recomputed from cases):
-- per stage: calls and tokens from `model.stages` (every call of every repeat; models/usage.py),
-  else, for a report without them (the answers harness, whose calls depend on the engine's
-  caches and so stay out of the deterministic part), from the engine's trace under
-  `times.latency.llm`; the milliseconds always from the trace (the first repeat's computed
-  cases); the cost from `model.cost.by_stage`;
+- the model's counts: `Provenance.model_used`: `model` in a QA report (every call of every
+  repeat; models/usage.py); in an answers report, whose calls depend on the engine's caches
+  and so stay out of its deterministic part, what this run's computed answers used, kept
+  under `times.latency.model`;
+- per stage: calls and tokens from the model's `stages`, else (an older report) from the
+  engine's trace under `times.latency.llm`; the milliseconds always from the trace (the first
+  repeat's computed cases); the cost from the model's `cost.by_stage`;
 - by tag: cases, calls and tokens from `model.by_tag`, the cost from `model.cost.by_tag`, the
   p50 and p95 of the wall time per case from `times.latency.by_tag` (cases that errored left
   out, execution/latency.py);
@@ -40,13 +42,13 @@ def _latency(prov: Provenance | None) -> Mapping[str, Any]:
 
 
 def _cost(prov: Provenance | None) -> Mapping[str, Any]:
-    return ((prov.model or {}).get("cost") or {}) if prov is not None else {}
+    return ((prov.model_used or {}).get("cost") or {}) if prov is not None else {}
 
 
 def by_stage(prov: Provenance | None) -> pd.DataFrame:
     """One row per LLM stage: calls, tokens in and out, cost (None without a price table or
     for a model it does not list), ms (the engine's trace); then "all stages"."""
-    model = (prov.model or {}) if prov is not None else {}
+    model = (prov.model_used or {}) if prov is not None else {}
     trace = {s: v for s, v in (_latency(prov).get("llm") or {}).items() if s != REQUEST}
     counts = model.get("stages")
     if counts is None:  # no per-stage counts in the model: the trace's
@@ -73,7 +75,7 @@ def by_stage(prov: Provenance | None) -> pd.DataFrame:
 def by_tag(prov: Provenance | None) -> pd.DataFrame:
     """One row per tag value: cases, calls, tokens in and out, cost, and the p50 and p95 of
     the wall time per case in ms; every tag value the model's counts or the latency name."""
-    model = (prov.model or {}) if prov is not None else {}
+    model = (prov.model_used or {}) if prov is not None else {}
     counts = model.get("by_tag") or {}
     priced = _cost(prov).get("by_tag") or {}
     latency = _latency(prov).get("by_tag") or {}
@@ -101,7 +103,7 @@ def _ms(seconds: float | None) -> float | None:
 def totals(prov: Provenance | None) -> str | None:
     """"128 calls · 13,163 in / 6,790 out tokens · cost 0.0060 USD, billed 0.0000 USD" (or
     what a missing price table means), None where the report counted no call."""
-    model = (prov.model or {}) if prov is not None else {}
+    model = (prov.model_used or {}) if prov is not None else {}
     calls = model.get("calls")
     if not isinstance(calls, Mapping):
         return None
@@ -122,7 +124,8 @@ def section(prov: Provenance | None) -> Any:
     from ragspine_eval.workbench.session import Html
     from ragspine_eval.workbench.tables import static
 
-    said = answered_by(prov.model, html=True, cache=prov.cache) if prov is not None else None
+    said = (answered_by(prov.model_used, html=True, cache=prov.cache) if prov is not None
+            else None)
     if said is None:
         return Html(f'<p class="ragspine-eval-note">{escape(NO_MODEL)}</p>')
     unit = escape(str(_cost(prov).get("currency", "")))

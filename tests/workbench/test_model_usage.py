@@ -79,6 +79,16 @@ def test_a_report_without_counts_in_its_model_reads_the_trace():
     assert model_usage.totals(prov) is None
 
 
+def test_an_answers_report_keeps_what_its_answers_used_under_times_and_is_read_there():
+    used = {k: MODEL[k] for k in ("calls", "stages", "by_tag", "cost")}
+    prov = provenance({k: MODEL[k] for k in ("provider", "model", "cassette")},
+                      {**LATENCY, "model": used})
+    assert prov.model_used["calls"]["calls"] == 5
+    assert model_usage.by_stage(prov).set_index("stage").loc["tool_round", "cost"] == 0.00056
+    assert model_usage.by_tag(prov).set_index("value").loc["HK", "calls"] == 4
+    assert model_usage.totals(prov).startswith("5 calls · 700 in / 70 out tokens · cost")
+
+
 def test_the_section_names_the_model_and_shows_both_tables():
     html = model_usage.section(provenance()).html
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
