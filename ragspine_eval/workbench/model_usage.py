@@ -30,8 +30,9 @@ import pandas as pd
 from ragspine_eval.provenance import Provenance, answered_by
 
 REQUEST = "(request)"  # execution.latency.REQUEST
-NO_MODEL = ("No model in use: the engine ran with its MockProvider (no cassette), which has no "
-            "tokens and no cost. Set provider and model, or a cassette, in the parameters cell.")
+NO_MODEL = ("No model in use: the engine ran with its MockProvider and no cassette (or asked no "
+            "model), so there are no tokens and no cost. To measure one, set provider and model, "
+            "or a cassette, in the parameters cell (the qa notebook: with mode \"agent\").")
 STAGE_COLUMNS = ["stage", "calls", "tokens in", "tokens out", "cost", "ms"]
 TAG_COLUMNS = ["tag", "value", "cases", "calls", "tokens in", "tokens out", "cost", "p50 ms",
                "p95 ms"]
