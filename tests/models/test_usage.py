@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loopback_llm import LoopbackModel
 from ragspine_eval import paths
@@ -57,6 +59,27 @@ def test_by_tag_counts_cases_and_calls_and_each_tag_name_adds_up_to_the_run():
     total = usage.calls_of(runs)
     for key in ("calls", "input_tokens", "output_tokens"):
         assert got["scope=HK"][key] + got["scope=CN"][key] == total[key]
+
+
+STAGES = st.sampled_from(["synthesis", "tool_round", "translation", "listwise_rerank"])
+CALLS = st.lists(st.builds(call, STAGES, st.integers(0, 10_000), st.integers(0, 10_000)),
+                 max_size=6)
+
+
+@given(st.lists(st.tuples(CALLS, st.sampled_from(["HK", "CN", "GROUP"])), max_size=8))
+def test_the_stages_and_the_values_of_one_tag_add_up_to_the_run(cases):
+    # each case's trace also holds the request's own totals, which must add nothing
+    runs = [outcome(*calls, {"stage": "(request)", "ms": 0, "input_tokens": 7,
+                             "output_tokens": 7}) for calls, _ in cases]
+    tags = [{"scope": scope} for _, scope in cases]
+    total = usage.calls_of(runs)
+    every = [c for calls, _ in cases for c in calls]
+    assert (total["calls"], total["input_tokens"], total["output_tokens"]) == (
+        len(every), sum(c["input_tokens"] for c in every), sum(c["output_tokens"] for c in every))
+    for counts in (usage.by_stage(runs), usage.by_tag(runs, tags)):
+        for key in ("calls", "input_tokens", "output_tokens"):
+            assert sum(c[key] for c in counts.values()) == total[key]
+    assert sum(c["cases"] for c in usage.by_tag(runs, tags).values()) == len(cases)
 
 
 def test_a_stage_costs_its_tokens_at_the_runs_price_and_a_replay_bills_nothing(tmp_path):
