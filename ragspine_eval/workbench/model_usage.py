@@ -27,9 +27,9 @@ from typing import Any
 
 import pandas as pd
 
+from ragspine_eval.execution.latency import REQUEST
 from ragspine_eval.provenance import Provenance, answered_by
 
-REQUEST = "(request)"  # execution.latency.REQUEST
 NO_MODEL = ("No model in use: the engine ran with its MockProvider and no cassette (or asked no "
             "model), so there are no tokens and no cost. To measure one, set provider and model, "
             "or a cassette, in the parameters cell (the qa notebook: with mode \"agent\").")
