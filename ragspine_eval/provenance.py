@@ -62,8 +62,9 @@ class RunTimes:
 
     started_at: str
     duration_s: float
-    # wall time per case and its p50/p95/max per run and by tag (execution/latency.py); None
-    # where the harness does not time its cases
+    # wall time per case and its p50/p95/max per run and by tag, the LLM calls per stage
+    # (execution/latency.py), and where a harness keeps them here the model's calls and cost
+    # ("model": gated/answers.py); None where the harness does not time its cases
     latency: dict[str, Any] | None = None
 
 
@@ -127,6 +128,16 @@ class Provenance:
         values["documents"] = ref(InputRef, values.get("documents"))
         return cls(**values)
 
+    @property
+    def model_used(self) -> dict[str, Any] | None:
+        """The model with its calls, tokens and cost: `model` where it holds them (qa), else
+        joined with what this run's computed answers used, kept under `times.latency.model`
+        by a harness whose calls depend on the engine's caches (answers)."""
+        if self.model is None or "calls" in self.model:
+            return self.model
+        used = ((self.times.latency or {}).get("model") or {}) if self.times else {}
+        return {**self.model, **used}
+
     def lines(self) -> list[str]:
         """Short lines for a person: the CLI header, the Markdown summary, a notebook's top."""
         engine = f"{self.engine} {self.engine_version or '(version unknown)'}"
@@ -149,12 +160,13 @@ class Provenance:
             out.append(f"engine config {self.engine_config.get('label')} "
                        f"[{self.engine_config.get('fingerprint')}]: {shown}")
             out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
-        if self.model is not None:
-            out.append(model_line(self.model))
-            by_tag = (self.model.get("cost") or {}).get("by_tag") or {}
+        model = self.model_used
+        if model is not None:
+            out.append(model_line(model))
+            by_tag = (model.get("cost") or {}).get("by_tag") or {}
             priced = {tag: v["cost"] for tag, v in by_tag.items() if v.get("cost") is not None}
             if priced:
-                unit = self.model["cost"].get("currency", "")
+                unit = model["cost"].get("currency", "")
                 out.append("cost by tag: " + " · ".join(f"{tag} {cost:.4f} {unit}"
                                                         for tag, cost in priced.items()))
         if self.baseline is not None:
@@ -176,12 +188,35 @@ class Provenance:
             out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
                        f"({run['n']} cases timed)")
         llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
-        if llm:  # what the engine's trace reported: calls and time per LLM stage, tokens
-            out.append("LLM calls per stage (the engine's trace): " + ", ".join(
-                f"{stage} {v.get('calls', 0)} ({v.get('ms', 0)} ms"
-                + (f", {v['input_tokens']} in / {v.get('output_tokens', 0)} out tokens"
-                   if "input_tokens" in v else "") + ")" for stage, v in llm.items()))
+        if llm:
+            out.append(_stages_line(llm, (model or {}).get("cost") or {}))
         return out
+
+
+def _stages_line(llm: Mapping[str, Any], cost: Mapping[str, Any]) -> str:
+    """What the engine's trace reported per LLM stage: calls, time, tokens, and their cost from
+    the run's price table. The "(request)" pseudo-stage (the request's own token totals, kept
+    in the JSON) is no stage: it is shown only for an older report that has no tokens per
+    stage."""
+    priced = cost.get("by_stage") or {}
+    unit = cost.get("currency", "")
+    parts = []
+    for stage, v in llm.items():
+        if stage == "(request)":
+            continue
+        said = f"{v.get('ms', 0)} ms"
+        if "input_tokens" in v:
+            said += f", {v['input_tokens']:,} in / {v.get('output_tokens', 0):,} out tokens"
+        if (priced.get(stage) or {}).get("cost") is not None:
+            said += f", {priced[stage]['cost']:.4f} {unit}"
+        parts.append(f"{stage} {v.get('calls', 0)} ({said})")
+    line = "LLM calls per stage (the engine's trace): " + ", ".join(parts)
+    request = llm.get("(request)") or {}
+    if "input_tokens" in request and not any("input_tokens" in v for v in llm.values()
+                                             if v is not request):
+        line += (f"; tokens per request only: {request['input_tokens']:,} in / "
+                 f"{request.get('output_tokens', 0):,} out")
+    return line
 
 
 def model_line(model: Mapping[str, Any]) -> str:
@@ -212,6 +247,50 @@ def model_line(model: Mapping[str, Any]) -> str:
             f"{cost['run']:.4f} {unit}"
         line += f" · cost {shown}, billed {cost.get('billed') or 0:.4f} {unit}"
     return line
+
+
+def answered_by(model: Mapping[str, Any] | None, *, html: bool = False,
+                cache: Mapping[str, Any] | None = None) -> str | None:
+    """Which model answered and whether it was replayed, the sentence a banner opens with:
+    "model litellm openai/x · 128 calls replayed, recorded 2026-12-06 with litellm openai/x;
+    0 misses". None without a model (the MockProvider without a cassette: the provenance has
+    no `model`). `html`: escaped, and misses or failed calls in red when there are any.
+    `cache` (the provenance's): the cases reused from the outcome cache are said, since they
+    made no call."""
+    if not model or (model.get("provider") == "mock" and not model.get("cassette")):
+        return None
+    from html import escape
+
+    def text(value: str) -> str:
+        return escape(value) if html else value
+
+    def alarm(count: int, noun: str) -> str:
+        said = f"{count:,} {noun}"
+        return (f'<b style="color:#b2182b">{escape(said)}</b>' if html and count else said)
+
+    tape = model.get("cassette") if isinstance(model.get("cassette"), Mapping) else {}
+    mode = str(tape.get("mode") or "live")
+    calls = model.get("calls") if isinstance(model.get("calls"), Mapping) else None
+    counted = f"{calls.get('calls', 0):,} calls " if calls is not None else ""
+    if mode == "replay":
+        when = str(tape.get("recorded") or "")[:10] or "(date unknown)"
+        recorded_with = str(tape.get("models") or "(models unknown)").split(" @ ")[0]
+        what = f"{counted}replayed, recorded {when} with {recorded_with}"
+    elif mode == "record":
+        what = f"{counted}recorded into {tape.get('path')}"
+    else:
+        what = f"{counted}live, nothing recorded"
+    out = text(f"model {model.get('provider')} {model.get('model') or '(its default)'} · "
+               f"{what.strip()}")
+    reused = int((cache or {}).get("reused") or 0)
+    if reused:
+        out += text(f" ({reused:,} case{'s' if reused != 1 else ''} reused from the outcome "
+                    f"cache, with no call)")
+    if calls is not None:
+        out += text("; ") + alarm(int(calls.get("misses", 0) or 0), "misses")
+        if calls.get("failed"):
+            out += text(", ") + alarm(int(calls["failed"]), "failed")
+    return out
 
 
 def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import json
 import platform
 import shutil
 import subprocess
+from dataclasses import replace
 from importlib import metadata
 
 import pytest
@@ -144,3 +145,71 @@ def test_lines_show_the_provenance_for_a_person(two_tool_runs):
     for part in ("mode tool", f"rag-spine {metadata.version('rag-spine')}", prov.golden.fingerprint,
                  prov.kb.fingerprint, "data/golden/qa_baseline.json [tool:", "started "):
         assert part in text
+
+
+def test_the_llm_line_shows_tokens_and_cost_per_stage_and_no_request_pseudo_stage():
+    from ragspine_eval.provenance import InputRef, RunTimes
+
+    llm = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 130, "output_tokens": 20},
+           "synthesis": {"calls": 3, "ms": 40, "input_tokens": 100, "output_tokens": 15},
+           "tool_round": {"calls": 2, "ms": 9, "input_tokens": 30, "output_tokens": 5}}
+    model = {"provider": "litellm", "model": "openai/m",
+             "cost": {"currency": "EUR", "by_stage": {"synthesis": {"cost": 0.25},
+                                                      "tool_round": {"cost": None}}}}
+    prov = collect(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model)
+    prov = replace(prov, times=RunTimes("t", 1.0, {"llm": llm}))
+    line = prov.lines()[-1]
+    assert line == ("LLM calls per stage (the engine's trace): synthesis 3 (40 ms, 100 in / 15 "
+                    "out tokens, 0.2500 EUR), tool_round 2 (9 ms, 30 in / 5 out tokens)")
+    # an older report: tokens only as the request's totals, said as such
+    old = replace(prov, model=None, times=RunTimes("t", 1.0, {"llm": {
+        "(request)": llm["(request)"], "synthesis": {"calls": 3, "ms": 40}}}))
+    assert old.lines()[-1].endswith("synthesis 3 (40 ms); tokens per request only: 130 in / "
+                                    "20 out")
+
+
+REPLAYED = {"provider": "litellm", "model": "openai/loop-1", "base_url": "http://h/v1",
+            "calls": {"calls": 1204, "input_tokens": 9, "output_tokens": 9, "misses": 0,
+                      "failed": 0},
+            "cassette": {"path": "c.cassette", "mode": "replay", "engine": "rag-spine 0.17.2",
+                         "models": "litellm openai/loop-0 @ http://h/v1",
+                         "recorded": "2026-12-05T10:00:00+00:00"}}
+
+
+def test_the_banner_sentence_says_which_model_answered_and_whether_it_was_replayed():
+    from ragspine_eval.provenance import answered_by
+
+    # the model the cassette was recorded with is the header's, not this run's flag
+    assert answered_by(REPLAYED) == ("model litellm openai/loop-1 · 1,204 calls replayed, "
+                                     "recorded 2026-12-05 with litellm openai/loop-0; 0 misses")
+    recording = {**REPLAYED, "cassette": {"path": "c.cassette", "mode": "record"}}
+    assert answered_by(recording) == ("model litellm openai/loop-1 · 1,204 calls recorded into "
+                                      "c.cassette; 0 misses")
+    live = {k: v for k, v in REPLAYED.items() if k != "cassette"}
+    assert answered_by(live) == "model litellm openai/loop-1 · 1,204 calls live, nothing " \
+                                "recorded; 0 misses"
+    # the default MockProvider without a cassette: the provenance has no model, nothing said
+    assert answered_by(None) is None and answered_by({"provider": "mock", "model": None}) is None
+
+
+def test_the_banner_sentence_marks_misses_in_red_and_escapes_in_html():
+    from ragspine_eval.provenance import answered_by
+
+    missed = {**REPLAYED, "model": "<m>", "calls": {**REPLAYED["calls"], "misses": 3,
+                                                   "failed": 1}}
+    html = answered_by(missed, html=True)
+    assert "model litellm &lt;m&gt;" in html
+    assert html.endswith('; <b style="color:#b2182b">3 misses</b>, '
+                         '<b style="color:#b2182b">1 failed</b>')
+    assert "color" not in answered_by(REPLAYED, html=True)  # 0 misses: not alarming
+    assert answered_by(missed).endswith("; 3 misses, 1 failed")
+
+
+def test_the_banner_sentence_says_when_cases_made_no_call_because_the_cache_had_them():
+    from ragspine_eval.provenance import answered_by
+
+    said = answered_by({**REPLAYED, "calls": {**REPLAYED["calls"], "calls": 0}},
+                       cache={"reused": 71, "computed": 0})
+    assert said == ("model litellm openai/loop-1 · 0 calls replayed, recorded 2026-12-05 with "
+                    "litellm openai/loop-0 (71 cases reused from the outcome cache, with no "
+                    "call); 0 misses")

@@ -8,6 +8,11 @@ Invariants:
   or below it): a p95 is a time some case took, never an interpolation between two;
 - `LLMTrace` listens on the engine's trace logger (`ragspine.trace`) for the calling thread
   only, and keeps counts (stage, milliseconds, tokens), never prompt or answer text;
+- tokens are per call, so per stage: the engine's trace reads each call's usage from the
+  response (a replayed one's is the recorded usage). The request's own totals (its
+  `token_usage`, which counts only the agent loop's calls) are kept as the pseudo-stage
+  `REQUEST` with no call, so a report's JSON reads as before; what a person reads leaves it out
+  (`stages`);
 - everything here varies between two runs of the same inputs, so a report keeps it under
   `provenance.times` (provenance.py), the one part left out of the byte-identical comparison.
 """
@@ -28,6 +33,7 @@ SECONDS_ATTR = "seconds_taken"  # a timed outcome's wall time: an attribute, nev
 
 
 LLM_ATTR = "llm_calls_seen"  # the LLM calls the engine's trace reported during the call
+REQUEST = "(request)"  # the engine's per-request token totals: no call, no stage of its own
 
 
 def timed(answer: Any, *args: Any) -> Any:
@@ -60,7 +66,7 @@ def llm_totals(outcomes: Iterable[Any]) -> dict[str, dict[str, Any]]:
     for outcome in outcomes:
         for call in getattr(outcome, LLM_ATTR, None) or ():
             stage = totals.setdefault(call["stage"], {"calls": 0, "ms": 0})
-            stage["calls"] += call["stage"] != "(request)"
+            stage["calls"] += call["stage"] != REQUEST
             stage["ms"] += call.get("ms", 0)
             for key in ("input_tokens", "output_tokens"):
                 if key in call:
@@ -168,6 +174,11 @@ def summarize(cases: Iterable[tuple[str, Mapping[str, str], float | None, bool]]
     return out
 
 
+def stages(llm: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A report's `latency.llm` without the `REQUEST` pseudo-stage: the stages a person reads."""
+    return {stage: value for stage, value in (llm or {}).items() if stage != REQUEST}
+
+
 def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
           run_line: bool = True) -> list[str]:
     """Console lines: the run's p50/p95/max (unless `run_line` is False: the provenance's lines
@@ -182,11 +193,24 @@ def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
                      key=lambda kv: (-(kv[1].get("p95") or 0), kv[0]))
     for key, value in buckets[:tags_shown]:
         out.append(f"  {key}: {LatencySummary(**value).text()}")
-    for stage, value in (latency.get("llm") or {}).items():
+    for stage, value in stages(latency.get("llm")).items():
         tokens = ""
         if value.get("input_tokens") is not None:
             tokens = f", tokens {value['input_tokens']} in / {value.get('output_tokens')} out"
         out.append(f"  LLM stage {stage}: {value['calls']} calls, {value['ms']} ms{tokens}")
+    return out
+
+
+def _call_counts(call: Mapping[str, Any]) -> dict[str, Any]:
+    """One call of the engine's trace (its `LLMCall`: stage, ms, in_tokens, out_tokens read
+    from the response's usage, so a replayed call carries its recorded tokens) as the counts
+    kept: stage, ms, and the tokens when the call reported them."""
+    out: dict[str, Any] = {"stage": str(call.get("stage")),
+                           "ms": call.get("ms") if isinstance(call.get("ms"), int) else 0}
+    for theirs, ours in (("in_tokens", "input_tokens"), ("out_tokens", "output_tokens")):
+        value = call.get(theirs)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[ours] = value
     return out
 
 
@@ -213,10 +237,9 @@ class LLMTrace(logging.Handler):
                 return
             for call in calls or []:
                 if isinstance(call, Mapping):
-                    bucket.append({"stage": str(call.get("stage")),
-                                   "ms": call.get("ms") if isinstance(call.get("ms"), int) else 0})
+                    bucket.append(_call_counts(call))
             if isinstance(usage, dict):
-                bucket.append({"stage": "(request)", "ms": 0,
+                bucket.append({"stage": REQUEST, "ms": 0,
                                "input_tokens": int(usage.get("input_tokens") or 0),
                                "output_tokens": int(usage.get("output_tokens") or 0)})
 
@@ -233,7 +256,7 @@ class LLMTrace(logging.Handler):
                 self._open.pop(ident, None)
                 for call in calls:
                     stage = self._totals.setdefault(call["stage"], {"calls": 0, "ms": 0})
-                    if call["stage"] != "(request)":
+                    if call["stage"] != REQUEST:
                         stage["calls"] += 1
                     stage["ms"] += call["ms"]
                     for key in ("input_tokens", "output_tokens"):

@@ -5,8 +5,9 @@ from it, keys only from the environment); request (a call as a canonical request
 differs between two); cassette (the file: one call per line, sorted, a header naming the engine,
 the models and when); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
 engine's `chat(messages, tools)`); budget (`--max-calls`, `--max-cost`: a run stopped before it
-passes them, as an interrupted run that resumes); prices (a price table the user supplies:
-cost per run and by tag); options (the flags and a notebook's parameters as a `ModelRun`).
+passes them, as an interrupted run that resumes); prices (a price table the user supplies);
+usage (calls and tokens per run, per stage and by tag, and their cost); options (the flags and
+a notebook's parameters as a `ModelRun`).
 Below the engines, which hand each case its provider.
 
 The names below are imported on first use, so that importing one part does not import all.

@@ -41,6 +41,7 @@ from typing import Any
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.models import budget
 from ragspine_eval.models import cassette as tape
+from ragspine_eval.models import usage
 from ragspine_eval.models.budget import BudgetReached
 from ragspine_eval.models.providers import (
     DEFAULT,
@@ -146,20 +147,31 @@ class ModelRun:
                                 f"[models.\"{self.spec.model}\"] with input and output")
 
     def to_dict(self, outcomes: Any = None, tags: Any = None) -> dict[str, Any]:
-        """For the provenance: provider, model, base URL, the calls the run's `outcomes` made
-        (calls_of), the calls and tokens it paid for (`paid`: none from a cassette), their cost
-        from the price table (per run and by tag, `tags` each outcome's case tags; `billed`:
-        what the paid calls cost), and the cassette (path, mode, and in replay what
-        its header says: engine, models, when recorded)."""
+        """For the provenance: provider, model, base URL; the calls the run's `outcomes` made,
+        per run, per stage and by tag (`tags` each outcome's case tags), the calls and tokens
+        it paid for (`paid`: none from a cassette), and their cost from the price table
+        (usage.py; `billed`: what the paid calls cost); the cassette (path, mode, and in
+        replay what its header says: engine, models, when recorded)."""
         out = self.spec.to_dict()
         if outcomes is not None:
             outcomes = list(outcomes)
+            tags = list(tags or [{}] * len(outcomes))
             out["calls"] = calls_of(outcomes)
+            out["stages"] = usage.by_stage(outcomes)
+            out["by_tag"] = usage.by_tag(outcomes, tags)
             paid = self.paid()
             if paid is not None:  # what this run paid for (a cassette's answers are free)
                 out["paid"] = {k: paid[k] for k in ("calls", "input_tokens", "output_tokens")}
             if self.prices:
-                out["cost"] = self._cost(outcomes, list(tags or [{}] * len(outcomes)))
+                from ragspine_eval.models.prices import load_prices
+
+                table = load_prices(self.prices)
+                assert table is not None
+                out["cost"] = usage.cost_of(table, self.spec.model, self.mode == "replay",
+                                            out["calls"], out["stages"], out["by_tag"])
+                if paid is not None:
+                    out["cost"]["billed"] = table.cost(self.spec.model, paid["input_tokens"],
+                                                       paid["output_tokens"])
         if self.cassette:
             from ragspine_eval.provenance import display_path
 
@@ -174,29 +186,6 @@ class ModelRun:
         nothing for a replay); None before."""
         return dict(budget.EMPTY) if self.mode == "replay" else _paid.get(self.run_id)
 
-    def _cost(self, outcomes: list[Any], tags: list[dict[str, str]]) -> dict[str, Any]:
-        from ragspine_eval.models.prices import load_prices
-
-        table = load_prices(self.prices)
-        assert table is not None
-        calls = calls_of(outcomes)
-        total = table.cost(self.spec.model, calls["input_tokens"], calls["output_tokens"])
-        by_tag: dict[str, dict[str, int]] = {}
-        for outcome, case_tags in zip(outcomes, tags):
-            one = calls_of([outcome])
-            for name, value in sorted(case_tags.items()):
-                bucket = by_tag.setdefault(f"{name}={value}", {"input_tokens": 0,
-                                                                "output_tokens": 0})
-                bucket["input_tokens"] += one["input_tokens"]
-                bucket["output_tokens"] += one["output_tokens"]
-        paid = self.paid()
-        billed = total if paid is None else table.cost(self.spec.model, paid["input_tokens"],
-                                                         paid["output_tokens"])
-        return {"currency": table.currency, "prices": str(self.prices), "run": total,
-                "billed": billed,
-                "by_tag": {tag: {**tokens, "cost": table.cost(self.spec.model, **tokens)}
-                           for tag, tokens in sorted(by_tag.items())}}
-
     def finish(self, complete: bool) -> None:
         """After the run: what it paid settled (budget.py: read by `to_dict`), a recording's
         journal folded into its cassette (cassette.merge)."""
@@ -207,22 +196,9 @@ class ModelRun:
 
 
 def calls_of(outcomes: Any) -> dict[str, int]:
-    """The model calls of a run, from what the engine's trace saw per case (a case reused from
-    the outcome cache made none): calls, prompt and completion tokens, and the cases a replay
-    miss or a failed call made an engine error."""
-    out = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "misses": 0, "failed": 0}
-    for outcome in outcomes:
-        # execution.latency.LLM_ATTR (a floor above): what latency.timed set on the outcome
-        for call in getattr(outcome, "llm_calls_seen", None) or ():
-            if call.get("stage") == "(request)":  # the engine's per-case totals
-                out["input_tokens"] += int(call.get("input_tokens", 0) or 0)
-                out["output_tokens"] += int(call.get("output_tokens", 0) or 0)
-            else:
-                out["calls"] += 1
-        error = str(getattr(outcome, "error", "") or "")
-        out["misses"] += error.startswith(CassetteMiss.__name__)
-        out["failed"] += error.startswith(ModelCallFailed.__name__)
-    return out
+    """The model calls of a run (usage.calls_of): calls, prompt and completion tokens, and the
+    cases a replay miss or a failed call made an engine error."""
+    return usage.calls_of(outcomes, ((CassetteMiss.__name__,), (ModelCallFailed.__name__,)))
 
 
 def _unkeyed_anthropic(spec: ProviderSpec) -> Any:

@@ -8,7 +8,8 @@ disagrees with the gate's), linked (charts that filter a table, shared by the ex
 extraction_runs and extraction_explorer (the extraction notebook's documents, banners and
 explorer), cell_view (one extraction cell in its document), answers_explorer (the answers
 notebook: banner, gates per route, failures with their stage, the linked explorer and the case
-view with marked claims and both routes), tables (static and interactive
+view with marked claims and both routes), model_usage (the model's tokens, cost and latency
+per stage and by tag), tables (static and interactive
 tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel the
 notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
 

@@ -66,10 +66,12 @@ class AnswersNotebookRun:
 def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
                 engine_config: str | Path | None = None,
                 baseline_path: str | Path = paths.ANSWERS_BASELINE,
-                report_path: str | Path | None = None, store: bool = True
-                ) -> AnswersNotebookRun:
+                report_path: str | Path | None = None, store: bool = True,
+                model: Any = None) -> AnswersNotebookRun:
     """Run and compare (never record); the report goes to `report_path` (default
-    out/answers_<workspace>.json). Relative paths are the project root's."""
+    out/answers_<workspace>.json). Relative paths are the project root's. `model`
+    (models.ModelRun, `workbench.model_run(...)`; None: the MockProvider) is what the engine
+    asks, as `ragspine-eval answers --provider ... --cassette ...` passes it."""
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
@@ -81,7 +83,7 @@ def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
     out.parent.mkdir(parents=True, exist_ok=True)
     gated = run_gated_answers(from_root(kb), from_root(golden), routes=chosen, config=config,
                               baseline_path=from_root(baseline_path),
-                              outputs=GatedOutputs(report=out), store=store)
+                              outputs=GatedOutputs(report=out), store=store, model=model)
     return AnswersNotebookRun(gated.report, out, gated.keys, gated.stored, gated.comparisons)
 
 
@@ -117,7 +119,8 @@ def verdict(run: AnswersNotebookRun) -> Html:
     first = next((c for c in run.comparisons.values() if c is not None), None)
     body = ((f"<ul>{items}</ul>" if items else "")
             + f'<div style="font-size:12px;color:#555">{"<br>".join(lines)}</div>')
-    return Html(banner_html(kind, head, body, first, script=False))
+    return Html(banner_html(kind, head, body, first, script=False,
+                            provenance=prov))
 
 
 def gates(run: AnswersNotebookRun) -> pd.DataFrame:

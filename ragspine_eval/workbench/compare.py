@@ -286,7 +286,7 @@ def model_changes(pair: Pair) -> pd.DataFrame:
     MockProvider says so and has no calls."""
     def column(report: QAEvalReport) -> dict[str, Any]:
         prov = report.provenance
-        model = (prov.model if prov is not None else None) or {}
+        model = (prov.model_used if prov is not None else None) or {}
         calls, cost = model.get("calls") or {}, model.get("cost") or {}
         tape = model.get("cassette") or {}
         run = ((prov.times.latency or {}).get("run") or {}) if prov and prov.times else {}

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ragspine_eval import ratchet as bl
 from ragspine_eval.outputs.console import short_ids
+from ragspine_eval.provenance import Provenance, answered_by
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench import case_view, charts, embed, frames, linked
@@ -37,6 +38,7 @@ STYLE = """<style>
 .rse-verdict-fail{background:#fdeeee;border-color:#d73027}
 .rse-verdict-none{background:#eef2f8;border-color:#4575b4}
 .rse-verdict h2{margin:0 0 4px !important;font-size:1.6em !important;font-weight:800 !important}.rse-verdict ul{margin:4px 0 0 1.2em;padding:0}
+.rse-model{margin:0 0 4px;font-weight:600}
 .rse-drift{margin:2px 0 6px;padding:4px 8px;background:#fff6e0;border-left:4px solid #e08a00;font-weight:600}
 .rse-tags{color:#555;font-size:11.5px;overflow-wrap:normal}
 .rse-case-view pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
@@ -64,17 +66,19 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
                  comparison: bl.BaselineComparison | None, key: str) -> str:
     """The banner: PASS / FAIL / NO BASELINE, mode and engine, each regressed gate with
     baseline → current and a link that lists the cases that flipped."""
+    prov = report.provenance
     where = (f"{escape(report.mode)} mode · engine {escape(report.engine)} · "
              f"{report.n_cases} cases{_repeats(report)} · baseline key {escape(key)}"
              f"{_latency(report)}")
     if report.errors:
-        return _errors_banner(report, comparison, key, where)
+        return _errors_banner(report, comparison, key, where, prov)
     if comparison is None:
         return banner_html("none", "NO BASELINE", f"<div>{where}. Nothing to compare with; "
-                                                  f"record a baseline with the CLI.</div>")
+                                                  f"record a baseline with the CLI.</div>",
+                           provenance=prov)
     if comparison.passed:
         return banner_html("pass", "PASS", f"<div>{where}. No gate regressed against the "
-                                           f"baseline.</div>", comparison)
+                                           f"baseline.</div>", comparison, provenance=prov)
     head = frames.headline(report, stored)
     items = []
     for row in head[head["status"] == "regression"].to_dict("records"):
@@ -95,7 +99,8 @@ def verdict_html(report: QAEvalReport, stored: dict[str, Any] | None,
     if not items:  # the gate failed on something else: a golden change, a missing metric
         items = [f"<li>{escape(line)}</li>" for line in _described(comparison, key)]
     return banner_html("fail", "FAIL", f"<div>{where}. The baseline gate failed:</div>"
-                                       f"<ul>{''.join(items)}</ul>", comparison)
+                                       f"<ul>{''.join(items)}</ul>", comparison,
+                       provenance=prov)
 
 
 def _latency(report: QAEvalReport) -> str:
@@ -129,7 +134,7 @@ def _repeats(report: QAEvalReport) -> str:
 
 
 def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | None, key: str,
-                   where: str) -> str:
+                   where: str, prov: Provenance | None = None) -> str:
     """FAIL for a run with engine errors: the errors first (they are the stated reason), with
     their ids, then what the comparison on the answered cases found."""
     ids = [c.id for c in report.errors]
@@ -142,16 +147,22 @@ def _errors_banner(report: QAEvalReport, comparison: bl.BaselineComparison | Non
                  + "</ul><div>") + "</div>")
     return banner_html("fail", f"FAIL: {len(ids)} ENGINE ERROR{'S' if len(ids) != 1 else ''}",
                        f"<div>{where}. {escape(report.errors_sentence())}.</div>"
-                       f"<div>Cases: {shown}</div>{found}", comparison, script=False)
+                       f"<div>Cases: {shown}</div>{found}", comparison, script=False,
+                       provenance=prov)
 
 
 def banner_html(kind: str, heading: str, body: str,
-                comparison: bl.BaselineComparison | None = None, script: bool = True) -> str:
-    """A verdict box: `kind` "pass", "fail" or "none" (its colour), `heading` (text), the
-    comparison's drift lines under it, then `body` (HTML, escaped by the caller); `script`
-    wires its links that filter an explorer (linked.show_link)."""
+                comparison: bl.BaselineComparison | None = None, script: bool = True,
+                provenance: Provenance | None = None) -> str:
+    """A verdict box: `kind` "pass", "fail" or "none" (its colour), `heading` (text), which
+    model answered (the `provenance`'s; nothing for the MockProvider without a cassette), the
+    comparison's drift lines, then `body` (HTML, escaped by the caller); `script` wires its
+    links that filter an explorer (linked.show_link)."""
+    answered = answered_by(provenance.model_used, html=True, cache=provenance.cache) \
+        if provenance is not None else None
+    said = f'<div class="rse-model">{answered}</div>' if answered else ""
     return (f'{STYLE}<div class="rse-verdict rse-verdict-{kind}"><h2>{escape(heading)}</h2>'
-            f"{drift_html(comparison)}{body}</div>"
+            f"{said}{drift_html(comparison)}{body}</div>"
             + (linked.BANNER_SCRIPT if script and kind == "fail" else ""))
 
 

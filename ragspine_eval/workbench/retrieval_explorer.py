@@ -93,7 +93,8 @@ def verdict(run: RetrievalNotebookRun) -> Html:
     items = "".join(f"<li>{escape(r)}</li>" for r in _regressions(run))
     body = (warn + (f"<ul>{items}</ul>" if items else "")
             + f'<div style="font-size:12px;color:#555">{"<br>".join(lines)}</div>')
-    return Html(banner_html(kind, head, body, run.comparison, script=False))
+    return Html(banner_html(kind, head, body, run.comparison, script=False,
+                            provenance=prov))
 
 
 def measures(run: RetrievalNotebookRun) -> pd.DataFrame:

@@ -66,6 +66,19 @@ def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
     assert set(stored) == {"realdocs@answers:narrative~litellm:openai/loopback"}
     calls = tape.read(cassette).calls
     assert calls and all(case.endswith("@narrative") for case, _ in calls)
+    # what the run's answers used, per stage: the cassette's own account of each call's stage
+    # and usage; kept under times (the calls depend on the engine's caches), not in the model
+    expected: dict[str, list[int]] = {}
+    for kept in calls.values():
+        usage = kept["response"]["usage"]
+        counts = expected.setdefault(kept["stage"], [0, 0, 0])
+        counts[0] += 1
+        counts[1] += usage["prompt_tokens"]
+        counts[2] += usage["completion_tokens"]
+    used = recorded["provenance"]["times"]["latency"]["model"]
+    assert {stage: [v["calls"], v["input_tokens"], v["output_tokens"]]
+            for stage, v in used["stages"].items()} == expected
+    assert "calls" not in recorded["provenance"]["model"]
 
     monkeypatch.delenv("OPENAI_API_KEY")
     code, replayed = answers(tmp_path, workspace, url, cassette, "replay", name="p")

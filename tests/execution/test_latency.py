@@ -39,8 +39,10 @@ def test_the_trace_counts_this_threads_llm_calls_per_stage():
     logger = logging.getLogger("ragspine.trace")
     with listening(trace):
         with trace.case() as calls:
-            logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 12},
-                                                      {"stage": "rerank", "ms": 3}],
+            logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 12,
+                                                       "in_tokens": 60, "out_tokens": 5},
+                                                      {"stage": "rerank", "ms": 3,
+                                                       "in_tokens": None, "out_tokens": None}],
                                         "token_usage": {"input_tokens": 100, "output_tokens": 7}})
             other = threading.Thread(target=lambda: logger.info(
                 "trace", extra={"llm_calls": [{"stage": "answer", "ms": 99}]}))
@@ -48,7 +50,10 @@ def test_the_trace_counts_this_threads_llm_calls_per_stage():
             other.join()
         assert [c["stage"] for c in calls] == ["answer", "rerank", "(request)"]
         logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 50}]})  # no case open
-    assert trace.totals() == {"answer": {"calls": 1, "ms": 12}, "rerank": {"calls": 1, "ms": 3},
+    # each call's tokens under its stage; a call that reported none has none
+    assert trace.totals() == {"answer": {"calls": 1, "ms": 12, "input_tokens": 60,
+                                         "output_tokens": 5},
+                              "rerank": {"calls": 1, "ms": 3},
                               "(request)": {"calls": 0, "ms": 0, "input_tokens": 100,
                                             "output_tokens": 7}}
     assert trace not in logger.handlers
@@ -106,3 +111,12 @@ def test_a_run_installs_the_trace_once_not_once_per_case(monkeypatch):
     assert all(seconds_of(o) is not None for o in outs)
     assert all(getattr(o, "llm_calls_seen") == [{"stage": "synthesis", "ms": 1}] for o in outs)
     assert not any(isinstance(h, LLMTrace) for h in logging.getLogger("ragspine.trace").handlers)
+
+
+def test_what_a_person_reads_leaves_the_requests_own_totals_out():
+    llm = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 90, "output_tokens": 9},
+           "synthesis": {"calls": 2, "ms": 7, "input_tokens": 90, "output_tokens": 9}}
+    got = lines(summarize([("a", {}, 0.1, False)], llm), tags_shown=0)
+    assert got[-1] == "  LLM stage synthesis: 2 calls, 7 ms, tokens 90 in / 9 out"
+    assert not any("(request)" in line for line in got)
+    assert summarize([("a", {}, 0.1, False)], llm)["llm"]["(request)"]["input_tokens"] == 90

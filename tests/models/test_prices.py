@@ -42,9 +42,13 @@ def test_a_bad_table_is_exit_2_naming_the_key(tmp_path, text, said):
 
 
 def outcome(tokens_in, tokens_out, calls=1):
+    """An outcome whose trace saw `calls` calls sharing these tokens (the first takes the
+    remainder), and the request's own totals, which count nothing more."""
     out = CaseOutcome(answer="a")
-    seen = [{"stage": "synthesis", "ms": 1}] * calls + [
-        {"stage": "(request)", "input_tokens": tokens_in, "output_tokens": tokens_out}]
+    seen = [{"stage": "synthesis", "ms": 1, "input_tokens": tokens_in // calls
+             + (tokens_in % calls if k == 0 else 0), "output_tokens": tokens_out // calls
+             + (tokens_out % calls if k == 0 else 0)} for k in range(calls)]
+    seen.append({"stage": "(request)", "input_tokens": tokens_in, "output_tokens": tokens_out})
     object.__setattr__(out, "llm_calls_seen", seen)
     return out
 

@@ -180,3 +180,26 @@ def test_a_banner_without_drift_has_no_drift_line():
     cmp = compare_to_baseline(report(), stored)  # a run naming no KB: nothing to compare
     assert cmp.drift == [] and drilldown.drift_html(cmp) == ""
     assert "rse-drift\"" not in drilldown.verdict_html(report(), stored, cmp, "tool")
+
+
+def test_the_banner_says_which_model_answered_and_nothing_for_the_mock_provider():
+    from dataclasses import replace
+
+    from ragspine_eval.provenance import InputRef, collect
+
+    plain = report()
+    plain.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f"))
+    assert 'class="rse-model"' not in drilldown.verdict_html(plain, None, None, "tool")
+    model = {"provider": "litellm", "model": "openai/loop-1",
+             "calls": {"calls": 128, "input_tokens": 1, "output_tokens": 1, "misses": 2,
+                       "failed": 0},
+             "cassette": {"path": "c", "mode": "replay", "models": "litellm openai/loop-1",
+                          "recorded": "2026-12-06T19:26:14+00:00"}}
+    replayed = report()
+    replayed.provenance = replace(plain.provenance, model=model)
+    html = drilldown.verdict_html(replayed, None, None, "tool")
+    said = re.search(r'<div class="rse-model">(.*?)</div>', html).group(1)
+    assert unescape(re.sub(r"<[^>]+>", "", said)) == (
+        "model litellm openai/loop-1 · 128 calls replayed, recorded 2026-12-06 with litellm "
+        "openai/loop-1; 2 misses")
+    assert '<b style="color:#b2182b">2 misses</b>' in said

@@ -25,7 +25,8 @@ PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb
               "retrieval.ipynb": {"kb", "golden", "top_k", "engine_config", "baseline_path",
                                   "report_path", "require_baseline", "store"},
               "answers.ipynb": {"kb", "golden", "routes", "engine_config", "baseline_path",
-                                "report_path", "require_baseline", "store"}}
+                                "report_path", "require_baseline", "store", "provider", "model",
+                                "base_url", "cassette", "cassette_mode", "prices"}}
 # what each notebook's last cell calls: its gate (history has none: it draws, it decides nothing)
 LAST_CELL = {"qa.ipynb": "workbench.assert_gate", "extraction.ipynb": "workbench.assert_gates_of",
              "compare.ipynb": "compare.assert_no_flips(pair, fail_on_flips)",
