@@ -176,6 +176,6 @@ def _with_model(provenance: Any, model: Any, answered: Any) -> Any:
     if provenance.times is None or provenance.times.latency is None:
         return provenance
     used = model.to_dict([o for _, o in computed], [dict(c.tags) for c, _ in computed])
-    kept = {k: used[k] for k in ("calls", "stages", "by_tag", "cost") if k in used}
+    kept = {k: used[k] for k in ("calls", "stages", "by_tag", "cost", "paid") if k in used}
     return replace(provenance, times=replace(provenance.times, latency={
         **provenance.times.latency, "model": kept}))
