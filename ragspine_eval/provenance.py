@@ -243,9 +243,10 @@ def model_line(model: Mapping[str, Any]) -> str:
     cost = model.get("cost")
     if isinstance(cost, Mapping):
         unit = cost.get("currency", "")
-        shown = "not in the price table" if cost.get("run") is None else \
-            f"{cost['run']:.4f} {unit}"
-        line += f" · cost {shown}, billed {cost.get('billed') or 0:.4f} {unit}"
+        if cost.get("run") is None:  # never a guessed cost, nor a billed 0 that reads as free
+            line += f" · no cost: {model.get('model')} is not in the price table"
+        else:
+            line += f" · cost {cost['run']:.4f} {unit}, billed {cost.get('billed') or 0:.4f} {unit}"
     return line
 
 

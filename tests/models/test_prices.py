@@ -82,3 +82,13 @@ def test_the_run_lines_say_the_cost_per_run_and_by_tag(tmp_path):
     lines = prov.lines()
     assert any("cost 0.0120 EUR, billed 0.0120 EUR" in line for line in lines)
     assert "cost by tag: topic=FIN 0.0100 EUR · topic=OPS 0.0020 EUR" in lines
+
+
+def test_a_model_the_table_does_not_price_has_no_cost_and_no_billed_zero(tmp_path):
+    from ragspine_eval.provenance import model_line
+
+    run = ModelRun(ProviderSpec("litellm", "openai/unpriced", "http://127.0.0.1:1/v1"), None,
+                   "live", str(table(tmp_path)))
+    line = model_line(run.to_dict([outcome(3000, 500)], [{"topic": "FIN"}]))
+    assert "no cost: openai/unpriced is not in the price table" in line
+    assert "billed" not in line  # a billed 0 would read as free
