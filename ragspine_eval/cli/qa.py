@@ -158,7 +158,7 @@ def interrupted_line(report: Any, args: argparse.Namespace) -> str:
                f"as not run" if files else "no report was asked for (--report)")
     what = f"stopped ({report.stopped_by})" if report.stopped_by else "interrupted (Ctrl-C)"
     return (f"{what} after {done} of {report.n_cases} cases: {written}; the baseline was not "
-            f"changed; the same command again resumes the run")
+            f"changed")  # how to resume is the report's to say (interrupted_sentence)
 
 
 def _progress(args: argparse.Namespace):  # noqa: ANN202 - a callback or None
