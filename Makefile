@@ -40,8 +40,8 @@ run: setup
 	exit $$status
 
 # `make test` is what CI runs (about twelve minutes on 2 cores); the suites that take minutes each
-# (three real JupyterLab sessions, the quick benchmark, compare-main's passing run) are
-# `make test-slow` (about three more).
+# (three real JupyterLab sessions, the quick benchmark, compare-main's passing run, the answers
+# notebook's failing run and browser check) are `make test-slow` (about three more).
 test: setup
 	@$(BIN)/python -m pytest -m "not jupyterlab and not slow"
 

@@ -85,6 +85,7 @@ def test_the_notebook_runs_on_the_realdocs_workspace_only_where_the_main_job_bui
 
 
 @needs_realdocs
+@pytest.mark.slow  # 14 s: papermill's failing exit is held for the qa notebook in `make test`
 def test_papermill_fails_after_a_change_that_loses_a_claim(realdocs_workspace, tmp_path, run):
     from ragspine_eval.answers.report import make_answers_entry
 
@@ -104,6 +105,7 @@ def test_papermill_fails_after_a_change_that_loses_a_claim(realdocs_workspace, t
 
 
 @needs_realdocs
+@pytest.mark.slow  # 16 s of Chromium: the qa explorer's offline clicks stay in `make test`
 def test_the_html_report_filters_and_opens_a_case_offline(realdocs_workspace, tmp_path):
     from browser import offline_page
 
