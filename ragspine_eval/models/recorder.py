@@ -2,8 +2,9 @@
 
 `ModelRun` is what a run asks of the model (the provider spec, the cassette, its mode); it is
 plain data, pickled to worker processes, and `provider_for(case)` gives each case the engine's
-provider, wrapped by a `RecordedProvider` when a cassette or a real model is in play. The modes
-(`MODES`, as vcrpy's record modes are an enum that fails loudly on a misspelling):
+provider, wrapped by a `RecordedProvider` when a cassette or a real model is in play; every
+call it pays for goes through budget.py (counted, refused past --max-calls or --max-cost). The
+modes (`MODES`, as vcrpy's record modes are an enum that fails loudly on a misspelling):
 - `record`: a request the cassette holds is answered from it (a resumed recording pays nothing
   twice); any other calls the model, and the answer is kept (journal, then `finish`). Every
   case runs (the outcome cache is not read): a complete recording keeps exactly its calls;
