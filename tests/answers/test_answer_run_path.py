@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
 
 from benchmarks.answers import cycled_gold
+from benchmarks.retrieval_run import stored  # answers in the outcome cache so far
 from ragspine_eval import paths
 from ragspine_eval.answers.report import report_of
 from ragspine_eval.answers.run import run_answer_eval
@@ -72,7 +72,7 @@ def test_a_rerun_asks_nothing_and_an_edited_claim_is_judged_again_from_the_store
 
 
 @needs_realdocs
-def test_a_question_past_its_time_limit_is_its_error_on_its_route_and_never_stored(
+def test_a_question_past_its_time_limit_is_its_error_on_its_route_and_neverstored(
         realdocs_workspace):
     ws = realdocs_workspace.workspace.path
     # in worker processes: a question past its limit has its worker killed, so no late answer
@@ -85,14 +85,6 @@ def test_a_question_past_its_time_limit_is_its_error_on_its_route_and_never_stor
     on_time = run_answer_eval(ws, GOLD, routes=("narrative",))
     assert on_time.cache["reused"] == 0  # nothing of the late run was kept
     assert not any(r.outcome.error for r in on_time.results)
-
-
-def _stored(cache: Path) -> int:
-    try:
-        with sqlite3.connect(cache / "outcomes.sqlite3", timeout=5) as db:
-            return db.execute("SELECT count(*) FROM outcomes").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 @needs_realdocs
@@ -111,11 +103,11 @@ def test_a_run_killed_half_way_resumes_to_the_report_of_a_run_never_stopped(real
                               cwd=paths.PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
-    while _stored(cache) < n // 2 and killed.poll() is None and time.monotonic() < deadline:
+    while stored(cache) < n // 2 and killed.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(killed.pid, signal.SIGKILL)  # the whole run, its workers too, mid-write
     killed.wait()
-    kept = _stored(cache) - 1  # the engine's preset is kept beside the answers
+    kept = stored(cache) - 1  # the engine's preset is kept beside the answers
     assert 0 < kept < n, kept  # killed part-way, with answers kept
     assert not (tmp_path / "killed.json").exists()
     resumed = subprocess.run([*command, "--report", str(tmp_path / "resumed.json"),

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 from realdocs_workspace import QUESTIONS, needs_realdocs, realdocs_workspace  # noqa: F401
 
+from benchmarks.retrieval_run import stored  # answers in the outcome cache so far
 from ragspine_eval import paths
 from ragspine_eval.retrieval_only.run import run_retrieval_eval
 
@@ -66,14 +66,6 @@ def test_a_rerun_is_answered_by_the_cache_with_the_same_report(realdocs_workspac
     assert other_k.provenance.cache["reused"] == 0
 
 
-def _stored(cache: Path) -> int:
-    try:
-        with sqlite3.connect(cache / "outcomes.sqlite3", timeout=5) as db:
-            return db.execute("SELECT count(*) FROM outcomes").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 @needs_realdocs
 def test_a_run_killed_half_way_resumes_to_the_report_of_a_run_never_stopped(realdocs_workspace,
                                                                               tmp_path):
@@ -89,11 +81,11 @@ def test_a_run_killed_half_way_resumes_to_the_report_of_a_run_never_stopped(real
                               cwd=paths.PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
-    while _stored(cache) < n // 2 and killed.poll() is None and time.monotonic() < deadline:
+    while stored(cache) < n // 2 and killed.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(killed.pid, signal.SIGKILL)  # the whole run, its workers too, mid-write
     killed.wait()
-    kept = _stored(cache)
+    kept = stored(cache)
     assert 0 < kept < n, kept  # killed part-way, with answers kept
     assert not (tmp_path / "killed.json").exists()
     resumed = subprocess.run([*command, "--report", str(tmp_path / "resumed.json"),
