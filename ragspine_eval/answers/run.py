@@ -219,7 +219,7 @@ def _identity() -> Any:
 
 def _cache_kb(what: RunWhat) -> str:
     """The workspace part of the cache's key: another configuration or model, other answers."""
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     return what.model_keyed(f"{read_workspace(what.kb).fingerprint}+"
                             f"{what.engine_config.fingerprint}")
