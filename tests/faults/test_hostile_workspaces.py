@@ -248,7 +248,7 @@ def test_retrieval_has_a_time_limit_per_question(capsys, monkeypatch, tmp_path, 
     is answered by a fresh engine, nothing is recorded. The slow question is the real engine's
     retrieval made to wait 3 s first (a wait that gives the thread up, as a long page window
     in the engine would not need to)."""
-    from ragspine_eval.retrieval_only import engine
+    from ragspine_eval.engines import workspace_retriever as engine
 
     real = engine._Engine._retrieve
 
