@@ -43,7 +43,7 @@ from typing import Any
 
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
-from ragspine_eval.execution.latency import LLMTrace, listening
+from ragspine_eval.engines.trace import LLMTrace, listening
 from ragspine_eval.files import reading
 from ragspine_eval.knowledge.workspace import WorkspaceError, private_copy
 
