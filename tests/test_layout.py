@@ -131,7 +131,6 @@ NOT_YET_SPLIT: set[str] = {
     "ragspine_eval/golden/cases.py",
     "ragspine_eval/golden/question_files.py",
     "ragspine_eval/judges/financial/judge.py",
-    "ragspine_eval/outputs/summary_md.py",
     "ragspine_eval/provenance.py",
     "ragspine_eval/ratchet/gate.py",
     "ragspine_eval/runs/store.py",
