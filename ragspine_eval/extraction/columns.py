@@ -207,13 +207,13 @@ def same_values(expected: list[Any], actual: list[Any], same: Callable[[Any, Any
 
 
 def same_tags(expected: list[Any], actual: list[Any]) -> bytes:
-    """scoring._same_tags on the claims of two `tags` columns (validated: objects of strings,
+    """claims._same_tags on the claims of two `tags` columns (validated: objects of strings,
     where == is same_value and the claim's sorting changes nothing)."""
     return bytes([(not e and not a) or e == a for e, a in zip(expected, actual, strict=True)])
 
 
 def _header_key(span: Any, origin: Any) -> tuple[Any, Any]:
-    """What scoring._header_claim says of a record (ABSENT read as not given), as a pair that
+    """What claims.header_claim says of a record (ABSENT read as not given), as a pair that
     compares as the claims do."""
     span = None if span is ABSENT else span
     origin = None if origin is ABSENT else origin
@@ -319,7 +319,7 @@ class ClaimWriters:
 
 
 def fingerprint_digests(chunk: TruthChunk, writers: ClaimWriters) -> bytes:
-    """The first 8 bytes of each cell's fingerprint hash (scoring.fingerprint's) for one
+    """The first 8 bytes of each cell's fingerprint hash (claims.fingerprint's) for one
     chunk of ground-truth cells; a cell whose claims are not of the usual types is written by
     `writers.by_cell`."""
     cells, sheets, refs, values = chunk.cells, chunk.sheets, chunk.refs, chunk.values
