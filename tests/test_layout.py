@@ -126,7 +126,6 @@ PENDING = {
 }
 # Split on this branch one commit at a time (each along its domain); empty when the work is done.
 NOT_YET_SPLIT: set[str] = {
-    "ragspine_eval/judges/financial/judge.py",
     "ragspine_eval/provenance.py",
     "ragspine_eval/ratchet/gate.py",
     "ragspine_eval/runs/store.py",
