@@ -68,11 +68,11 @@ def test_answers_with_markup_and_control_characters_stay_well_formed():
 
 
 def test_provenance_travels_as_properties_when_the_report_has_one(tmp_path):
-    from ragspine_eval.provenance import Clock, InputRef, collect
+    from ragspine_eval.provenance import Clock, InputRef, RunInputs, collect
 
     report = sample_report()
-    report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
-                                clock=Clock())
+    report.provenance = collect(RunInputs(harness="qa", mode="tool",
+                                          golden=InputRef("g", "f00d", 3)), Clock())
     path = tmp_path / "qa.xml"
     write_qa_junit(path, report)
     root = ET.parse(path).getroot()
