@@ -39,7 +39,8 @@ LINK = linked.Link({"gate": "gates", "bucket": "buckets"}, lists=("gates", "buck
                    noun="questions", signal=charts.SELECTION)
 COLUMNS = [("id", 16), ("class", 8), ("ask", 20), ("narrative", 20), ("buckets", 14),
            ("question", 22)]
-GATES = ("claim_content", "claim_citation", "abstention", "question_pass")
+GATES = ("claim_content", "claim_citation", "claim_citation_strict", "abstention",
+         "question_pass")
 ANSWER_CLIP = 4000
 PASSAGE_CLIP = 400
 CSS = """.rse-ans-routes{display:flex;gap:14px;align-items:flex-start}
@@ -65,13 +66,15 @@ class AnswersNotebookRun:
 
 def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
                 engine_config: str | Path | None = None,
-                baseline_path: str | Path = paths.ANSWERS_BASELINE,
+                baseline_path: str | Path | None = None,
                 report_path: str | Path | None = None, store: bool = True,
-                model: Any = None) -> AnswersNotebookRun:
+                model: Any = None, allow_gold_errors: bool = False) -> AnswersNotebookRun:
     """Run and compare (never record); the report goes to `report_path` (default
-    out/answers_<workspace>.json). Relative paths are the project root's. `model`
+    out/answers_<workspace>.json); `baseline_path` None: the run's own (gated/own_workspace.py).
+    Relative paths are the project root's. `model`
     (models.ModelRun, `workbench.model_run(...)`; None: the MockProvider) is what the engine
-    asks, as `ragspine-eval answers --provider ... --cassette ...` passes it."""
+    asks, as `ragspine-eval answers --provider ... --cassette ...` passes it;
+    `allow_gold_errors` as `--allow-gold-errors`."""
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
@@ -82,8 +85,9 @@ def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
         paths.PROJECT_ROOT / "out" / f"answers_{from_root(kb).resolve().name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     gated = run_gated_answers(from_root(kb), from_root(golden), routes=chosen, config=config,
-                              baseline_path=from_root(baseline_path),
-                              outputs=GatedOutputs(report=out), store=store, model=model)
+                              baseline_path=from_root(baseline_path) if baseline_path else None,
+                              outputs=GatedOutputs(report=out), store=store, model=model,
+                              allow_gold_errors=allow_gold_errors)
     return AnswersNotebookRun(gated.report, out, gated.keys, gated.stored, gated.comparisons)
 
 
@@ -158,17 +162,20 @@ def by(run: AnswersNotebookRun, what: str) -> pd.DataFrame:
 
 
 def failures(run: AnswersNotebookRun) -> pd.DataFrame:
-    """The failing questions of each route: reason and stage (known gaps marked apart)."""
+    """The failing questions of each route: reason and stage (known gaps and gold errors,
+    which every gold error is whatever its verdict, marked apart)."""
     from ragspine_eval.retrieval.stages import STAGE_TEXT
 
     rows = []
     for route in run.report.routes:
         for r in run.report.results(route):
-            if not r.verdict.passed:
+            if not r.verdict.passed or r.gold_error:
                 rows.append({"route": route, "id": r.id, "class": r.case_class,
                              "reason": r.verdict.reason,
                              "stage": STAGE_TEXT.get(r.stage or "", r.stage),
-                             "route taken": r.outcome.route_label, "known gap": not r.scored})
+                             "route taken": r.outcome.route_label,
+                             "known gap": r.case_class == "known-gap",
+                             "gold error": r.gold_error or ""})
     return pd.DataFrame(rows)
 
 
@@ -340,6 +347,8 @@ def _failed_gates(result: Any) -> list[str]:
         out.append("claim_content")
     if any(not c.page_hit for c in v.claims):
         out.append("claim_citation")
+    if any(not (c.strict and c.strict.cited) for c in v.claims):
+        out.append("claim_citation_strict")
     return out
 
 
