@@ -114,7 +114,7 @@ def verdicts_of(report: Path) -> list[list[Any]]:
 
 def measure(n: int, rounds: int, say: Callable[[str], None]) -> dict[str, Any]:
     """Both sides, interleaved `rounds` times (module docstring)."""
-    from ragspine_eval.retrieval.workspace_build import build_workspace
+    from ragspine_eval.knowledge.workspace_build import build_workspace
 
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-answers-") as name:
         scratch = Path(name)

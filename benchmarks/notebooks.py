@@ -23,8 +23,8 @@ from ragspine_eval.paths import QA_BASELINE
 
 def notebook(mode: str = "agent") -> dict[str, Any]:
     """Execute qa.ipynb with papermill on the project's kernel, then render its HTML report."""
-    from ragspine_eval.workbench.kernel import ensure_kernel
-    from ragspine_eval.workbench.notebooks import (
+    from ragspine_eval.workbench.rendering.kernel import ensure_kernel
+    from ragspine_eval.workbench.rendering.notebooks import (
         NOTEBOOKS_DIR,
         NotebookRun,
         execute,

@@ -19,7 +19,7 @@ def startup(golden: str, mode: str) -> dict[str, Any]:
     """Wall time of a two-case run with two workers: start-up plus one case per worker."""
     from ragspine_eval.engines.inprocess import RagspineEngine
     from ragspine_eval.golden.cases import load_golden_set
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
     from ragspine_eval.execution.runner import RunOptions, run_cases
 
     cases = load_golden_set(golden)[:2]

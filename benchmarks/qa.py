@@ -152,7 +152,7 @@ def floor(golden: str, mode: str) -> dict[str, Any]:
 
     from ragspine_eval.engines.inprocess import NARRATIVE_TOP_K
     from ragspine_eval.golden.cases import load_golden_set
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     def filters(intent: Any) -> dict[str, str] | None:
         found = {"entity": intent.entity} if intent.entity else {}
@@ -206,7 +206,7 @@ def peer(golden: str, mode: str) -> dict[str, Any]:
     but over the engine's built-in KB, which differs from data/kb, so it is not used as is."""
     from ragspine.eval import qa_eval as peer_eval
 
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     clock = EngineClock()
     clock.instrument(peer_eval)

@@ -34,7 +34,7 @@ def score_and_write(golden: str, mode: str) -> dict[str, Any]:
     from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
     from ragspine_eval.engines.factory import build_engine, parse_engine
     from ragspine_eval.golden.cases import load_golden_set
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
     from ragspine_eval.qa.evaluation import evaluate
     from ragspine_eval.execution.runner import RunOptions, run_cases
 

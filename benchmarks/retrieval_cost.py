@@ -65,7 +65,7 @@ def parts(cases: int, repeats: int) -> dict[str, Any]:
     from ragspine_eval.golden.cases import load_golden_set
     from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
     from ragspine_eval.qa import case_record, report as report_mod
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     golden = load_golden_set(QA_GOLDEN_SET)
     with tempfile.TemporaryDirectory() as scratch:

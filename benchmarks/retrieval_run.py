@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(name)
         ws = args.kb
         if ws is None:
-            from ragspine_eval.retrieval.workspace_build import build_workspace
+            from ragspine_eval.knowledge.workspace_build import build_workspace
 
             ws = scratch / "realdocs"
             build_workspace(ROOT.parent / "shared" / "realdocs", ws)

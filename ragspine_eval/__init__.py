@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 _WHERE = {
     # the QA harness
     "run_qa_eval": "qa.run", "evaluate": "qa.evaluation", "load_golden_set": "golden.cases",
-    "build_eval_kb": "retrieval.kb", "EVAL_MODES": "engines.inprocess",
+    "build_eval_kb": "knowledge.kb", "EVAL_MODES": "engines.inprocess",
     "GATE_METRICS": "qa.gates", "GROUNDEDNESS_METRICS": "judges.groundedness",
     "GateMetric": "qa.report", "QAEvalReport": "qa.report",
     "LexicalOverlapJudge": "judges.groundedness",

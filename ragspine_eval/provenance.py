@@ -92,7 +92,7 @@ class Provenance:
     # the engine configuration a run used (engines/engine_config.py: label, fingerprint,
     # settings), and what the engine's answers showed had no effect; None: the engine's defaults
     engine_config: dict[str, Any] | None = None
-    # a workspace knowledge base: how it was chunked (retrieval/workspace.py)
+    # a workspace knowledge base: how it was chunked (knowledge/workspace.py)
     workspace: dict[str, Any] | None = None
     # the model the engine asked (models/: provider, model, base URL, and the cassette: path,
     # mode, and what its header says); None: the engine's MockProvider, no cassette

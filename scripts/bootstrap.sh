@@ -38,4 +38,4 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     touch "$stamp"
 fi
 # The notebooks' kernel; cheap, so checked on every run (a deleted or edited spec is rewritten).
-.venv/bin/python -m ragspine_eval.workbench.kernel >/dev/null
+.venv/bin/python -m ragspine_eval.workbench.rendering.kernel >/dev/null

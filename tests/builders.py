@@ -71,7 +71,7 @@ def real_run(mode: str = "tool"):
         from ragspine_eval.paths import KB_DIR, QA_GOLDEN_SET
         from ragspine_eval.engines.factory import build_engine, parse_engine
         from ragspine_eval.golden.cases import load_golden_set
-        from ragspine_eval.retrieval.kb import build_eval_kb
+        from ragspine_eval.knowledge.kb import build_eval_kb
         from ragspine_eval.execution.runner import RunOptions, run_cases
 
         cases = load_golden_set(QA_GOLDEN_SET)
@@ -130,7 +130,7 @@ def written(tmp_path, name: str, data: dict) -> str:
 
 def compare_pair(tmp_path, before: dict, after: dict) -> Any:
     """workbench.compare.load_pair of the two reports, written as files."""
-    from ragspine_eval.workbench import compare
+    from ragspine_eval.workbench.fronts import compare
 
     return compare.load_pair(written(tmp_path, "before.json", before),
                              written(tmp_path, "after.json", after))

@@ -56,7 +56,7 @@ def numeric_outcome():
 
 @pytest.fixture(scope="session")
 def built_kb(tmp_path_factory):
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     return build_eval_kb(db_dir=tmp_path_factory.mktemp("kb"))
 

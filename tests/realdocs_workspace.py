@@ -32,7 +32,7 @@ needs_realdocs = pytest.mark.skipif(not REALDOCS.is_dir(), reason="../shared/rea
 def realdocs_workspace(tmp_path_factory):
     if not REALDOCS.is_dir():
         pytest.skip("../shared/realdocs absent")
-    from ragspine_eval.retrieval.workspace_build import build_workspace
+    from ragspine_eval.knowledge.workspace_build import build_workspace
 
     out = tmp_path_factory.mktemp("realdocs-ws") / "realdocs"
     return build_workspace(REALDOCS, out)

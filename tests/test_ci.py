@@ -367,7 +367,7 @@ def test_compare_main_fails_on_a_case_that_went_from_pass_to_fail_and_leaves_the
 
 
 # slow: a second papermill run and render; the pass path of the compare notebook is also held by
-# tests/workbench/test_compare_notebook.py, and the flip that must fail stays in `make test`
+# tests/workbench/fronts/test_compare_notebook.py, and the flip that must fail stays in `make test`
 @pytest.mark.slow
 def test_compare_main_passes_when_no_case_went_from_pass_to_fail(tmp_path, two_reports):
     main, _ = two_reports

@@ -20,6 +20,9 @@ FLOORS = {
     "ragspine_eval": 0, "ragspine_eval.errors": 0, "ragspine_eval.paths": 0,
     "ragspine_eval.lazy": 0, "ragspine_eval.stats": 0, "ragspine_eval.provenance": 0, "ragspine_eval.files": 0,
     "ragspine_eval.ratchet": 1, "ragspine_eval.golden": 1, "ragspine_eval.judges": 1,
+    # the knowledge bases retrieved from (the KB folder, engine workspaces): inputs, like the
+    # golden sets, read below everything that retrieves from them or measures what it retrieved
+    "ragspine_eval.knowledge": 1,
     "ragspine_eval.retrieval": 2,
     # which model the engine's agent asks and its cassette: below the engines that hand each
     # case its provider, needing only the ground floor
@@ -245,7 +248,7 @@ def test_every_project_error_shares_one_base():
     from ragspine_eval.outputs.diff import ReportError
     from ragspine_eval.engines import EngineSpecError
     from ragspine_eval.golden.cases import GoldenSetError
-    from ragspine_eval.retrieval.kb import KnowledgeBaseError
+    from ragspine_eval.knowledge.kb import KnowledgeBaseError
     from ragspine_eval.ratchet import BaselineError
 
     for cls in (ExtractionInputError, OutputError, ReportError, EngineSpecError, GoldenSetError,
@@ -264,3 +267,45 @@ def test_no_two_test_modules_share_a_name():
             twins.append((seen[path.name], path))
         seen.setdefault(path.name, path)
     assert not twins
+
+
+# The workbench's rooms, from the top down: rendering/ (papermill, the HTML reports, the kernel),
+# fronts/ (one module per notebook), views/ (frames, charts, explorers, case views). A room
+# imports only the rooms below it, so a view can be used by any front and a test.
+WORKBENCH_ROOMS = {"rendering": 2, "fronts": 1, "views": 0}
+
+
+def room_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "workbench" else None
+
+
+def upward_room_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{name} -> {target}" for name, targets in graph.items()
+                  for target in targets
+                  if (a := room_of(name)) and (b := room_of(target))
+                  and WORKBENCH_ROOMS[b] > WORKBENCH_ROOMS[a])
+
+
+def test_the_workbench_rooms_import_only_the_rooms_below():
+    mods = modules()
+    known = set(mods)
+    rooms = {room_of(name) for name in mods} - {None}
+    assert rooms == set(WORKBENCH_ROOMS), rooms
+    graph = {name: imports_of(name, path, known) for name, path in mods.items()}
+    assert upward_room_imports(graph) == []
+
+
+def test_the_room_check_can_fail():
+    assert upward_room_imports({"ragspine_eval.workbench.views.charts":
+                                {"ragspine_eval.workbench.fronts.qa"}}) == [
+        "ragspine_eval.workbench.views.charts -> ragspine_eval.workbench.fronts.qa"]
+
+
+def test_no_two_classes_of_the_package_share_a_name():
+    seen: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                seen.setdefault(node.name, []).append(name)
+    assert {cls: where for cls, where in seen.items() if len(where) > 1} == {}

@@ -23,7 +23,7 @@ from ragspine_eval.provenance import (
     golden_fingerprint,
 )
 from ragspine_eval.golden.cases import fingerprint, load_golden_set
-from ragspine_eval.retrieval.kb import kb_fingerprint
+from ragspine_eval.knowledge.kb import kb_fingerprint
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.qa.run import run_qa_eval
 from ragspine_eval.ratchet import load_baselines

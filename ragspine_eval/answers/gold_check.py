@@ -41,7 +41,7 @@ from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.golden.cases import error_line
 from ragspine_eval.golden.nl_answers import Anchor, AnswerCase
 from ragspine_eval.golden.nl_documents import DocRef
-from ragspine_eval.retrieval.workspace import Workspace, WorkspaceDoc, iter_chunks
+from ragspine_eval.knowledge.workspace import Workspace, WorkspaceDoc, iter_chunks
 
 MAX_LISTED = 5
 

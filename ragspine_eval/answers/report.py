@@ -294,7 +294,7 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
     from dataclasses import replace
 
     from ragspine_eval.provenance import InputRef, collect, display_path, golden_fingerprint
-    from ragspine_eval.retrieval.workspace import chunking_of, read_workspace
+    from ragspine_eval.knowledge.workspace import chunking_of, read_workspace
 
     report = AnswerRunReport(run)
     ws = read_workspace(run.workspace)

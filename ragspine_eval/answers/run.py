@@ -177,7 +177,7 @@ def checked_gold(what: RunWhat, allow_gold_errors: bool = False
     """The gold file's cases and their check against the workspace (gold_check.py); GoldError
     (exit 2) for a case the workspace cannot answer, unless `allow_gold_errors`."""
     from ragspine_eval.answers.gold_check import check_gold
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     cases = answer_cases_of(what.golden)
     gold = check_gold(what.golden, cases, read_workspace(what.kb))
@@ -256,7 +256,7 @@ def _identity() -> Any:
 
 def _cache_kb(what: RunWhat) -> str:
     """The workspace part of the cache's key: another configuration or model, other answers."""
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     return what.model_keyed(f"{read_workspace(what.kb).fingerprint}+"
                             f"{what.engine_config.fingerprint}")

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from ragspine_eval.golden.cases import GoldenSetError, check_golden_set, summarize
     from ragspine_eval.golden.question_files import is_question_file
     from ragspine_eval.qa.golden_check import check_against_kb
-    from ragspine_eval.retrieval.workspace import is_workspace
+    from ragspine_eval.knowledge.workspace import is_workspace
 
     golden = args.file
     if is_question_file(golden) or (args.kb is not None and is_workspace(args.kb)):
@@ -73,7 +73,7 @@ def run_question_file(args: argparse.Namespace) -> int:
 
     from ragspine_eval.golden.question_files import check_question_file
     from ragspine_eval.retrieval.question_check import check_against_workspace
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     cases, errors = check_question_file(args.file)
     problems: list[str] = []

@@ -4,7 +4,7 @@
     ragspine-eval kb show W [--json]        documents, chunks, facts, chunking, fingerprint
 
 `build` prints, per document, what each channel of the engine ingested and what it skipped, with
-the engine's reason per table, and the review queue (retrieval/workspace_build.py). Exit codes:
+the engine's reason per table, and the review queue (knowledge/workspace_build.py). Exit codes:
 0 built or shown, 1 the engine failed on some document (the workspace is still written, the
 failure named), 2 bad input (no documents, an --out that exists, a folder that is no workspace).
 """
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.kb_command == "build":
-        from ragspine_eval.retrieval.workspace_build import build_workspace
+        from ragspine_eval.knowledge.workspace_build import build_workspace
 
         built = build_workspace(args.docs, args.out)
         for line in built.lines():
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"FAIL: the engine failed on {len(failed)} document(s): {', '.join(failed)}")
             return EXIT_REGRESSION
         return EXIT_OK
-    from ragspine_eval.retrieval.workspace import chunking_of, fingerprint_key, read_workspace
+    from ragspine_eval.knowledge.workspace import chunking_of, fingerprint_key, read_workspace
 
     from ragspine_eval.outputs.escape import terminal
 

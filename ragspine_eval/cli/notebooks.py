@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval.cli.common import BadInput
-    from ragspine_eval.workbench.notebooks import own_documents_plan, render_output, run_all
+    from ragspine_eval.workbench.rendering.notebooks import own_documents_plan, render_output, run_all
 
     if args.render:
         if args.doc or args.ground_truth or args.manifest or args.baseline or args.require_baseline:

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
 
     from ragspine_eval.golden.cases import load_golden_set
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
     from ragspine_eval.engines.service import (
         most_common_reference_date,
         start_service,

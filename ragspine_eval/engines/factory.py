@@ -23,7 +23,7 @@ from ragspine_eval.engines.callable_engine import (
     CallableSpecError,
     load_callable,
 )
-from ragspine_eval.retrieval.kb import EvalKB
+from ragspine_eval.knowledge.kb import EvalKB
 
 # The HTTP engine, and its client httpx (50 ms to import), is imported only for an http://
 # engine: an in-process run needs neither.

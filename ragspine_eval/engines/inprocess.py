@@ -45,7 +45,7 @@ from ragspine.storage.fact_store import SqliteFactStore
 
 from ragspine_eval.engines.base import EVAL_MODES, CaseOutcome, error_outcome
 from ragspine_eval.golden.cases import GoldenCase
-from ragspine_eval.retrieval.kb import EvalKB
+from ragspine_eval.knowledge.kb import EvalKB
 
 # The engine's own narrative path asks its retriever for this many snippets; tool mode asks for
 # the same so the two modes see the same evidence.

@@ -37,7 +37,7 @@ import httpx
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.models.providers import service_settings
-from ragspine_eval.retrieval.kb import EvalKB
+from ragspine_eval.knowledge.kb import EvalKB
 
 LOOPBACK = "127.0.0.1"
 APP = "ragspine.service.api.app:create_app"

@@ -127,7 +127,7 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
     from ragspine_eval.golden.nl_answers import answer_cases_of
     from ragspine_eval.outputs.answers_files import answers_table
     from ragspine_eval.provenance import Clock
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     say = escape.escaped_echo(echo)
     outputs = outputs or GatedOutputs()

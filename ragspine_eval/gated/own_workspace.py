@@ -31,7 +31,7 @@ def default_baseline(workspace: str | Path, golden: str | Path, harness: str) ->
 
 def run_name(workspace: str | Path, golden: str | Path, name: str | None = None) -> str:
     """The name a run's baseline keys start with (module docstring)."""
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     if paths.in_project(workspace):
         return name or Path(workspace).resolve().name or "workspace"

@@ -96,7 +96,7 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
     cache, ...)."""
     from ragspine_eval.golden.question_files import load_question_file
     from ragspine_eval.outputs.retrieval_files import retrieval_table
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
     from ragspine_eval.retrieval_only.run import run_retrieval_eval
 
     say = escape.escaped_echo(echo)

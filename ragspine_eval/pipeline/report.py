@@ -39,7 +39,7 @@ def with_latency(provenance: Any, cases: list[Any], outcomes: list[Any],
 
 def workspace_of(kb: str | Path) -> dict[str, Any]:
     """{"workspace": {"chunking": ...}} for an engine workspace as the KB, else nothing."""
-    from ragspine_eval.retrieval.workspace import chunking_of, is_workspace, read_workspace
+    from ragspine_eval.knowledge.workspace import chunking_of, is_workspace, read_workspace
 
     return ({"workspace": {"chunking": chunking_of(read_workspace(kb))}}
             if is_workspace(kb) else {})

@@ -75,7 +75,7 @@ def evaluate(cases: Sequence[GoldenCase], outcomes: Sequence[CaseOutcome], mode:
     if len(cases) != len(outcomes):
         raise ValueError(f"{len(cases)} cases but {len(outcomes)} outcomes")
     if reference_texts is None:
-        from ragspine_eval.retrieval.kb import load_narrative_docs
+        from ragspine_eval.knowledge.kb import load_narrative_docs
 
         reference_texts = {d.doc_id: d.text for d in load_narrative_docs(KB_DIR)}
     reuse = reuse or Reuse()

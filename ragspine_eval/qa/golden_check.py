@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ragspine_eval.golden.cases import GoldenCase, iter_numbered
-from ragspine_eval.retrieval.kb import load_fact_rows, load_narrative_docs
+from ragspine_eval.knowledge.kb import load_fact_rows, load_narrative_docs
 from ragspine_eval.retrieval.relevance import normalize_text
 
 

@@ -68,7 +68,7 @@ def run_qa_eval(golden_path: str | Path, mode: str | None = None, *, kb_dir: str
 def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
     """The QA run of `what`, run as `how` says: the pipeline's steps, one after another."""
     from ragspine_eval.qa.scored import ScoredCase, scoring_fingerprint
-    from ragspine_eval.retrieval.kb import kb_fingerprints
+    from ragspine_eval.knowledge.kb import kb_fingerprints
 
     clock = Clock()
     qa = QARun.of(what, how)
@@ -196,7 +196,7 @@ class OpenedEngine:
 
         from ragspine_eval.engines.engine_config import retriever_options
         from ragspine_eval.engines.factory import build_engine
-        from ragspine_eval.retrieval.kb import build_eval_kb
+        from ragspine_eval.knowledge.kb import build_eval_kb
 
         qa = self.qa
         with tempfile.TemporaryDirectory(prefix="ragspine-eval-kb-") as scratch:
@@ -230,8 +230,8 @@ class OpenedEngine:
             return self.kb.narrative_texts()
         if planned.scored is not None and all(entry is not None for entry in planned.scored):
             return {}
-        from ragspine_eval.retrieval.kb import load_narrative_docs, workspace_docs
-        from ragspine_eval.retrieval.workspace import is_workspace
+        from ragspine_eval.knowledge.kb import load_narrative_docs, workspace_docs
+        from ragspine_eval.knowledge.workspace import is_workspace
 
         kb_dir = self.qa.what.kb
         docs = workspace_docs(kb_dir) if is_workspace(kb_dir) else load_narrative_docs(kb_dir)

@@ -1,7 +1,7 @@
 """An engine question file checked against a workspace: what each question asks for is there.
 
 For each valid question (golden/question_files.py), against the workspace's active chunks
-(retrieval/workspace.py, read without the engine):
+(knowledge/workspace.py, read without the engine):
 - every document it names exists (by doc id or stem, case-folded, as the rules match it);
 - every page of its page groups is a page of one of those documents (of any document when it
   names none): a page past the last one a document has is a typo no retrieval can hit;
@@ -30,7 +30,7 @@ from typing import Any
 
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.retrieval.relevance import text_with_numbers
-from ragspine_eval.retrieval.workspace import Workspace, doc_texts, iter_chunks
+from ragspine_eval.knowledge.workspace import Workspace, doc_texts, iter_chunks
 
 
 def _where(path: Path, case: QuestionCase) -> str:

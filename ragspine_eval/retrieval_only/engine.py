@@ -45,7 +45,7 @@ from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
 from ragspine_eval.execution.latency import LLMTrace, listening
 from ragspine_eval.files import reading
-from ragspine_eval.retrieval.workspace import WorkspaceError, private_copy
+from ragspine_eval.knowledge.workspace import WorkspaceError, private_copy
 
 # which configuration key an engine error at start-up points at, by the words it uses
 _KEY_WORDS = {"reranker": ("rerank",), "profile": ("embedding", "profile", "preset", "fastembed"),

@@ -8,7 +8,7 @@ default from the CLI), worker processes or Dask, progress, and the outcome cache
 stored as it comes, so a run killed part-way resumes where it was.
 
 Invariants:
-- everything is checked before a question is asked: the workspace is one (retrieval/workspace.py),
+- everything is checked before a question is asked: the workspace is one (knowledge/workspace.py),
   the question file reads whole (golden/question_files.py), `top_k` is at least 1, the engine
   configuration's settings can take effect here (engines/engine_config.py: exit 2 otherwise),
   and the engine opens its retriever on the workspace (engine.py);
@@ -49,7 +49,7 @@ from ragspine_eval.provenance import Clock, InputRef, collect, display_path, gol
 from ragspine_eval.retrieval.metrics import question_file_ranks
 from ragspine_eval.retrieval.passages import kept, passages_from
 from ragspine_eval.retrieval.relevance import question_file_rules
-from ragspine_eval.retrieval.workspace import WorkspaceError, chunking_of, read_workspace
+from ragspine_eval.knowledge.workspace import WorkspaceError, chunking_of, read_workspace
 from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunReport
 
 
@@ -103,7 +103,7 @@ class RetrievalRun:
     def of(cls, what: RunWhat) -> RetrievalRun:
         from ragspine_eval.engines.engine_config import check_effective
         from ragspine_eval.golden.question_files import load_question_file
-        from ragspine_eval.retrieval.workspace import is_workspace
+        from ragspine_eval.knowledge.workspace import is_workspace
         from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
 
         config = what.engine_config

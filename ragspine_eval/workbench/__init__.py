@@ -1,36 +1,33 @@
 """The workbench: reports turned into what an analyst reads, in JupyterLab and in HTML.
 
-session (what a notebook calls: run a mode, the verdict banner, the explorer, a case, the
-other mode, the gate), frames (reports as tidy DataFrames), charts (Altair charts of the
-frames), embed (live Vega charts with no network), drilldown (the verdict banner and the
-clickable failure explorer), case_view (one case whole), second_opinion (where another judge
-disagrees with the gate's), linked (charts that filter a table, shared by the explorers),
-extraction_runs and extraction_explorer (the extraction notebook's documents, banners and
-explorer), cell_view (one extraction cell in its document), answers_explorer (the answers
-notebook: banner, gates per route, failures with their stage, the linked explorer and the case
-view with marked claims and both routes), model_usage (the model's tokens, cost and latency
-per stage and by tag), tables (static and interactive
-tables), notebooks (papermill runs and the HTML reports), kernel (the Jupyter kernel the
-notebooks are pinned to), report_template/ (the nbconvert template: every script inlined).
+Three rooms, from the top down (a room imports only the rooms below it):
+- rendering/: notebooks run with papermill and rendered to one offline HTML file each
+  (notebooks, report_template/), and the Jupyter kernel they are pinned to (kernel,
+  kernel_ipc); it calls a front only to write every QA report before the notebooks that
+  compare the two modes run;
+- fronts/: what each notebook calls, one module per notebook (qa, extraction, answers,
+  retrieval, compare with compare_view and retrieval_compare, history): run the harness the
+  way the CLI does without recording, then one call per section and the gate in the last cell;
+- views/: reusable pieces that turn a report into frames (pandas), charts (Altair, live and
+  offline: embed), tables, banners and explorers (drilldown, linked, extraction_explorer), the
+  case views (case_view, cell_view, retrieval_view, second_opinion), model_usage, and html
+  (`Html`, `setup_display`).
 
-`from ragspine_eval import workbench` gives session's functions (`workbench.run_qa(...)`), and
-`model_run` (models.options: a notebook's provider, model and cassette parameters as the
-`model=` of `run_qa`).
+`from ragspine_eval import workbench` gives what the qa and extraction notebooks call
+(`workbench.run_qa(...)`, `workbench.setup_display()`), and `model_run` (models.options: a
+notebook's provider, model and cassette parameters as the `model=` of `run_qa`).
 """
 
 from ragspine_eval.models.options import model_run
-
-from ragspine_eval.workbench.extraction_explorer import (
-    extraction_verdict,
-    mismatch_explorer,
-    table_structure,
-)
-from ragspine_eval.workbench.session import (
+from ragspine_eval.workbench.fronts.extraction import (
     ExtractionNotebookRun,
-    QARun,
-    assert_gate,
     assert_gates,
     assert_gates_of,
+    run_extraction,
+)
+from ragspine_eval.workbench.fronts.qa import (
+    QANotebookRun,
+    assert_gate,
     cases_apart,
     default_report_path,
     explorer,
@@ -38,16 +35,20 @@ from ragspine_eval.workbench.session import (
     load_report,
     mode_comparison,
     other_mode_report,
-    run_extraction,
     run_qa,
     second_opinion,
-    setup_display,
     show_case,
     verdict,
 )
+from ragspine_eval.workbench.views.extraction_explorer import (
+    extraction_verdict,
+    mismatch_explorer,
+    table_structure,
+)
+from ragspine_eval.workbench.views.html import setup_display
 
-__all__ = ["ExtractionNotebookRun", "QARun", "assert_gate", "assert_gates", "cases_apart",
-           "default_report_path", "explorer", "gate_message", "load_report", "mode_comparison",
-           "other_mode_report", "run_extraction", "run_qa", "setup_display", "show_case",
-           "verdict", "assert_gates_of", "extraction_verdict", "mismatch_explorer",
+__all__ = ["ExtractionNotebookRun", "QANotebookRun", "assert_gate", "assert_gates",
+           "cases_apart", "default_report_path", "explorer", "gate_message", "load_report",
+           "mode_comparison", "other_mode_report", "run_extraction", "run_qa", "setup_display",
+           "show_case", "verdict", "assert_gates_of", "extraction_verdict", "mismatch_explorer",
            "table_structure", "second_opinion", "model_run"]

@@ -98,7 +98,7 @@ def test_the_baseline_entry_is_a_ratchet_entry_and_a_lost_claim_is_a_regression(
 
 @needs_realdocs
 def test_two_answer_runs_compare_as_qa_runs_and_a_lost_claim_is_a_flip(report, tmp_path):
-    from ragspine_eval.workbench import compare
+    from ragspine_eval.workbench.fronts import compare
 
     before = report.to_dict()
     after = json.loads(json.dumps(before))

@@ -16,7 +16,7 @@ Q = QUESTIONS / "questions.jsonl"
 def keys_name(ws):
     """The name a run over the temporary (outside the project) workspace gives its keys: the
     question file's stem and the workspace's fingerprint (gated/own_workspace.py)."""
-    from ragspine_eval.retrieval.workspace import read_workspace
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     return f"{Q.stem}@{read_workspace(ws).fingerprint[:8]}"
 

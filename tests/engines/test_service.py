@@ -46,7 +46,7 @@ LEGITIMATE_DIFFERENCES = {"num-015", "num-017", "num-018"}
 
 @pytest.fixture(scope="module")
 def served_kb(tmp_path_factory):
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     return build_eval_kb(db_dir=tmp_path_factory.mktemp("served-kb"))
 
@@ -191,7 +191,7 @@ def test_most_common_reference_date_is_the_golden_sets():
 _STARTER = """
 import sys, time
 from datetime import date
-from ragspine_eval.retrieval.kb import build_eval_kb
+from ragspine_eval.knowledge.kb import build_eval_kb
 from ragspine_eval.engines.service import start_service
 svc = start_service(build_eval_kb(db_dir=sys.argv[1]), date(2026, 6, 12),
                     log_path=sys.argv[1] + "/log", access_log=False)

@@ -35,7 +35,7 @@ def test_the_service_settings_name_the_model_and_hold_no_key(tmp_path, monkeypat
 
 
 def test_the_service_answers_with_the_model_it_was_given(tmp_path, monkeypatch):
-    from ragspine_eval.retrieval.kb import build_eval_kb
+    from ragspine_eval.knowledge.kb import build_eval_kb
 
     model = LoopbackModel(seed=3).start()
     try:

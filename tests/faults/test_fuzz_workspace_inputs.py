@@ -32,7 +32,7 @@ from ragspine_eval.golden.question_files import (
     load_question_file,
 )
 from ragspine_eval.retrieval.question_check import check_against_workspace
-from ragspine_eval.retrieval.workspace import (
+from ragspine_eval.knowledge.workspace import (
     WorkspaceError,
     doc_texts,
     fingerprints,

@@ -155,7 +155,7 @@ def test_the_extraction_notebook_shows_a_hostile_document_of_a_manifest_as_a_fai
     """The notebook's run (workbench.run_extraction) names the document the bounded worker
     failed on beside the scored ones, and its gate fails, as the CLI's exit 2 does."""
     from ragspine_eval import workbench
-    from ragspine_eval.workbench.session import assert_gates_of
+    from ragspine_eval.workbench.fronts.extraction import assert_gates_of
 
     manifest, _bad = mixed_manifest(tmp_path)
     ex = workbench.run_extraction("all", None, None, tmp_path / "report.json",

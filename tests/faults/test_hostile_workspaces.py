@@ -168,7 +168,7 @@ def test_a_wal_workspace_is_read_whole_and_left_byte_identical(capsys, monkeypat
     assert set(os.listdir(ws)) == files  # no -shm or -wal appeared
     assert [code for _, code, _, _ in results] == [0, 0, 0, 0, 0]
     shown = next(o for argv, _, o, _ in results if argv[-1] == "--json")
-    from ragspine_eval.retrieval.workspace import fingerprints
+    from ragspine_eval.knowledge.workspace import fingerprints
 
     pending = mutate is wal_with_pending_transaction
     # the transaction still in the -wal is read (immutable=1 alone would read the old text)

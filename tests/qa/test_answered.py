@@ -66,7 +66,7 @@ def test_a_baseline_without_case_ids_is_compared_on_rates_and_says_so():
 
 def test_the_tables_show_the_baseline_on_the_cases_the_gate_compares():
     from ragspine_eval.qa.answered import baseline_shown
-    from ragspine_eval.workbench import frames
+    from ragspine_eval.workbench.views import frames
 
     refusals = {i for i, c in enumerate(CASES) if c.expected["refuse"]}
     report = _run(refusals)

@@ -258,7 +258,7 @@ def test_an_http_engine_is_recorded_with_an_unknown_version():
 def test_a_real_run_records_the_default_kb_and_the_installed_engine(tiny_golden):
     from importlib.metadata import version
 
-    from ragspine_eval.retrieval.kb import kb_file_fingerprints, kb_fingerprint
+    from ragspine_eval.knowledge.kb import kb_file_fingerprints, kb_fingerprint
     from ragspine_eval.qa.baseline_entry import make_baseline_entry
     from ragspine_eval.qa.run import run_qa_eval
 

@@ -111,7 +111,7 @@ def test_recorded_then_replayed_offline_the_same_report_and_misses_named(
     assert cassette_info["mode"] == "replay" and cassette_info["engine"].startswith("rag-spine")
 
     # the compare notebook's models table: the same model, the after run replayed, the same calls
-    from ragspine_eval.workbench import compare
+    from ragspine_eval.workbench.fronts import compare
 
     table = compare.model_changes(compare.load_pair(workdir / "record.json",
                                                     workdir / "replay.json")).set_index("")
@@ -268,7 +268,7 @@ def test_the_qa_notebook_replays_a_cassette_and_names_the_model(workdir, loopbac
     import nbformat
     import papermill as pm
 
-    from ragspine_eval.workbench.kernel import KERNEL_NAME
+    from ragspine_eval.workbench.rendering.kernel import KERNEL_NAME
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     url, cassette = loopback.base_url, workdir / "nb.cassette"

@@ -23,7 +23,7 @@ from ragspine_eval.execution import cache as cache_mod
 from ragspine_eval.judges import registry as judges
 from ragspine_eval.qa import evaluation, scored
 from ragspine_eval.qa.run import run_qa_eval
-from ragspine_eval.workbench.case_view import case_detail
+from ragspine_eval.workbench.views.case_view import case_detail
 
 
 @pytest.fixture

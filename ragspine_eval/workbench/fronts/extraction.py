@@ -1,0 +1,189 @@
+"""What notebooks/extraction.ipynb calls: its documents run and gated, a document the engine
+fails on kept apart from the verdicts.
+
+`run_extraction` is the CLI's gated run (gated.extraction) without recording, for fixture sets,
+one document of one's own, or a manifest of many (an `ExtractionNotebookRun`); `assert_gates_of`
+is the notebook's last cell.
+
+`notebook_targets` resolves the notebook's parameters as `ragspine-eval extraction` resolves
+`--docs`, `--doc/--ground-truth` and `--manifest` (a manifest names each document and its ground
+truth; `doc` needs `ground_truth`; the baseline is the one given, else the manifest's, else the
+fixtures' for fixture sets and none for documents of one's own). `gated_apart` runs them: when
+the run raises on a document (the engine crashed, the document would not open, a bounded
+worker gave up on it), each document is run alone to find which, and the others are scored
+and reported without it. The notebook's last cell is
+assert_gates_of (below).
+Invariants: a failure on a document is an error, never a verdict (no pass, no regression); an
+error in the run's own files (the baseline, an output path) is not a document's: it is raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import paths
+from ragspine_eval import ratchet as bl
+from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.extraction.run import ExtractionRun, Target, fixture_targets
+from ragspine_eval.files.outputs import OutputError
+from ragspine_eval.paths import OUT_DIR, from_root
+from ragspine_eval.ratchet import BaselineError
+from ragspine_eval.workbench.fronts.qa import gate_message
+
+
+class NotebookParameterError(RagspineEvalError, ValueError):
+    """The extraction notebook's parameters do not name one set of documents."""
+
+
+def notebook_targets(docs: str, facts_path: str | Path | None, baseline_path: str | Path | None,
+                     doc: str | Path | None = None, ground_truth: str | Path | None = None,
+                     manifest: str | Path | None = None) -> tuple[list[Target], Path | None]:
+    """(targets, baseline file or None) for the notebook's parameters (module docstring)."""
+    baseline = from_root(baseline_path) if baseline_path else None
+    if manifest:
+        from ragspine_eval.extraction.manifest import load_manifest
+
+        clash = [n for n, v in (("doc", doc), ("ground_truth", ground_truth),
+                                ("facts_path", facts_path)) if v]
+        if clash:
+            raise NotebookParameterError(f"manifest {manifest} names each document and its "
+                                         f"ground truth; leave {', '.join(clash)} at None")
+        targets, stated = load_manifest(from_root(manifest))
+        return targets, baseline or stated
+    if doc and facts_path:
+        raise NotebookParameterError("doc runs the engine over a document and facts_path scores "
+                                     "a facts file: set one of them")
+    if doc and not ground_truth:
+        raise NotebookParameterError(
+            f"doc {doc} needs ground_truth (the fixtures' format: "
+            f"{{\"cells\": [{{\"sheet\", \"cell_ref\", \"value\", ...}}]}})")
+    if ground_truth:
+        truth = from_root(ground_truth)
+        if not truth.is_file():
+            raise NotebookParameterError(f"ground_truth {truth}: no such file")
+        document = from_root(doc) if doc else None
+        if document is not None and not document.is_file():
+            raise NotebookParameterError(f"doc {document}: no such document")
+        return [Target.own(document, truth)], baseline
+    return fixture_targets(docs), baseline or paths.EXTRACTION_BASELINE
+
+
+def _failure(exc: BaseException) -> str:
+    text = str(exc).strip() or "no detail"
+    return text if isinstance(exc, RagspineEvalError) else f"{type(exc).__name__}: {text}"
+
+
+def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_path: Path | None,
+                report: Path, **options: Any) -> tuple[Any, dict[str, str]]:
+    """(the gated run of the documents that ran, or None; {key: why} of those that failed,
+    whether the run raised on them or kept them apart itself).
+    `options` go to run_gated_extraction for the run that is reported, not for the trial runs
+    of one document each that find which one failed."""
+    from ragspine_eval.gated.extraction import ExtractionOutputs, run_gated_extraction
+
+    def gated(some: Sequence[Target], out: Path | None, **more: Any) -> Any:
+        return run_gated_extraction(some, facts_path=facts_path, baseline_path=baseline_path,
+                                    outputs=ExtractionOutputs(report=out), **more)
+
+    try:
+        done = gated(targets, report, **options)
+        return done, _kept_apart(done)
+    except (BaselineError, OutputError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a document's failure, found below
+        if len(targets) == 1 or facts_path is not None:
+            if facts_path is not None:
+                raise
+            return None, {targets[0].key: _failure(exc)}
+    failures: dict[str, str] = {}
+    for target in targets:
+        try:
+            gated([target], None, store=False)  # a trial run: not kept
+        except (BaselineError, OutputError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - this document's failure
+            failures[target.key] = _failure(exc)
+    good = [t for t in targets if t.key not in failures]
+    done = gated(good, report, **options) if good else None
+    return done, failures | (_kept_apart(done) if done is not None else {})
+
+
+def _kept_apart(gated: Any) -> dict[str, str]:
+    """{key: why} of the documents the run itself kept apart (the engine's bounded worker
+    failed on them: extraction.run.score_engine)."""
+    return {key: failure["reason"] for key, failure in gated.run.failures.items()}
+
+
+def empty_run() -> ExtractionRun:
+    """The run of a notebook whose every document failed: nothing scored."""
+    return ExtractionRun({})
+
+
+@dataclass
+class ExtractionNotebookRun:
+    """One extraction run as a notebook sees it: the run, the stored entries, a comparison per
+    document set (None where the set has no baseline yet), the targets it ran, and the
+    documents the run failed on ({key: why}, never a verdict; see extraction_runs)."""
+
+    run: ExtractionRun
+    report_path: Path
+    baseline_path: Path | None
+    stored: dict[str, Any]
+    comparisons: dict[str, bl.BaselineComparison | None]
+    targets: list[Any] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
+
+
+def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path | None,
+                   report_path: str | Path | None = None, *, doc: str | Path | None = None,
+                   ground_truth: str | Path | None = None,
+                   manifest: str | Path | None = None,
+                   store: bool = True) -> ExtractionNotebookRun:
+    """Score the engine's extraction of the fixture set(s) `docs` ("all", "xlsx", "pptx",
+    "pdf"), of `doc` against `ground_truth`, or of every document a `manifest` names (or the
+    facts in `facts_path`), write the report, compare with the baseline: the CLI's gated run
+    without recording. A document the run fails on is kept apart in `failures`
+    (gated_apart). The run is kept in the run store unless `store` is False."""
+    targets, baseline = notebook_targets(docs, facts_path, baseline_path, doc, ground_truth,
+                                         manifest)
+    name = (Path(manifest).stem if manifest else Path(doc).name if doc else docs)
+    out = from_root(report_path) if report_path else OUT_DIR / f"extraction_{name}.json"
+    gated, failures = gated_apart(targets, from_root(facts_path) if facts_path else None,
+                                  baseline, out, store=store)
+    if gated is None:
+        return ExtractionNotebookRun(empty_run(), out, baseline, {}, {}, targets, failures)
+    return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
+                                 gated.comparisons, targets, failures, gated.kept)
+
+
+def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
+    """`assert_gate` for several baseline keys: every regression of every key in one error."""
+    failed = [gate_message(c, k) for k, c in comparisons.items() if c is not None and not c.passed]
+    if failed:
+        raise AssertionError("\n".join(failed))
+    return "\n".join(gate_message(c, k) for k, c in comparisons.items())
+
+
+def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
+    """The extraction notebook's gate over an ExtractionNotebookRun: raise AssertionError
+    naming each document the run failed on, each document set without a baseline entry when
+    `require_baseline`, and each regression; return the pass message otherwise."""
+    comparisons, failures = ex.comparisons, ex.failures
+    lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
+             f"regression): {why}" for key, why in failures.items()]
+    if require_baseline:
+        lines += [f"{key}: no baseline entry, and require_baseline is set; record one with the "
+                  f"CLI: ragspine-eval extraction ... --baseline FILE --update-baseline"
+                  for key, c in comparisons.items() if c is None]
+    try:
+        message = assert_gates(comparisons)
+    except AssertionError as exc:
+        lines.append(str(exc))
+        message = ""
+    if lines:
+        raise AssertionError("\n".join(lines))
+    return message

@@ -1,0 +1,193 @@
+"""What the notebooks call: one function per notebook section, nothing a notebook computes itself.
+
+`run_qa` runs a mode, writes its JSON report, and compares it with the stored baseline without
+ever writing the baseline (recording a baseline is the CLI's job, on purpose: a notebook run is
+exploration or CI, never a review). `assert_gate` is the notebooks' last cell: it raises an
+AssertionError naming every regression, so papermill exits non-zero and the failing cell sits at
+the bottom of the output notebook. A mode with no baseline passes. `show_case` shows one case
+whole (workbench.case_view). Relative paths are taken from
+the project root (see paths.from_root), so a notebook behaves the same from any working folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragspine_eval import ratchet as bl
+from ragspine_eval.paths import OUT_DIR, from_root
+from ragspine_eval.qa.report import QAEvalReport
+from ragspine_eval.workbench.views.html import Html
+
+
+@dataclass
+class QANotebookRun:
+    """One QA run as a notebook sees it; `key` is its baseline key (the mode, or e.g.
+    "agent@http" for another engine)."""
+
+    report: QAEvalReport
+    report_path: Path
+    baseline_path: Path
+    stored: dict[str, Any] | None
+    comparison: bl.BaselineComparison | None
+    key: str
+    kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
+
+
+def default_report_path(key: str) -> Path:
+    return OUT_DIR / f"qa_{key.replace('@', '_at_').replace(':', '_').replace('/', '_')}.json"
+
+
+def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
+           kb_dir: str | Path, report_path: str | Path | None = None,
+           engine: str = "ragspine", store: bool = True, **run_options: Any) -> QANotebookRun:
+    """Validate the stored entry, run and score the mode on `engine` (an --engine string),
+    write the report, compare: the CLI's gated run without recording. `run_options` are
+    run_qa_eval's (jobs, case_timeout, ...). Interrupting the kernel mid-run writes the report
+    of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on.
+    The run is kept in the run store (runs/) unless `store` is False."""
+    from ragspine_eval.engines import parse_engine
+    from ragspine_eval.gated.qa import QAOutputs, qa_key, run_gated_qa
+
+    # the baseline key names the engine configuration and the model too (a model's run gets
+    # a report of its own, out/qa_agent~litellm_openai_m.json)
+    key = qa_key(parse_engine(engine, mode).key, run_options.get("engine_config"),
+                 run_options.get("model"))
+    out = from_root(report_path) if report_path else default_report_path(key)
+    gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
+                         baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),
+                         store=store, **run_options)
+    return QANotebookRun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key,
+                 gated.kept)
+
+
+def load_report(path: str | Path) -> QAEvalReport | None:
+    """A saved QA report, or None when there is none (e.g. the other mode has not run yet).
+    `path` may also name a stored run: an id, an id prefix or a short reference such as
+    `@latest` or `@agent~1` (runs.refs); a reference that names no run raises RunRefError."""
+    if str(path).startswith("@") or not from_root(path).exists() and _run_id_like(path):
+        from ragspine_eval import runs
+
+        return QAEvalReport.from_dict(runs.load_report(path))
+    path = from_root(path)
+    if not path.exists():
+        return None
+    if path.suffix == ".gz":
+        from ragspine_eval import runs
+
+        return QAEvalReport.from_dict(runs.read_report_file(path))
+    return QAEvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _run_id_like(ref: str | Path) -> bool:
+    """A bare word (no folder, no .json): read as a run id or prefix, not a missing file."""
+    text = str(ref)
+    return "/" not in text and not text.endswith((".json", ".gz"))
+
+
+def other_mode_report(run: QANotebookRun) -> QAEvalReport | None:
+    """The in-process engine's report of the other QA mode, next to this run's report, if it
+    exists (None for other engines: they have one mode)."""
+    if run.key not in ("tool", "agent"):
+        return None
+    other = "agent" if run.key == "tool" else "tool"
+    return load_report(run.report_path.with_name(f"qa_{other}.json"))
+
+
+def show_case(run: QANotebookRun, case_id: str) -> Any:
+    """One case whole (question, expected, every verdict with its evidence and its status at
+    baseline, the full answer, the retrieved context marked, the other mode beside it when its
+    report exists), as an IPython HTML display; see workbench.case_view."""
+    from IPython.display import HTML
+
+    from ragspine_eval.workbench.views.case_view import case_detail, case_html
+
+    return HTML(case_html(case_detail(run.report, case_id, run.stored, other_mode_report(run))))
+
+
+def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
+    """What the gate says of one key: pass or each regression, with drift (another knowledge
+    base or engine than the baseline's) first either way."""
+    if comparison is None:
+        return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
+    if comparison.passed:
+        return "\n".join([f"{key}: no regression against the baseline",
+                          *bl.drift_lines(comparison, key)])
+    return "\n".join([f"{key}: the baseline gate failed",
+                      *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
+
+
+def assert_gate(comparison: bl.BaselineComparison | None, key: str,
+                require_baseline: bool = False, errors: Sequence[Any] = ()) -> str:
+    """Raise AssertionError listing each regression; return the pass message otherwise. With
+    `require_baseline` (CI), a mode without a baseline entry fails too, as the CLI's
+    --require-baseline does. `errors` are the run's engine errors (report.errors): any fails
+    the gate, with "N engine errors" as its reason, as the CLI does."""
+    if errors:
+        from ragspine_eval.outputs.console import short_ids
+
+        ids = short_ids([c.id for c in errors], 20)
+        lines = [f"{key}: FAIL because of {len(errors)} engine errors ({ids}): the engine "
+                 f"raised, timed out or answered malformed; these cases are neither passes nor "
+                 f"failures"]
+        if comparison is not None and not comparison.passed:
+            lines += bl.describe(comparison, key, bl.LISTED_PER_KIND)
+        raise AssertionError("\n".join(lines))
+    if comparison is None and require_baseline:
+        raise AssertionError(f"{key}: no baseline entry, and require_baseline is set; record one "
+                             f"with the CLI: ragspine-eval qa --mode {key.split('@')[0]} "
+                             f"--update-baseline (and the same --engine, --golden, --baseline)")
+    message = gate_message(comparison, key)
+    if comparison is not None and not comparison.passed:
+        raise AssertionError(message)
+    return message
+
+
+def verdict(run: QANotebookRun) -> Html:
+    """The banner a QA report opens with: PASS / FAIL, mode, engine, each regressed gate."""
+    from ragspine_eval.workbench.views.drilldown import verdict_html
+
+    return Html(verdict_html(run.report, run.stored, run.comparison, run.key))
+
+
+def cases_apart(run: QANotebookRun) -> Html:
+    """The cases kept apart from pass and fail, as tables under the banner: engine errors (no
+    verdict) and flaky verdicts (differed between repeats; never regressions). Empty when the
+    run has neither, so a notebook shows it unconditionally."""
+    from ragspine_eval.workbench.views import frames, tables
+
+    parts = []
+    if run.report.errors:
+        parts.append(f"<h4>Engine errors: {len(run.report.errors)} cases with no verdict</h4>"
+                     + tables.static(frames.engine_errors(run.report)).to_html())
+    if run.report.flaky:
+        parts.append("<h4>Flaky verdicts: they differed between repeats (counted as passing, "
+                     "never a regression)</h4>"
+                     + tables.static(frames.flaky_cases(run.report)).to_html())
+    return Html("".join(parts))
+
+
+def explorer(run: QANotebookRun) -> Html:
+    """The clickable heatmap and failure bars over the failure table and each case's view."""
+    from ragspine_eval.workbench.views.drilldown import explorer_html
+
+    return Html(explorer_html(run.report, run.stored, other_mode_report(run)))
+
+
+def mode_comparison(run: QANotebookRun) -> Html:
+    """Tool vs agent: the paired comparison with the other mode's saved report, if there."""
+    from ragspine_eval.workbench.views.drilldown import mode_comparison as compare
+
+    return Html(compare(run.report, other_mode_report(run), run.report_path))
+
+
+def second_opinion(run: QANotebookRun, judge: str = "financial") -> Html:
+    """Beside the gate's verdict: the claims on which `judge` disagrees with the gate's judge
+    ("the gate passed 3 claims the financial judge rejects"), each opening its case view;
+    see workbench.second_opinion. The gate and the baselines are untouched."""
+    from ragspine_eval.workbench.views.second_opinion import second_opinion_html
+
+    return Html(second_opinion_html(run.report, run.stored, other_mode_report(run), judge))

@@ -1,0 +1,69 @@
+"""The case view in the rendered QA report, in a real headless Chromium at 1,280 px with the
+network cut: every key of a nested value (Expected → source: doc, locator; the citation
+evidence) reads as a word, never one letter a line, in every case view, beside the other mode's
+too; and the info table at the top reads left-aligned."""
+
+from __future__ import annotations
+
+import pytest
+from browser import key_lines, offline_page, case_view_ids, show_case_view
+
+from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
+from ragspine_eval.workbench.rendering.notebooks import NOTEBOOKS_DIR, NotebookRun, run_all
+
+
+@pytest.fixture(scope="module")
+def qa_report(tmp_path_factory):
+    """`ragspine-eval notebooks`' agent report, with the tool mode's report beside it, so
+    each case view shows both modes side by side (the narrowest layout)."""
+    out = tmp_path_factory.mktemp("case-view")
+    run_gated_qa(mode="tool", baseline_path=out / "b.json",
+                 outputs=QAOutputs(report=out / "qa_tool.json"), store=False)
+    run = NotebookRun("qa_agent", NOTEBOOKS_DIR / "qa.ipynb",
+                      {"mode": "agent", "report_path": str(out / "qa_agent.json"),
+                       "store": False}, out)
+    [done] = run_all(out, runs=[run])
+    assert done.html.exists(), done.error
+    return done.html
+
+
+def test_every_key_of_every_case_view_reads_as_a_word(qa_report):
+    with offline_page(qa_report, width=1280) as seen:
+        page = seen.page
+        ids = case_view_ids(page)
+        assert len(ids) >= 5
+        nested = 0
+        for case_id in ids:
+            slot = show_case_view(page, case_id)
+            assert page.locator(slot).is_visible()
+            keys = key_lines(page, slot)
+            assert keys, case_id
+            broken = [(k, n) for k, n in keys if n > 2]
+            assert not broken, f"{case_id}: keys drawn over more than two lines: {broken}"
+            nested += sum(1 for k, _ in keys if k in ("doc", "locator"))
+            # both modes side by side: the view fits the window
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        assert nested >= 4  # the nested sources were there to measure
+        assert seen.network == [] and seen.errors == []
+
+
+def test_the_info_table_at_the_top_reads_left_aligned(qa_report):
+    with offline_page(qa_report, width=1280) as seen:
+        aligns = seen.page.evaluate("""() => { const t = Array.from(document.querySelectorAll(
+            'table')).find(t => t.innerText.startsWith('field'));
+            return Array.from(t.querySelectorAll('td, th')).map(c => getComputedStyle(c).textAlign); }""")
+    assert len(aligns) > 10 and set(aligns) == {"left"}
+
+
+def test_the_line_count_sees_a_key_broken_one_letter_a_line(tmp_path):
+    """The check above can fail: with JupyterLab's rule that floats a <dt> at 20% of its box
+    (what the case view had to undo), a nested `locator` is drawn over seven lines."""
+    page_file = tmp_path / "page.html"
+    page_file.write_text(
+        "<style>dt{float:left;width:20%} dl{display:grid;grid-template-columns:max-content 1fr}"
+        "dd{margin:0;overflow-wrap:anywhere}</style><div class='rse-case'><dl><dt>source</dt>"
+        "<dd><dl><dt>locator</dt><dd>slide=4,table=1</dd></dl></dd></dl></div>",
+        encoding="utf-8")
+    with offline_page(page_file, width=1280) as seen:
+        lines = dict(key_lines(seen.page, ".rse-case"))
+    assert lines["locator"] == 7 and lines["source"] == 1
