@@ -15,9 +15,13 @@ the provider, the facade's reference date and the narrative retriever, on one of
 
 What comes back (`AnswerOutcome`): the answer and its plain text (without the inline sources),
 the cited sources, the passages of the engine's first retrieval for the question in their rank
-(the narrative path retrieves once per question), the engine's route and the route label the
+(the narrative path retrieves once per question; each with the text the synthesis was given for
+it where that is not its own, `prompt_text`: its whole page when the engine's page parents are
+on), the engine's route and the route label the
 engine's judge would give it (structured, narrative, composite, clarify, not_found,
-out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised.
+out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised; where
+the engine's number guard replaced the model's answer, what the model said (`model_answer`) and
+the guard's account (`guard`: the figures it objected to; answers/guard.py).
 
 Invariants: the workspace given is only read; a question whose answer raises is that question's
 error (`error` is "<type>: <message>"), the run goes on; nothing here judges. With a model, each
@@ -35,9 +39,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
+from ragspine_eval.answers.guard import GuardTrace, SaidProvider, guarded
 from ragspine_eval.answers.refusal import is_refusal
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.execution.latency import listening
 from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
 
 Route = Literal["ask", "narrative"]
@@ -62,6 +68,8 @@ class AnswerOutcome:
     seconds: float = 0.0
     llm_calls: int = 0
     error: str | None = None
+    model_answer: str | None = None  # the model's text, where the number guard replaced it
+    guard: dict[str, Any] | None = None  # the guard's account (answers/guard.py)
 
     @property
     def locators(self) -> list[str]:
@@ -124,10 +132,17 @@ def route_label(result: Any) -> str:
 
 
 def _passage(rank: int, hit: dict[str, Any]) -> dict[str, Any]:
+    """A retrieved passage as kept: rank, locator, text, document, and the text the synthesis
+    was given for it where that is another (`prompt_text`: its page, with page parents on)."""
     keep = {"rank": rank, "locator": source_locator(hit), "text": str(hit.get("text") or "")}
     for key in ("score", "doc", "chunk_id"):
         if key in hit:
             keep[key] = hit[key]
+    if "doc" not in keep and hit.get("doc_id"):
+        keep["doc"] = str(hit["doc_id"])
+    prompt = hit.get("prompt_text")
+    if prompt and str(prompt) != keep["text"]:
+        keep["prompt_text"] = str(prompt)
     return keep
 
 
@@ -138,6 +153,8 @@ class WorkspaceAnswerer:
         self.workspace, self.config = Path(workspace), config
         self._opened = WorkspaceRetriever(workspace, config, model)  # model: models.ModelRun
         self._store: Any = None
+        self._guard = GuardTrace()
+        self._listen: Any = None
 
     @property
     def preset(self) -> dict[str, Any]:
@@ -149,6 +166,8 @@ class WorkspaceAnswerer:
         self._opened.__enter__()
         self._store = SqliteFactStore(self._opened.rag.db_path)
         self._store.init_schema()
+        self._listen = listening(self._guard)
+        self._listen.__enter__()
         return self
 
     def answer(self, question: str, route: Route = "ask", case_id: str = "",
@@ -166,11 +185,13 @@ class WorkspaceAnswerer:
             rag.provider.failures.clear()
         recorder = _FirstRetrieval(self._opened.narrative)
         out = AnswerOutcome(route=route)
+        said = SaidProvider(rag.provider)
+        self._guard.take()  # nothing left from an earlier question of this thread
         with self._opened.trace.case() as calls:
             started = time.perf_counter()
             try:
                 result = answer_question(
-                    question, self._store, rag.provider, reference_date=rag.reference_date,
+                    question, self._store, said, reference_date=rag.reference_date,
                     narrative_retriever=recorder,
                     intent_parser=_NarrativeOnly() if route == "narrative" else None)
                 if recorded:  # a miss or failure the engine swallowed is still this error
@@ -189,9 +210,14 @@ class WorkspaceAnswerer:
         out.sources = [dict(s) for s in result.sources]
         out.clarification = getattr(result.clarification, "mode", None)
         out.fallback = result.fallback
+        out.model_answer, out.guard = guarded(said.said, self._guard.take(), question,
+                                              recorder.first or [])
         return out
 
     def close(self) -> None:
+        if self._listen is not None:
+            self._listen.__exit__(None, None, None)
+            self._listen = None
         if self._store is not None:
             try:
                 self._store.close()

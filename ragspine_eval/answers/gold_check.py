@@ -20,7 +20,9 @@ past the pages `documents[]` gives for its document, or past the last page of it
 the workspace (of every document, for a claim that names none); a claim on a document whose
 chunks carry no page (a deck: slides), which no answer can cite by page.
 Gold doubts (`doubts`, per anchor): an anchor whose text is on no page of its document, or not
-on its own page (it is on others), or on a page of its document that holds no chunk.
+on its own page (it is on others), or on a page of its document that holds no chunk. A
+document found by its file name whose sha256 is not the one the gold names (another version of
+the file, perhaps) is noted (`versions`), its claims placed on it all the same.
 
 Invariants: read-only; skipped cases (adversarial, offline_only) and cases without claims are
 placed only by their documents; every line names the file, the case's line and id; the order is
@@ -77,6 +79,7 @@ class GoldCheck:
     doubts: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # (claim n, text)
     lines: dict[str, int | None] = field(default_factory=dict)
     missing: dict[str, list[str]] = field(default_factory=dict)  # the documents it lacks
+    versions: list[str] = field(default_factory=list)  # found by name, another sha256
     path: str = ""
 
     def problem_lines(self) -> list[str]:
@@ -107,6 +110,7 @@ class GoldCheck:
                 "doubts": {c: [{"claim": n, "doubt": t} for n, t in d]
                            for c, d in self.doubts.items()},
                 "missing_documents": {c: list(m) for c, m in self.missing.items()},
+                "versions": list(self.versions),
                 "places": {c: [[p.to_dict() for p in group] for group in groups]
                            for c, groups in self.places.items()}}
 
@@ -115,6 +119,7 @@ class _Texts:
     """The workspace's chunks, normalised once, by document and page."""
 
     def __init__(self, ws: Workspace) -> None:
+        self.versions: dict[str, str] = {}  # a document found by name, another sha256
         self.by_doc: dict[str, list[tuple[int | None, str]]] = {}
         for chunk in iter_chunks(ws.path):
             self.by_doc.setdefault(chunk.doc_id, []).append(
@@ -174,6 +179,7 @@ def check_gold(path: str | Path, cases: Iterable[AnswerCase], ws: Workspace) -> 
         out.places[case.case_id] = tuple(groups)
         if errors:
             out.errors[case.case_id] = list(dict.fromkeys(errors))
+    out.versions = [f"{path}: {text}" for text in texts.versions.values()]
     return out
 
 
@@ -193,6 +199,12 @@ def _place(anchor: Anchor, ws: Workspace, texts: _Texts
     if doc is None:
         return AnchorPlace(None, "absent", ref), "document absent", None
     place = AnchorPlace(doc.doc_id, how, ref)
+    if how == "file" and ref.sha256 and doc.file_hash and doc.file_hash.lower() != ref.sha256:
+        place = AnchorPlace(doc.doc_id, how, ref, note="found by its file name; its sha256 "
+                                                       "differs from the gold's")
+        texts.versions.setdefault(doc.doc_id, (
+            f"the workspace's {doc.doc_id} is not the file the gold names (sha256 "
+            f"{doc.file_hash[:12]}…, the gold's {ref.sha256[:12]}…): another version?"))
     if ref.pages is not None and anchor.page > ref.pages:
         return place, (f"page {anchor.page} is past the {ref.pages} page(s) `documents` gives "
                        f"for {ref.describe()}"), None

@@ -40,6 +40,9 @@ from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.golden.nl_answers import AnswerCase
 
 
+KEPT = "outcome 2: model_answer, guard, prompt_text"  # what an AnswerOutcome holds (engine.py)
+
+
 @dataclass(frozen=True)
 class AnswerQuestion:
     """One question of a gold case, in one language, on one route: a case of the run path."""
@@ -63,8 +66,10 @@ class AnswerQuestion:
         return self.case.line
 
     def fingerprint(self) -> str:
-        """What the engine is asked: the question and the route (the claims are judged after)."""
-        text = json.dumps([self.question, self.route], ensure_ascii=False)
+        """What the engine is asked: the question and the route (the claims are judged after),
+        and the shape of what is kept of its answer (`KEPT`: an answer kept before the number
+        guard's account was kept is asked again, never read as one the guard left alone)."""
+        text = json.dumps([self.question, self.route, KEPT], ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

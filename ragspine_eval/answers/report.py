@@ -1,5 +1,7 @@
 """An answer run's report: per question the answer, its evidence and verdict; per route the gates
-kept apart, by tag, language and document, with Wilson intervals; its baseline entries.
+kept apart, by tag, language and document, with Wilson intervals; its generator diagnostics
+(answers/generator.py: claim recall, context utilization, unsupported numbers, noise, per
+question and per route, never a gate); its baseline entries.
 
 The gates of a route (each over the first repeat; `repeats` gives the per-question pass rates
 of all repeats, as the engine judge's repeat statistics do, with no majority vote):
@@ -59,7 +61,8 @@ JUDGE_ROUTES = {"ask": "A-ask", "narrative": "B-narrative"}
 
 def case_fingerprint(case: AnswerCase) -> str:
     """What a case asserts, hashed: its questions, claims, expectation, forbidden numbers."""
-    claims = [[{k: v for k, v in vars(a).items() if k != "document" or v is not None}
+    claims = [[{k: (v.to_dict() if k == "document" else v) for k, v in vars(a).items()
+                if k != "document" or v is not None}
                for a in g] for g in case.claims]  # an anchor without a document: as before
     data = {"questions": case.questions, "claims": claims,
             "abstain": case.expect_abstain, "forbidden": case.forbidden_numbers,
@@ -197,6 +200,31 @@ class AnswerRunReport:
                 groups.setdefault(value, []).append(r)
         return {v: measures(g) for v, g in sorted(groups.items())}
 
+    def diagnosis(self, result: AnswerResult) -> Any:
+        """The question's generator diagnostics (answers/generator.py), None for an engine
+        error."""
+        from ragspine_eval.answers.generator import diagnose
+
+        if result.outcome.error is not None:
+            return None
+        case = next(c for c in self.run.cases if c.case_id == result.case_id)
+        gold = self.run.gold_check
+        return diagnose(case, result.verdict, result.outcome.answer_plain, result.question,
+                        result.outcome.passages,
+                        gold.places.get(case.case_id) if gold is not None else None)
+
+    def generator(self, route: str) -> dict[str, Any]:
+        """The route's generator diagnostics over its scored questions with required claims,
+        and the unsupported numbers of every scored answer (answers/generator.py)."""
+        from ragspine_eval.answers.generator import summarize
+
+        scored = [r for r in self.results(route) if r.scored]
+        found = [(r, d) for r in scored if (d := self.diagnosis(r)) is not None]
+        out = summarize(d for r, d in found if r.verdict.kind == "claims")
+        out["unsupported_numbers"] = sum(len(d.unsupported) for _, d in found)
+        out["questions_with_unsupported_numbers"] = sum(bool(d.unsupported) for _, d in found)
+        return out
+
     def breakdowns(self, route: str) -> dict[str, Any]:
         return {"by_language": self.by(route, lambda r: [r.language]),
                 "by_tag": self.by(route, lambda r: [r.case_class, *r.tags]),
@@ -216,6 +244,7 @@ class AnswerRunReport:
         routes = {}
         for route in self.routes:
             routes[route] = {"metrics": self.metrics(route), **self.breakdowns(route),
+                             "generator": self.generator(route),
                              "repeats": repeat_stats(self.results(route, first_only=False)),
                              "route_labels": _count(r.outcome.route_label
                                                     for r in self.results(route)),
@@ -240,7 +269,9 @@ class AnswerRunReport:
             "errors": [{"id": r.id, "route": r.route, "error": r.outcome.error}
                        for r in self.errors],
             "side_by_side": self.verdict_pairs(),
-            "cases": [result_dict(r, self.fingerprints.get(r.id, "")) for r in self.run.results],
+            "cases": [{**result_dict(r, self.fingerprints.get(r.id, "")),
+                       "generator": d.to_dict() if (d := self.diagnosis(r)) else None}
+                      for r in self.run.results],
         }
 
 
@@ -259,9 +290,11 @@ def result_dict(r: AnswerResult, fingerprint: str = "") -> dict[str, Any]:
             "tags": list(r.tags), "fingerprint": fingerprint, "answer": o.answer_plain,
             "sources": o.locators, "cited_pages": sorted({p for p in map(page_of, o.locators)
                                                           if p is not None}),
-            "passages": [{**p, "text": p["text"][:PASSAGE_TEXT_CLIP]} for p in o.passages],
+            "passages": [{**{k: v for k, v in p.items() if k != "prompt_text"},
+                          "text": p["text"][:PASSAGE_TEXT_CLIP]} for p in o.passages],
             "agent_route": o.agent_route, "route_label": o.route_label,
             "clarification": o.clarification, "fallback": o.fallback, "error": o.error,
+            "model_answer": o.model_answer, "guard": o.guard,
             "verdict": r.verdict.to_dict(), "stage": r.stage,
             "document": document(r), "gold_error": r.gold_error}
 

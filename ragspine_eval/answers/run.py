@@ -129,14 +129,15 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     routes: Sequence[Route] = ROUTES, languages: Sequence[str] | None = None,
                     repeat: int = 1, config: EngineConfig = DEFAULT,
                     progress: Callable[[int, int, int], None] | None = None,
-                    model: Any = None, allow_gold_errors: bool = False,
-                    **how: Any) -> AnswerRun:
+                    model: Any = None, **how: Any) -> AnswerRun:
     """Ask and judge every question of `gold` over `workspace` (module docstring);
     `progress(done, total, errors)` as answers come; `model` (models.ModelRun; None: the
     MockProvider) what the engine asks, behind its cassette, checked before any question (exit
-    2) and its recording completed after; `allow_gold_errors` runs the cases the workspace
-    cannot answer as gold errors (module docstring); `how` are pipeline.spec.RunHow's fields
-    (jobs, executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given)."""
+    2) and its recording completed after; `how` are pipeline.spec.RunHow's fields (jobs,
+    executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given), and
+    `allow_gold_errors=True` runs the cases the workspace cannot answer as gold errors (module
+    docstring)."""
+    allow_gold_errors = bool(how.pop("allow_gold_errors", False))
     bad = [r for r in routes if r not in ROUTES]
     if bad:
         raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")

@@ -87,7 +87,7 @@ def run_question_file(args: argparse.Namespace) -> int:
 
             gold = check_gold(args.file, load_answer_cases(args.file), ws)
             problems += gold.problem_lines()
-            doubts = gold.doubt_lines()
+            doubts = gold.doubt_lines() + gold.versions
     invalid = [str(e) for e in errors]
     by_basis = Counter(c.basis for c in cases)
     by_tag: dict[str, Counter] = {}

@@ -47,6 +47,7 @@ def our_view(result) -> tuple:
 
 @needs_realdocs
 @pytest.mark.parametrize("name", ["realdocs_answers_v1.json", "realdocs_answers_v2.json",
+                                  "realdocs_multidoc.json",
                                   "data/golden/realdocs_answers_gold.json"])
 def test_every_verdict_reason_and_claim_hit_equals_the_engines_judge(realdocs_workspace,
                                                                        tmp_path, name):

@@ -113,3 +113,19 @@ def test_two_answer_runs_compare_as_qa_runs_and_a_lost_claim_is_a_flip(report, t
     assert changes.loc["ask claim_citation", "pass → fail"] == 0
     with pytest.raises(AssertionError, match="value-hit:en#1"):
         compare.assert_no_flips(pair, True)
+
+
+def test_the_committed_gold_keeps_the_fingerprints_its_baseline_recorded():
+    """Reading documents and strict keys changed no fingerprint of a gold that names no
+    document: `make run`'s gate compares the same cases as before."""
+    from ragspine_eval import paths
+    from ragspine_eval.answers.report import case_fingerprint
+    from ragspine_eval.golden.nl_answers import load_answer_cases
+
+    stored = json.loads(paths.ANSWERS_BASELINE.read_text(encoding="utf-8"))
+    recorded = stored["realdocs@answers:ask"]["golden"]
+    now = {f"{c.case_id}:{lang}": case_fingerprint(c)
+           for c in load_answer_cases(paths.GOLDEN_DIR / "realdocs_answers_gold.json")
+           for lang, _ in c.questions}
+    assert {i: fp for i, fp in recorded.items() if "#" not in i} == \
+        {i: now[i] for i in recorded if "#" not in i}
