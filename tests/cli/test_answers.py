@@ -127,3 +127,61 @@ def test_a_scheduler_without_the_dask_executor_is_exit_2_before_anything_runs(tm
     assert code == 2
     assert "--executor dask" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+@needs_realdocs
+def test_a_first_run_on_ones_own_workspace_tells_the_truth_and_keeps_its_baseline_beside_the_gold(
+        realdocs_workspace, tmp_path, capsys):
+    import re
+    import shlex
+
+    from ragspine_eval import paths
+
+    ws = realdocs_workspace.workspace.path
+    gold = tmp_path / "my_answers.json"
+    gold.write_bytes((GOLD.parent / "realdocs_answers_v2.json").read_bytes())
+    committed = paths.ANSWERS_BASELINE.read_bytes()
+    assert run("--kb", ws, "--golden", gold, "--route", "narrative",
+               "--summary-md", tmp_path / "s.md") == 0
+    out = capsys.readouterr().out
+    last = out.strip().splitlines()[-1]
+    name = f"my_answers@{realdocs_workspace.workspace.fingerprint[:8]}"
+    assert last.startswith(f"PASS: answers {name}@answers:narrative gate narrative bootstrap")
+    assert "narrative: 4 of 5 questions pass" in last  # mars:en answers instead of abstaining
+    assert "no earlier run was compared" in last and "recorded as the baseline" in last
+    heading = (tmp_path / "s.md").read_text(encoding="utf-8").splitlines()[0]
+    assert "4 of 5 questions pass" in heading and "no earlier run was compared" in heading
+    # beside the gold file, never the project's committed baseline
+    own = tmp_path / "my_answers.answers_baseline.json"
+    assert set(json.loads(own.read_text())) == {f"{name}@answers:narrative"}
+    assert paths.ANSWERS_BASELINE.read_bytes() == committed
+    assert "run kept as" in out and "nothing earlier to diff" in out
+
+    # a second run compares, and the reference it prints works when pasted
+    assert run("--kb", ws, "--golden", gold, "--route", "narrative") == 0
+    out = capsys.readouterr().out
+    assert "no earlier run was compared" not in out
+    pasted = re.search(r"against the one before: `ragspine-eval ([^`]+)`", out).group(1)
+    assert main(shlex.split(pasted)) == 0
+    assert "narrative question_pass" in capsys.readouterr().out
+
+    # --name keys it apart
+    assert run("--kb", ws, "--golden", gold, "--route", "narrative", "--name", "team-q3",
+               "--no-store") == 0
+    assert f"team-q3@{name.split('@')[1]}@answers:narrative" in json.loads(own.read_text())
+
+
+@needs_realdocs
+def test_a_gold_file_with_a_typo_is_exit_2_naming_the_key_and_the_one_it_meant(
+        realdocs_workspace, tmp_path, capsys):
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"schema_version": "nl-answers-gold-v1", "cases": [\n'
+                    ' {"case_id": "a", "case_class": "positive", "question": {"en": "q"},\n'
+                    '  "expected": {"status": "answered",\n'
+                    '   "required_claim": [{"kind": "n", "page_index": 0, "value": "1"}]}}]}\n')
+    assert run("--kb", realdocs_workspace.workspace.path, "--golden", gold,
+               "--report", tmp_path / "r.json") == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: {gold}:4 (id 'a'): `required_claim`: unknown key in expected; did "
+                   f"you mean `required_claims`?\n")
+    assert not (tmp_path / "r.json").exists()

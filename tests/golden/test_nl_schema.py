@@ -139,3 +139,19 @@ def test_a_one_letter_typo_of_a_known_key_is_never_accepted(key, at, letter):
     else:
         assert [(k, w) for k, w, _ in problems] == [(typo, "expected")]
         assert nl_schema.nearest(typo, nl_schema.EXPECTED) is not None
+
+
+def test_the_golden_command_lists_them_all_with_their_lines(tmp_path, capsys):
+    from ragspine_eval.cli.app import main
+
+    bad = case(case_id="b")
+    bad["expected"]["required_claims"] = [{"kind": "number", "page": 0, "value": "1"}]
+    typo = case(case_id="t")
+    typo["expected"] = {"status": "answered", "required_claim": [dict(CLAIM)]}
+    path = write(tmp_path, [case(case_id="ok"), bad, typo])
+    assert main(["golden", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert f"INVALID {path}:{line_of(path, '\"page\"')} (id 'b'): `page`: unknown key in " \
+           f"required claim 1; did you mean `page_index`?" in out
+    assert f"INVALID {path}:{line_of(path, '\"required_claim\"')} (id 't'): `required_claim`" in out
+    assert "1 valid questions, 2 invalid line(s)" in out
