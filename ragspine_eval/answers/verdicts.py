@@ -48,7 +48,7 @@ from ragspine.common.answer_text import contains_normalized, normalize_answer
 from ragspine_eval.answers import claims as hits
 from ragspine_eval.answers.citations import Cited, StrictCitation, cited_passages, strict_citation
 from ragspine_eval.answers.gold_check import AnchorPlace
-from ragspine_eval.answers.refusal import is_refusal
+from ragspine_eval.judges.refusal import is_refusal
 from ragspine_eval.golden.nl_answers import Anchor, AnswerCase
 
 ALL_SATISFIED = "all claims satisfied"

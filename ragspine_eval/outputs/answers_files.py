@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs.junit import JUnitCase, write_run_junit
-from ragspine_eval.outputs.summary_md import GateRow, TagRow, summary_markdown
+from ragspine_eval.outputs.summary_md import GateRow, Summary, TagRow, summary_markdown
 from ragspine_eval.retrieval.stages import STAGE_TEXT
 from ragspine_eval.stats import format_interval
 
@@ -194,14 +194,14 @@ def answers_summary_markdown(report: AnswerRunReport,
             drift += [d["text"] for d in cmp.drift]
     prov = report.provenance
     compared = any(c is not None for c in comparisons.values())
-    return summary_markdown(
+    return summary_markdown(Summary(
         f"ragspine-eval answers {key}",
         verdict or f"{'FAIL' if failed else 'PASS'} · {pass_counts(report)}"
         + ("" if compared else f" · {NOT_COMPARED}"),
         list(prov.lines()) if prov else [], gates, regressions, tags,
         notes=[f"skipped {s['case_id']}: {s['reason']}" for s in report.run.skipped]
         + [f"known gap {g['case_id']}: {g['detail'] or '-'}" for g in report.run.known_gaps],
-        errors=[f"{r.route} {r.id}: {r.outcome.error}" for r in report.errors], drift=drift)
+        errors=[f"{r.route} {r.id}: {r.outcome.error}" for r in report.errors], drift=drift))
 
 
 def write_answers_summary(path: str | Path, report: AnswerRunReport,

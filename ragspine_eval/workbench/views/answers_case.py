@@ -185,7 +185,7 @@ def _passages_html(outcome: Any, verdict: Any, case: Any, marks: Sequence[str]) 
 
 
 def _said_html(outcome: Any, marks: Sequence[str]) -> str:
-    """What the model said where the number guard replaced it (answers/guard.py)."""
+    """What the model said where the number guard replaced it (engines/answer_guard.py)."""
     if not outcome.model_answer:
         return ""
     objected = list((outcome.guard or {}).get("objected") or [])
