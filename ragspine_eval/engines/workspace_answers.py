@@ -61,6 +61,7 @@ from ragspine_eval.engines.answer_guard import GuardTrace, SaidProvider, guarded
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.per_process import PerProcess
+from ragspine_eval.engines.trace import listening
 from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 from ragspine_eval.judges.refusal import is_refusal
 
