@@ -27,3 +27,21 @@ def from_root(path: str | Path) -> Path:
     notebook run from notebooks/ or from the root reads and writes the same files."""
     p = Path(path).expanduser()
     return p if p.is_absolute() else PROJECT_ROOT / p
+
+
+def in_project(path: str | Path) -> bool:
+    """True when `path` (resolved) is the project's root or inside it: a workspace `make run`
+    builds into out/, a golden set under data/."""
+    try:
+        Path(path).resolve().relative_to(PROJECT_ROOT)
+    except ValueError:
+        return False
+    return True
+
+
+def baseline_beside(golden: str | Path, harness: str) -> Path:
+    """Where a run over a workspace outside the project keeps its baseline by default: beside
+    its golden file, `<golden stem>.<harness>_baseline.json` (the project's committed baselines
+    stay the committed sets' own)."""
+    golden = Path(golden)
+    return golden.parent / f"{golden.stem}.{harness}_baseline.json"

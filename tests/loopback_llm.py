@@ -10,7 +10,8 @@ demand. Standard library only (http.server), so the tests need no network and no
 - a synthesis prompt (numbered passages `[n] text（来源：doc locator）`): one or two of the
   passages, quoted with their source; which ones is chosen from the seed, the request and how
   many times the server has seen that request (`vary=True`, which also declines to answer one
-  time in four), so repeats may differ;
+  time in four), so repeats may differ; with `invent="12.5%"`, the answer leads with that
+  figure, which no passage holds (what the engine's number guard objects to);
 - anything else: an echo of the last user message (a query translation returns it unchanged).
 
 `faults` is a queue of what the next requests get instead of an answer: "429" (with a
@@ -38,8 +39,10 @@ _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 class LoopbackModel:
     """The server: `start()` binds 127.0.0.1 on a free port, `stop()` closes it."""
 
-    def __init__(self, seed: int = 0, vary: bool = False, slow_seconds: float = 0.5) -> None:
+    def __init__(self, seed: int = 0, vary: bool = False, slow_seconds: float = 0.5,
+                 invent: str | None = None) -> None:
         self.seed, self.vary, self.slow_seconds = seed, vary, slow_seconds
+        self.invent = invent
         self.faults: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.seen: Counter[str] = Counter()
@@ -165,7 +168,8 @@ class LoopbackModel:
         if not pick:
             return {"role": "assistant", "content": "检索片段不足以回答该问题。"}, "stop"
         text = "\n".join(passages[i].group(2) for i in pick)
-        return {"role": "assistant", "content": f"根据检索片段：{text}"}, "stop"
+        lead = f"The answer is {self.invent}, up from last year.\n" if self.invent else ""
+        return {"role": "assistant", "content": f"{lead}根据检索片段：{text}"}, "stop"
 
     def _choose(self, prompt: str, nth: int, n: int) -> list[int]:
         """Which passages to quote: the first, sometimes (seeded) one more; with `vary`, a

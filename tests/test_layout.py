@@ -124,6 +124,9 @@ PENDING = {
     "ragspine_eval/gated/answers.py", "ragspine_eval/gated/extraction.py",
     "ragspine_eval/gated/qa.py", "ragspine_eval/gated/retrieval.py", "ragspine_eval/cli/qa.py",
     "ragspine_eval/qa/run.py", "ragspine_eval/answers/run.py",
+    # its run_answers took allow_gold_errors (issue 52) while issue 51 moves the notebooks'
+    # runs onto gated.run's typed what and how (branch w51-gated)
+    "ragspine_eval/workbench/fronts/answers.py",
 }
 # Split on this branch one commit at a time (each along its domain); empty when the work is done.
 NOT_YET_SPLIT: set[str] = {

@@ -1,20 +1,29 @@
 """An answer run's report: per question the answer, its evidence and verdict; per route the gates
-kept apart, by tag, language and document, with Wilson intervals; its baseline entries.
+kept apart, by tag, language and document, with Wilson intervals; its generator diagnostics
+(answers/generator.py: claim recall, context utilization, unsupported numbers, noise, per
+question and per route, never a gate); its baseline entries.
 
 The gates of a route (each over the first repeat; `repeats` gives the per-question pass rates
 of all repeats, as the engine judge's repeat statistics do, with no majority vote):
 - `claim_content`: the required claims of positive questions whose content is in the answer
   (one unit per claim: `<case>:<lang>#<n>`);
-- `claim_citation`: the same claims whose page is among the cited sources;
+- `claim_citation`: the same claims whose page is among the cited sources (the engine judge's
+  rule: a page of any cited document);
+- `claim_citation_strict`: the same claims whose page is cited on their own document, by the
+  answer's markers where it has any, else by the engine's source list (answers/citations.py);
+  a claim whose document is unknown is not strictly cited;
 - `abstention`: the questions expected to abstain that the engine refused;
 - `question_pass`: the questions (positive and abstain) whose verdict passed;
 - `fabrication_count`: the questions expected to abstain whose answer carries a forbidden
   number: a count, lower is better (the ratchet's lower-is-better count).
-Known gaps are asked, judged and listed apart, outside every rate; skipped cases (adversarial,
+Known gaps and gold errors (a case the workspace cannot answer, run with --allow-gold-errors)
+are asked, judged and listed apart, outside every rate; skipped cases (adversarial,
 offline_only) are listed with their reason; an engine error is no verdict in any rate, is
-listed apart, and fails the run. A question's document is the cited one whose page matched a
-claim and whose retrieved passage on that page holds the claim's text, else the first whose
-cited page matched a claim, else its first cited document, else "(none cited)".
+listed apart, and fails the run. A question's document is the one its claims sit on
+(answers/gold_check.py), else the cited one whose page matched a claim and whose retrieved
+passage on that page holds the claim's text, else the first whose cited page matched a claim,
+else its first cited document, else "(none cited)". Where a failing question went wrong is
+answers/placing.py's.
 
 Invariants: `to_dict` is deterministic for the same inputs (times only under the provenance,
 and so the LLM calls: how many a question costs depends on what the engine's caches already
@@ -36,14 +45,15 @@ from typing import Any
 
 from ragspine_eval import ratchet
 from ragspine_eval.answers.claims import document_of, page_of
+from ragspine_eval.answers.placing import stage_of
 from ragspine_eval.answers.run import AnswerResult, AnswerRun
 from ragspine_eval.golden.nl_answers import AnswerCase
 from ragspine_eval.provenance import Provenance
-from ragspine_eval.retrieval.stages import AnswerFacts, answer_stage
 from ragspine_eval.stats import wilson_interval
 
 FORMAT = "ragspine-eval answers report 1"
-RATE_GATES = ("claim_content", "claim_citation", "abstention", "question_pass")
+RATE_GATES = ("claim_content", "claim_citation", "claim_citation_strict", "abstention",
+              "question_pass")
 PASSAGE_TEXT_CLIP = 400
 # the engine judge's names of the two routes, kept beside ours so its report reads against this one
 JUDGE_ROUTES = {"ask": "A-ask", "narrative": "B-narrative"}
@@ -51,31 +61,24 @@ JUDGE_ROUTES = {"ask": "A-ask", "narrative": "B-narrative"}
 
 def case_fingerprint(case: AnswerCase) -> str:
     """What a case asserts, hashed: its questions, claims, expectation, forbidden numbers."""
-    data = {"questions": case.questions, "claims": [[vars(a) for a in g] for g in case.claims],
+    claims = [[{k: (v.to_dict() if k == "document" else v) for k, v in vars(a).items()
+                if k != "document" or v is not None}
+               for a in g] for g in case.claims]  # an anchor without a document: as before
+    data = {"questions": case.questions, "claims": claims,
             "abstain": case.expect_abstain, "forbidden": case.forbidden_numbers,
             "class": case.case_class}
+    if case.document is not None:  # what it asserts includes which document it is about
+        data["document"] = case.document.to_dict()
     if case.expected_text is not None:  # a batch question's text (nl-gold cases have none)
         data["expected"] = case.expected_text
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=list)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def stage_of(result: AnswerResult, case: AnswerCase) -> str | None:
-    """Where a failing answer went wrong (None when it passed)."""
-    v, o = result.verdict, result.outcome
-    if v.passed:
-        return None
-    pages = frozenset(p for p in (page_of(x["locator"]) for x in o.passages) if p is not None)
-    claims = tuple((frozenset(c.expected_pages), c.content_hit, c.page_hit, c.satisfied)
-                   for c in v.claims)
-    if v.kind == "content":  # no page: anything retrieved counts as its page being retrieved
-        claims = ((pages or frozenset({0}), False, True, False),)
-    facts = AnswerFacts(case.kind == "abstain", o.error is not None, o.route_label, v.refused,
-                        bool(o.sources), bool(v.forbidden_leaked), pages, claims)
-    return answer_stage(facts, o.agent_route)
-
-
 def document(result: AnswerResult) -> str:
+    for claim in result.verdict.claims:  # the document its claims sit on (gold_check.py)
+        if claim.documents:
+            return claim.documents[0]
     for claim in result.verdict.claims:  # the cited document whose page holds the claim's text
         both = [d for d in claim.page_documents if d in claim.text_documents]
         if both:
@@ -114,6 +117,10 @@ def gate_units(results: Iterable[AnswerResult]) -> dict[str, list[tuple[str, boo
                                            f"not in the answer: {what}"))
             units["claim_citation"].append((f"{r.id}#{n}", c.page_hit,
                                             f"page not cited: {what}"))
+            strict = c.strict
+            units["claim_citation_strict"].append((
+                f"{r.id}#{n}", bool(strict and strict.cited),
+                strict.reason if strict else f"not placed: {what}"))
     return units
 
 
@@ -160,7 +167,7 @@ class AnswerRunReport:
     def __post_init__(self) -> None:
         by_id = {c.case_id: c for c in self.run.cases}
         for r in self.run.results:
-            r.stage = stage_of(r, by_id[r.case_id])
+            r.stage = stage_of(r, by_id[r.case_id], self.run.gold_check)  # answers/placing.py
         if not self.fingerprints:  # questions, and each claim of them (a claim gate's unit)
             for c in self.run.cases:
                 fp = case_fingerprint(c)
@@ -193,6 +200,31 @@ class AnswerRunReport:
                 groups.setdefault(value, []).append(r)
         return {v: measures(g) for v, g in sorted(groups.items())}
 
+    def diagnosis(self, result: AnswerResult) -> Any:
+        """The question's generator diagnostics (answers/generator.py), None for an engine
+        error."""
+        from ragspine_eval.answers.generator import diagnose
+
+        if result.outcome.error is not None:
+            return None
+        case = next(c for c in self.run.cases if c.case_id == result.case_id)
+        gold = self.run.gold_check
+        return diagnose(case, result.verdict, result.outcome.answer_plain, result.question,
+                        result.outcome.passages,
+                        gold.places.get(case.case_id) if gold is not None else None)
+
+    def generator(self, route: str) -> dict[str, Any]:
+        """The route's generator diagnostics over its scored questions with required claims,
+        and the unsupported numbers of every scored answer (answers/generator.py)."""
+        from ragspine_eval.answers.generator import summarize
+
+        scored = [r for r in self.results(route) if r.scored]
+        found = [(r, d) for r in scored if (d := self.diagnosis(r)) is not None]
+        out = summarize(d for r, d in found if r.verdict.kind == "claims")
+        out["unsupported_numbers"] = sum(len(d.unsupported) for _, d in found)
+        out["questions_with_unsupported_numbers"] = sum(bool(d.unsupported) for _, d in found)
+        return out
+
     def breakdowns(self, route: str) -> dict[str, Any]:
         return {"by_language": self.by(route, lambda r: [r.language]),
                 "by_tag": self.by(route, lambda r: [r.case_class, *r.tags]),
@@ -212,6 +244,7 @@ class AnswerRunReport:
         routes = {}
         for route in self.routes:
             routes[route] = {"metrics": self.metrics(route), **self.breakdowns(route),
+                             "generator": self.generator(route),
                              "repeats": repeat_stats(self.results(route, first_only=False)),
                              "route_labels": _count(r.outcome.route_label
                                                     for r in self.results(route)),
@@ -229,10 +262,16 @@ class AnswerRunReport:
                         if g in RATE_GATES},
             "n_cases": len(self.run.results), "skipped": self.run.skipped,
             "known_gaps": self.run.known_gaps,
+            "gold_check": (self.run.gold_check.to_dict() if self.run.gold_check is not None
+                           else None),
+            "gold_errors": [{"id": r.id, "route": r.route, "error": r.gold_error}
+                            for r in self.run.results if r.gold_error and r.repeat == 0],
             "errors": [{"id": r.id, "route": r.route, "error": r.outcome.error}
                        for r in self.errors],
             "side_by_side": self.verdict_pairs(),
-            "cases": [result_dict(r, self.fingerprints.get(r.id, "")) for r in self.run.results],
+            "cases": [{**result_dict(r, self.fingerprints.get(r.id, "")),
+                       "generator": d.to_dict() if (d := self.diagnosis(r)) else None}
+                      for r in self.run.results],
         }
 
 
@@ -251,11 +290,13 @@ def result_dict(r: AnswerResult, fingerprint: str = "") -> dict[str, Any]:
             "tags": list(r.tags), "fingerprint": fingerprint, "answer": o.answer_plain,
             "sources": o.locators, "cited_pages": sorted({p for p in map(page_of, o.locators)
                                                           if p is not None}),
-            "passages": [{**p, "text": p["text"][:PASSAGE_TEXT_CLIP]} for p in o.passages],
+            "passages": [{**{k: v for k, v in p.items() if k != "prompt_text"},
+                          "text": p["text"][:PASSAGE_TEXT_CLIP]} for p in o.passages],
             "agent_route": o.agent_route, "route_label": o.route_label,
             "clarification": o.clarification, "fallback": o.fallback, "error": o.error,
+            "model_answer": o.model_answer, "guard": o.guard,
             "verdict": r.verdict.to_dict(), "stage": r.stage,
-            "document": document(r)}
+            "document": document(r), "gold_error": r.gold_error}
 
 
 def make_answers_entry(report: AnswerRunReport, route: str) -> dict[str, Any]:

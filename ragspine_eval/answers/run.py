@@ -12,6 +12,12 @@ answer stored as it comes, so a run killed part-way resumes where it was. What i
 `AnswerRun`: a typed `AnswerResult` per question, language, route and repeat, the skipped cases
 with their reason, the known gaps, and how it ran (the cache's share, each answer's wall time).
 
+Before any question the gold is checked against the workspace (answers/gold_check.py): a case
+naming a document the workspace lacks, or a page past its document's pages, stops the run
+(GoldError, exit 2, nothing asked) unless `allow_gold_errors`, which asks and judges such a case
+as any other but marks it a gold error: outside every rate, never a pass, its stage "gold".
+Each claim's alternatives are judged with their places (the strict citation).
+
 Invariants: the order is the engine judge's (route, then repeat, then case in file order, then
 language en before zh), whatever the executor or `jobs`; a skipped case (adversarial,
 offline_only) is never asked; a known gap is asked and judged like any case, its class tells
@@ -31,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.answers.gold_check import GoldCheck
 from ragspine_eval.answers.questions import AnswerQuestion
 from ragspine_eval.answers.verdicts import AnswerVerdict, judge
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
@@ -58,6 +65,7 @@ class AnswerResult:
     tags: tuple[str, ...] = ()
     repeat: int = 0
     stage: str | None = None
+    gold_error: str | None = None  # the gold does not fit the workspace (gold_check.py)
 
     @property
     def id(self) -> str:
@@ -65,8 +73,9 @@ class AnswerResult:
 
     @property
     def scored(self) -> bool:
-        """Counted in the rates: positive and abstain cases (known gaps are reported apart)."""
-        return self.case_class in ("positive", "abstain")
+        """Counted in the rates: positive and abstain cases (known gaps and gold errors are
+        reported apart)."""
+        return self.case_class in ("positive", "abstain") and self.gold_error is None
 
 
 @dataclass
@@ -84,6 +93,7 @@ class AnswerRun:
     preset: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, Any] | None = None
     asked: tuple[list, list, list] = field(default=([], [], []), repr=False)
+    gold_check: GoldCheck | None = None  # the gold against the workspace (gold_check.py)
 
     @property
     def skipped(self) -> list[dict[str, str]]:
@@ -102,10 +112,13 @@ class AnswerRun:
         return with_latency(provenance, *self.asked)
 
 
-def score(case: AnswerCase, outcome: AnswerOutcome) -> AnswerVerdict:
-    """The scorer: a case and the engine's outcome in, the verdict that says why out."""
+def score(case: AnswerCase, outcome: AnswerOutcome, gold: GoldCheck | None = None
+          ) -> AnswerVerdict:
+    """The scorer: a case and the engine's outcome in, the verdict that says why out; `gold`
+    places each claim's alternatives (the strict citation)."""
+    places = gold.places.get(case.case_id) if gold is not None else None
     return judge(case, outcome.answer_plain, outcome.locators, passages=outcome.passages,
-                 error=outcome.error)
+                 error=outcome.error, places=places)
 
 
 def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
@@ -124,24 +137,30 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
     `progress(done, total, errors)` as answers come; `model` (models.ModelRun; None: the
     MockProvider) what the engine asks, behind its cassette, checked before any question (exit
     2) and its recording completed after; `how` are pipeline.spec.RunHow's fields (jobs,
-    executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given)."""
+    executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given), and
+    `allow_gold_errors=True` runs the cases the workspace cannot answer as gold errors (module
+    docstring)."""
+    allow_gold_errors = bool(how.pop("allow_gold_errors", False))
     bad = [r for r in routes if r not in ROUTES]
     if bad:
         raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")
     what = RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None, config,
                    model=model)
-    return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages)
+    return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages,
+                       allow_gold_errors)
 
 
-def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None
-                ) -> AnswerRun:
+def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None,
+                allow_gold_errors: bool = False) -> AnswerRun:
     """The answer run of `what` (its `mode`: the routes joined by "+"), run as `how` says: the
-    pipeline's steps in turn."""
+    pipeline's steps in turn, after the gold is checked against the workspace."""
     if what.model is not None:  # what the provider or the cassette needs: exit 2 first
         what.model.check()
+    cases, gold = checked_gold(what, allow_gold_errors)
     cache = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
                           AnswerQuestion.fingerprint, AnswerOutcome)
-    run = _answer_run(what, how.repeat, cache)
+    run = _answer_run(what, how.repeat, cache, cases)
+    run.gold_check = gold
     questions = [AnswerQuestion(case, lang, text, route) for route in run.routes
                  for case, lang, text in questions_of(run.cases, languages)]
     planned = plan(questions, cache)
@@ -149,7 +168,7 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     answers = answer(planned, how, options, lambda: _opened(what))
     if what.model is not None:  # a recording's calls folded into its cassette
         what.model.finish(complete=not answers.interrupted)
-    run.results = _scored(questions, answers)
+    run.results = _scored(questions, answers, gold)
     run.cache = None if cache is None else cache.summary(len(questions))
     run.asked = (questions, answers.outcomes, answers.reused)
     if answers.interrupted:
@@ -157,13 +176,27 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     return run
 
 
-def _answer_run(what: RunWhat, repeat: int, cache: Any) -> AnswerRun:
-    """The run's inputs read and checked before a question is asked: the gold file, the engine
-    configuration (exit 2 where its settings cannot take effect), and the engine's effective
-    preset (`_preset`)."""
-    from ragspine_eval.engines.engine_config import check_effective
+def checked_gold(what: RunWhat, allow_gold_errors: bool = False
+                 ) -> tuple[tuple[AnswerCase, ...], GoldCheck]:
+    """The gold file's cases and their check against the workspace (gold_check.py); GoldError
+    (exit 2) for a case the workspace cannot answer, unless `allow_gold_errors`."""
+    from ragspine_eval.answers.gold_check import check_gold
+    from ragspine_eval.knowledge.workspace import read_workspace
 
     cases = answer_cases_of(what.golden)
+    gold = check_gold(what.golden, cases, read_workspace(what.kb))
+    if not allow_gold_errors:
+        gold.raise_errors(Path(what.kb))
+    return cases, gold
+
+
+def _answer_run(what: RunWhat, repeat: int, cache: Any, cases: tuple[AnswerCase, ...]
+                ) -> AnswerRun:
+    """The run's inputs read and checked before a question is asked: the engine configuration
+    (exit 2 where its settings cannot take effect), and the engine's effective preset
+    (`_preset`)."""
+    from ragspine_eval.engines.engine_config import check_effective
+
     check_effective(what.engine_config)
     return AnswerRun(Path(what.kb), Path(what.golden), tuple(str(what.mode).split("+")), cases,
                      repeat=repeat, config=what.engine_config, preset=_preset(what, cache))
@@ -193,18 +226,23 @@ def _preset(what: RunWhat, cache: Any) -> dict[str, Any]:
     return preset
 
 
-def _scored(questions: list[AnswerQuestion], answers: Answers) -> list[AnswerResult]:
+def _scored(questions: list[AnswerQuestion], answers: Answers, gold: GoldCheck | None = None
+            ) -> list[AnswerResult]:
     """Each answer judged (after the last one), in the engine judge's order: route, repeat,
-    case, language (the run path gives each repeat's answers in question order)."""
+    case, language (the run path gives each repeat's answers in question order); a case with
+    a gold error carries it."""
+    errors = gold.errors if gold is not None else {}
     results = []
     routes = list(dict.fromkeys(q.route for q in questions))
     for route in routes:
         for n, (outcomes, _) in enumerate(answers.runs):
             for q, out in zip(questions, outcomes, strict=True):
                 if q.route == route and out is not None:
+                    wrong = errors.get(q.case.case_id)
                     results.append(AnswerResult(q.case.case_id, q.language, route, q.question,
-                                                q.case.case_class, out, score(q.case, out),
-                                                q.case.tags, n))
+                                                q.case.case_class, out, score(q.case, out, gold),
+                                                q.case.tags, n,
+                                                gold_error="; ".join(wrong) if wrong else None))
     return results
 
 

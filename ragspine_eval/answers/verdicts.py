@@ -27,6 +27,12 @@ which cited documents its page matched (`page_documents`) and, when the ranked p
 the claim's text on that page of another document only, says so (`page_note`): the format
 names no document, so the verdict is kept and the doubt is shown.
 
+Beside the engine's verdict, and never changing it, each claim carries its strict citation
+(answers/citations.py: its page cited on its own document, by the answer's markers where it
+has any, else by the engine's source list), its alternatives' places in the workspace
+(answers/gold_check.py; unknown when the run placed none), and the verdict what the answer
+cites (`cited`).
+
 Invariants: the verdict, reason and every claim's content, page, fragment hit and satisfied
 equal the engine judge's (tests/answers/test_agreement.py); nothing here calls the engine.
 """
@@ -40,6 +46,8 @@ from typing import Any
 from ragspine.common.answer_text import contains_normalized, normalize_answer
 
 from ragspine_eval.answers import claims as hits
+from ragspine_eval.answers.citations import Cited, StrictCitation, cited_passages, strict_citation
+from ragspine_eval.answers.gold_check import AnchorPlace
 from ragspine_eval.judges.refusal import is_refusal
 from ragspine_eval.golden.nl_answers import Anchor, AnswerCase
 
@@ -82,6 +90,14 @@ class ClaimVerdict:
     page_documents: tuple[str, ...] = ()
     page_note: str | None = None
     text_documents: tuple[str, ...] = ()  # retrieved passages holding its text on its page
+    strict: StrictCitation | None = None  # its page cited on its own document (citations.py)
+    places: tuple[AnchorPlace, ...] = ()  # each alternative's document (gold_check.py)
+    alternative_pages: tuple[int, ...] = ()  # each alternative's page, in order
+
+    @property
+    def documents(self) -> tuple[str, ...]:
+        """The workspace documents its alternatives sit on (known ones), each once."""
+        return tuple(dict.fromkeys(p.doc_id for p in self.places if p.doc_id))
 
     def to_dict(self) -> dict[str, Any]:
         return {"anchors": list(self.anchors), "content_hit": self.content_hit,
@@ -89,7 +105,9 @@ class ClaimVerdict:
                 "fragment_hit": self.fragment_hit, "expected_pages": list(self.expected_pages),
                 "detail": [vars(d) for d in self.detail],
                 "page_documents": list(self.page_documents), "page_note": self.page_note,
-                "text_documents": list(self.text_documents)}
+                "text_documents": list(self.text_documents),
+                "strict_citation": self.strict.to_dict() if self.strict else None,
+                "documents": [p.to_dict() for p in self.places]}
 
 
 @dataclass(frozen=True)
@@ -103,22 +121,28 @@ class AnswerVerdict:
     claims: tuple[ClaimVerdict, ...] = ()
     forbidden_leaked: tuple[str, ...] = ()
     error: str | None = None
+    cited: Cited | None = None  # what the answer cites (citations.py), for claim questions
 
     def to_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "reason": self.reason, "refused": self.refused,
                 "kind": self.kind, "claims": [c.to_dict() for c in self.claims],
-                "forbidden_leaked": list(self.forbidden_leaked), "error": self.error}
+                "forbidden_leaked": list(self.forbidden_leaked), "error": self.error,
+                "cited": self.cited.to_dict() if self.cited else None}
 
 
 def judge(case: AnswerCase, answer: str, locators: Sequence[str], *,
-          passages: Sequence[Mapping[str, Any]] = (), error: str | None = None) -> AnswerVerdict:
+          passages: Sequence[Mapping[str, Any]] = (), error: str | None = None,
+          places: Sequence[Sequence[AnchorPlace]] | None = None) -> AnswerVerdict:
     """The verdict on `answer` (without inline sources) citing `locators` (module docstring).
-    `passages` (the ranked retrieved passages, with `locator` and `text`) only add the notes."""
+    `passages` (the ranked retrieved passages, with `locator` and `text`) and `places` (each
+    claim's alternatives placed in the workspace; None: not placed) only add the notes and the
+    strict citations."""
     normalized = normalize_answer(answer)
     refused = is_refusal(answer)
     leaked = tuple(n for n in case.forbidden_numbers if contains_normalized(normalized, n))
     kind = case.kind
     claims: tuple[ClaimVerdict, ...] = ()
+    cited = None
     if kind == "content":
         from ragspine_eval.retrieval.relevance import text_with_numbers
 
@@ -131,8 +155,12 @@ def judge(case: AnswerCase, answer: str, locators: Sequence[str], *,
         passed = not refused and bool(locators)
         reason = REFUSED_GROUNDED if refused else (GROUNDED if locators else NO_SOURCE)
     else:
-        claims = tuple(judge_claim(group, normalized, locators, passages)
-                       for group in case.claims)
+        cited = cited_passages(answer, passages, locators)
+        if places is None:
+            places = [[AnchorPlace(None, "unknown", note="not placed on a workspace")] * len(g)
+                      for g in case.claims]
+        claims = tuple(judge_claim(group, normalized, locators, passages, placed, cited)
+                       for group, placed in zip(case.claims, places, strict=True))
         passed = all(c.satisfied for c in claims)
         reason = (ALL_SATISFIED if passed
                   else CONTENT_MISSING if not all(c.content_hit for c in claims)
@@ -140,12 +168,14 @@ def judge(case: AnswerCase, answer: str, locators: Sequence[str], *,
                   else DIFFERENT_ANCHORS)
     if error is not None:
         passed, reason = False, ERROR_PREFIX + error
-    return AnswerVerdict(passed, reason, refused, kind, claims, leaked, error)
+    return AnswerVerdict(passed, reason, refused, kind, claims, leaked, error, cited)
 
 
 def judge_claim(group: Sequence[Anchor], normalized: str, locators: Sequence[str],
-                passages: Sequence[Mapping[str, Any]] = ()) -> ClaimVerdict:
-    """One required claim, its alternatives `group`, on the normalised answer."""
+                passages: Sequence[Mapping[str, Any]] = (),
+                places: Sequence[AnchorPlace] = (), cited: Cited | None = None) -> ClaimVerdict:
+    """One required claim, its alternatives `group`, on the normalised answer; with `places`
+    and `cited`, its strict citation too."""
     detail = []
     for anchor in group:
         exact = hits.content_hit(anchor, normalized)
@@ -155,19 +185,21 @@ def judge_claim(group: Sequence[Anchor], normalized: str, locators: Sequence[str
     satisfied = any(d.content and d.page for d in detail)
     exact_pair = any(d.content and not d.fragment and d.page for d in detail)
     pages = tuple(dict.fromkeys(a.page for a in group))
-    cited = tuple(dict.fromkeys(doc for a, d in zip(group, detail, strict=True) if d.page
-                                for doc in hits.documents_on_page(a.page, locators)))
+    cited_docs = tuple(dict.fromkeys(doc for a, d in zip(group, detail, strict=True) if d.page
+                                     for doc in hits.documents_on_page(a.page, locators)))
     holders = _text_documents(group, detail, passages)
     note = None
-    if cited and holders and not set(holders) & set(cited):
-        note = (f"page matched through {', '.join(cited)} only; the claim's text is on that "
-                f"page of {', '.join(holders)}")
+    if cited_docs and holders and not set(holders) & set(cited_docs):
+        note = (f"page matched through {', '.join(cited_docs)} only; the claim's text is on "
+                f"that page of {', '.join(holders)}")
     return ClaimVerdict(
         anchors=tuple(d.anchor for d in detail),
         content_hit=any(d.content for d in detail), page_hit=any(d.page for d in detail),
         satisfied=satisfied, fragment_hit=satisfied and not exact_pair, expected_pages=pages,
-        detail=tuple(detail), page_documents=cited, page_note=note,
-        text_documents=tuple(holders))
+        detail=tuple(detail), page_documents=cited_docs, page_note=note,
+        text_documents=tuple(holders),
+        strict=strict_citation(group, places, cited) if cited is not None and places else None,
+        places=tuple(places), alternative_pages=tuple(a.page for a in group))
 
 
 def _text_documents(group: Sequence[Anchor], detail: Sequence[AnchorHit],

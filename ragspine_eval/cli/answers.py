@@ -25,7 +25,7 @@ import shlex
 from pathlib import Path
 
 from ragspine_eval import paths
-from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int
+from ragspine_eval.cli.common import add_gate_arguments, gate_options, positive_int, shown
 from ragspine_eval.cli.run_options import (
     add_output_arguments,
     add_run_arguments,
@@ -53,12 +53,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-config", type=Path, default=None, metavar="FILE",
                         help="engine settings, TOML or JSON: profile, contextual_index, "
                              "page_parent, graph, query_translation, reranker, name")
+    parser.add_argument("--allow-gold-errors", action="store_true",
+                        help="ask the cases the workspace cannot answer (a document it lacks, a "
+                             "page past its document's pages) as gold errors, outside every "
+                             "rate, instead of stopping before the run (exit 2)")
     add_run_arguments(parser, "; --repeat N never uses it")
     add_output_arguments(parser)
     add_gate_arguments(parser, paths.ANSWERS_BASELINE)
+    baseline_beside_gold(parser, "answers")
     from ragspine_eval.cli.model_options import add_model_arguments
 
     add_model_arguments(parser)
+
+
+def baseline_beside_gold(parser: argparse.ArgumentParser, harness: str) -> None:
+    """`--baseline` defaulting to the run's own file (gated/answers.py `default_baseline`), and
+    `--name`, the name its keys start with."""
+    for action in parser._actions:
+        if "--baseline" in action.option_strings:
+            action.default = None
+            action.help = (f"baseline file (default: {shown(getattr(paths, f'{harness.upper()}_BASELINE'))} "
+                           f"for a workspace inside the project; <gold stem>.{harness}_baseline.json "
+                           f"beside the gold file for one outside it)")
+    parser.add_argument("--name", default=None,
+                        help="the name the run's baseline keys start with (default: the gold "
+                             "file's stem, with the workspace's fingerprint, for a workspace "
+                             "outside the project; its folder name inside it)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
     gated = run_gated_answers(
         args.kb, args.golden, routes=ROUTE_CHOICES[args.route], languages=args.lang,
         repeat=args.repeat, config=load_engine_config(args.engine_config),
-        baseline_path=args.baseline,
+        baseline_path=args.baseline, name=args.name,
         outputs=GatedOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
         store=not args.no_store, progress=common.progress_bar("answers"), model=model_run(args),
-        **run_options(args))
+        allow_gold_errors=args.allow_gold_errors, **run_options(args))
     return gated.exit_code
 
 
@@ -89,9 +109,13 @@ def record_command(args: argparse.Namespace) -> str:
         parts.append(f"--lang {lang}")
     if args.engine_config is not None:
         parts.append(f"--engine-config {shlex.quote(str(args.engine_config))}")
+    if args.allow_gold_errors:
+        parts.append("--allow-gold-errors")
     from ragspine_eval.cli.model_options import model_flags
 
     parts += model_flags(args)
-    if Path(args.baseline).resolve() != paths.ANSWERS_BASELINE.resolve():
+    if args.baseline is not None:
         parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
+    if args.name is not None:
+        parts.append(f"--name {shlex.quote(args.name)}")
     return " ".join(parts + ["--update-baseline"])

@@ -3,7 +3,11 @@
 A QA golden set (the project's JSONL) is checked against a KB folder (facts.csv,
 narratives.jsonl); an engine question file (`ragspine batch`'s .jsonl/.json/.csv/.txt, or
 nl-answers-gold v1/v2) against an engine workspace (`--kb W`): each document named exists, each
-page is in range, each expected text is in some chunk (retrieval/question_check.py)."""
+page is in range, each expected text is in some chunk (retrieval/question_check.py); for an
+nl-answers-gold file, what `answers` checks before it asks anything (answers/gold_check.py):
+each document a case names is in the workspace, each claim's page is a page of its document
+(gold errors), and each claim's text is on its page (gold doubts, listed apart: a run reports
+them and goes on). Every unknown key of an nl-answers-gold file is listed, with its line."""
 
 from __future__ import annotations
 
@@ -72,15 +76,18 @@ def run_question_file(args: argparse.Namespace) -> int:
     from ragspine_eval.knowledge.workspace import read_workspace
 
     cases, errors = check_question_file(args.file)
-    problems = []
+    problems: list[str] = []
+    doubts: list[str] = []
     if args.kb is not None:
         ws = read_workspace(args.kb)
         problems = check_against_workspace(args.file, ws, cases)
         if not errors and _is_answers_gold(args.file):
+            from ragspine_eval.answers.gold_check import check_gold
             from ragspine_eval.golden.nl_answers import load_answer_cases
-            from ragspine_eval.retrieval.question_check import check_answer_anchors
 
-            problems += check_answer_anchors(args.file, ws, load_answer_cases(args.file))
+            gold = check_gold(args.file, load_answer_cases(args.file), ws)
+            problems += gold.problem_lines()
+            doubts = gold.doubt_lines() + gold.versions
     invalid = [str(e) for e in errors]
     by_basis = Counter(c.basis for c in cases)
     by_tag: dict[str, Counter] = {}
@@ -90,7 +97,8 @@ def run_question_file(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"n_cases": len(cases), "by_basis": dict(by_basis),
                           "by_tag": {k: dict(v) for k, v in by_tag.items()},
-                          "invalid_lines": invalid, "kb_problems": problems},
+                          "invalid_lines": invalid, "kb_problems": problems,
+                          "gold_doubts": doubts},
                          ensure_ascii=False, indent=2))
     else:
         print(f"{args.file}: {len(cases)} valid questions"
@@ -106,6 +114,11 @@ def run_question_file(args: argparse.Namespace) -> int:
             print(f"INVALID {problem}")
         for problem in problems:
             print(f"KB MISMATCH {problem}")
+        for doubt in doubts:
+            print(f"GOLD DOUBT {doubt}")
+        if doubts:
+            print(f"{len(doubts)} gold doubt(s): a claim the workspace's text does not bear "
+                  f"out; `answers` runs them and puts their failures at the stage \"gold\"")
         if invalid or problems:
             print(f"{len(invalid) + len(problems)} problem(s): fix each and run this again")
     return EXIT_BAD_INPUT if invalid or problems else EXIT_OK

@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
     add_output_arguments(parser)
     add_gate_arguments(parser, paths.RETRIEVAL_BASELINE)
+    from ragspine_eval.cli.answers import baseline_beside_gold
+
+    baseline_beside_gold(parser, "retrieval")
     from ragspine_eval.cli.model_options import add_model_arguments
 
     add_model_arguments(parser)
@@ -71,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     progress = common.progress_bar("retrieval")
     gated = run_gated_retrieval(
         args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
+        name=args.name,
         outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
         options=gate_options(args), record_command=record_command(args), echo=print,
         store=not args.no_store, progress=progress, model=model, **run_options(args))
@@ -88,6 +92,8 @@ def record_command(args: argparse.Namespace) -> str:
     from ragspine_eval.cli.model_options import model_flags
 
     parts += model_flags(args)
-    if Path(args.baseline).resolve() != paths.RETRIEVAL_BASELINE.resolve():
+    if args.baseline is not None:
         parts.append(f"--baseline {shlex.quote(str(args.baseline))}")
+    if args.name is not None:
+        parts.append(f"--name {shlex.quote(args.name)}")
     return " ".join(parts + ["--update-baseline"])

@@ -16,9 +16,13 @@ the provider, the facade's reference date and the narrative retriever, on one of
 
 What comes back (`AnswerOutcome`): the answer and its plain text (without the inline sources),
 the cited sources, the passages of the engine's first retrieval for the question in their rank
-(the narrative path retrieves once per question), the engine's route and the route label the
+(the narrative path retrieves once per question; each with the text the synthesis was given for
+it where that is not its own, `prompt_text`: its whole page when the engine's page parents are
+on), the engine's route and the route label the
 engine's judge would give it (structured, narrative, composite, clarify, not_found,
-out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised. It is
+out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised; where
+the engine's number guard replaced the model's answer, what the model said (`model_answer`) and
+the guard's account (`guard`: the figures it objected to; engines/answer_guard.py). It is
 the answer harness's outcome type (engines/base.Outcome): what the outcome cache keeps of it is
 everything but the wall time and the LLM calls (the runner's to measure).
 
@@ -53,9 +57,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from ragspine_eval.engines.answer_guard import GuardTrace, SaidProvider, guarded
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.per_process import PerProcess
+from ragspine_eval.engines.trace import listening
 from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 from ragspine_eval.judges.refusal import is_refusal
 
@@ -70,7 +76,7 @@ class AnswerOutcome:
     """What the engine did with one question on one route (module docstring)."""
 
     # the outcome cache's format of an AnswerOutcome (engines/base.Outcome)
-    FORMAT: ClassVar[str] = "answer-1"
+    FORMAT: ClassVar[str] = "answer-2"  # 2: the number guard's account kept
     route: str
     answer: str = ""
     answer_plain: str = ""
@@ -83,6 +89,8 @@ class AnswerOutcome:
     seconds: float = 0.0
     llm_calls: int = 0
     error: str | None = None
+    model_answer: str | None = None  # the model's text, where the number guard replaced it
+    guard: dict[str, Any] | None = None  # the guard's account (engines/answer_guard.py)
 
     @property
     def locators(self) -> list[str]:
@@ -164,10 +172,17 @@ def route_label(result: Any) -> str:
 
 
 def _passage(rank: int, hit: dict[str, Any]) -> dict[str, Any]:
+    """A retrieved passage as kept: rank, locator, text, document, and the text the synthesis
+    was given for it where that is another (`prompt_text`: its page, with page parents on)."""
     keep = {"rank": rank, "locator": source_locator(hit), "text": str(hit.get("text") or "")}
     for key in ("score", "doc", "chunk_id"):
         if key in hit:
             keep[key] = hit[key]
+    if "doc" not in keep and hit.get("doc_id"):
+        keep["doc"] = str(hit["doc_id"])
+    prompt = hit.get("prompt_text")
+    if prompt and str(prompt) != keep["text"]:
+        keep["prompt_text"] = str(prompt)
     return keep
 
 
@@ -178,6 +193,8 @@ class WorkspaceAnswerer:
         self.workspace, self.config = Path(workspace), config
         self._opened = WorkspaceRetriever(workspace, config, model)  # model: models.ModelRun
         self._store: Any = None
+        self._guard = GuardTrace()
+        self._listen: Any = None
 
     @property
     def preset(self) -> dict[str, Any]:
@@ -189,6 +206,8 @@ class WorkspaceAnswerer:
         self._opened.__enter__()
         self._store = SqliteFactStore(self._opened.rag.db_path)
         self._store.init_schema()
+        self._listen = listening(self._guard)
+        self._listen.__enter__()
         return self
 
     def answer(self, question: str, route: Route = "ask", case_id: str = "",
@@ -205,11 +224,13 @@ class WorkspaceAnswerer:
             recorded.failures.clear()
         recorder = _FirstRetrieval(self._opened.narrative)
         out = AnswerOutcome(route=route)
+        said = SaidProvider(rag.provider)
+        self._guard.take()  # nothing left from an earlier question of this thread
         with self._opened.trace.case() as calls:
             started = time.perf_counter()
             try:
                 result = answer_question(
-                    question, self._store, rag.provider, reference_date=rag.reference_date,
+                    question, self._store, said, reference_date=rag.reference_date,
                     narrative_retriever=recorder,
                     intent_parser=_NarrativeOnly() if route == "narrative" else None)
                 if recorded is not None:  # a miss or failure the engine swallowed: an error
@@ -228,9 +249,14 @@ class WorkspaceAnswerer:
         out.sources = [dict(s) for s in result.sources]
         out.clarification = getattr(result.clarification, "mode", None)
         out.fallback = result.fallback
+        out.model_answer, out.guard = guarded(said.said, self._guard.take(), question,
+                                              recorder.first or [])
         return out
 
     def close(self) -> None:
+        if self._listen is not None:
+            self._listen.__exit__(None, None, None)
+            self._listen = None
         if self._store is not None:
             try:
                 self._store.close()

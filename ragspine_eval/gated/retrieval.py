@@ -6,10 +6,13 @@
    written);
 2. the questions run (retrieval_only/run.py) and the provenance names the entry compared;
 3. the JSON report is written;
-4. the ratchet under the run's key (`baseline_key`: the workspace's folder name, `@k` and top_k,
-   and `+` the engine configuration's label when one is given), so a configuration is gated
-   against its own entry; without `options` (a notebook) the run is only compared. A run with
-   engine errors never creates or changes a baseline;
+4. the ratchet under the run's key (`baseline_key`: the run's name, `@k` and top_k, and `+`
+   the engine configuration's label when one is given), so a configuration is gated against
+   its own entry; without `options` (a notebook) the run is only compared. A run with engine
+   errors never creates or changes a baseline. The name and the default baseline file are
+   gated/own_workspace.py's: the folder name and data/golden/retrieval_baseline.json for a
+   workspace inside the project, the question file's stem with the workspace's fingerprint
+   and a file beside the question file for one outside it;
 5. the JUnit and Markdown files; when one cannot be written, what the gate recorded is undone;
 6. the run store keeps the report (kind "retrieval", the same key).
 """
@@ -27,6 +30,7 @@ from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.files import write_json_atomic
 from ragspine_eval.files.output_paths import write_announced
 from ragspine_eval.gated import steps
+from ragspine_eval.gated.own_workspace import default_baseline, run_name
 from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape
@@ -51,12 +55,13 @@ class RetrievalGatedRun(GatedRun):
 
 
 def baseline_key(workspace: str | Path, top_k: int, config: EngineConfig = DEFAULT,
-                 model: Any = None) -> str:
-    """`<workspace folder name>@k<top_k>`, then `+<label>` for a configuration with settings,
-    then `~<provider:model>` for a model other than the MockProvider (models/)."""
+                 model: Any = None, name: str | None = None) -> str:
+    """`<name>@k<top_k>` (the name: `name`, else the workspace's folder name), then `+<label>`
+    for a configuration with settings, then `~<provider:model>` for a model other than the
+    MockProvider (models/)."""
     from ragspine_eval.models.recorder import in_use
 
-    name = Path(os.path.realpath(workspace)).name or "workspace"  # a symlink loop: no raise
+    name = name or Path(os.path.realpath(workspace)).name or "workspace"  # a loop: no raise
     key = f"{name}@k{top_k}"
     key = key if not config.settings() else f"{key}+{config.label}"
     model = in_use(model)
@@ -76,14 +81,16 @@ def verdict_of(run: RetrievalGatedRun) -> str:
 
 def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int | None = None,
                         config: EngineConfig = DEFAULT,
-                        baseline_path: str | Path = paths.RETRIEVAL_BASELINE,
+                        baseline_path: str | Path | None = None,
                         outputs: RetrievalOutputs | None = None,
                         options: ratchet.GateOptions | None = None,
                         record_command: str | None = None, echo: Echo | None = None,
                         store: bool = True,
                         progress: Callable[[int, int, int], None] | None = None,
-                        model: Any = None, **run_options: Any) -> RetrievalGatedRun:
-    """Check, run, write, gate, write the CI files, keep (see the module docstring).
+                        model: Any = None, name: str | None = None,
+                        **run_options: Any) -> RetrievalGatedRun:
+    """Check, run, write, gate, write the CI files, keep (see the module docstring);
+    `baseline_path` None and `name` None: the defaults of step 4.
     `model` (models.ModelRun; None: the MockProvider) is what the engine's query translation and
     listwise rerank ask; `run_options` are run_retrieval_eval's (jobs, executor, scheduler,
     cache, ...)."""
@@ -94,7 +101,9 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
 
     say = escape.escaped_echo(echo)
     outputs = outputs or RetrievalOutputs()
-    workspace, golden, baseline_path = Path(workspace), Path(golden), Path(baseline_path)
+    workspace, golden = Path(workspace), Path(golden)
+    baseline_path = Path(baseline_path) if baseline_path is not None else \
+        default_baseline(workspace, golden, "retrieval")
     ratchet.check_outputs({"report": outputs.report, "junit": outputs.junit,
                            "summary": outputs.summary_md}, baseline=baseline_path,
                           inputs={golden: f"question file {golden}",
@@ -103,9 +112,9 @@ def run_gated_retrieval(workspace: str | Path, golden: str | Path, *, top_k: int
                                   **({Path(config.path): f"engine config {config.path}"}
                                      if config.path else {})})
     top_k = top_k if top_k is not None else (config.top_k or 10)
-    key = baseline_key(workspace, top_k, config, model)
-    options = steps.checked_options(options, record_command)
     read_workspace(workspace)
+    key = baseline_key(workspace, top_k, config, model, run_name(workspace, golden, name))
+    options = steps.checked_options(options, record_command)
     load_question_file(golden)
     stored = steps.stored_entries(baseline_path, {key: key})[key]
 

@@ -5,7 +5,12 @@ an answer is judged on is kept: each required claim as its alternatives (`any_of
 anchor), each anchor with its kind, page (`page_index` from 0), `quote`, `text`, `value` and
 `unit`; `expected.status` (answered, abstained), `forbidden_numbers` (texts a refusal must not
 carry), `grounded_only`, `known_gap` and `known_gap_detail`; a case's optional `tags` (a list of
-texts or an object of texts) become its tags beside `case_class`.
+texts or an object of texts) become its tags beside `case_class`. The documents a file names
+(`documents[]`, a case's and a claim's `document_sha256` or `document`) are read by
+golden/nl_documents.py: each anchor carries its document (its own, else its case's, else the
+pinned release's), and the case its own. Every key of the file is one the format documents
+(golden/nl_schema.py): an unknown key at any level is the file's first problem, named with
+the nearest known key.
 
 Invariants (the engine's own judge reads a file the same way, so a verdict means the same):
 - a case marked `known_gap` has the class `known-gap` (run, reported apart, outside every rate);
@@ -25,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.files import reading
+from ragspine_eval.golden.nl_documents import DocRef, listed_documents, named_document
+from ragspine_eval.golden.nl_schema import unknown_keys
 from ragspine_eval.golden.question_case import QuestionFileError, json_items
 
 VERSIONS = ("nl-answers-gold-v1", "nl-answers-gold-v2")
@@ -48,6 +55,7 @@ class Anchor:
     text: str | None = None
     value: str | None = None
     unit: str | None = None
+    document: DocRef | None = None  # its own, else its case's (golden/nl_documents.py)
 
     @property
     def page(self) -> int:
@@ -77,6 +85,13 @@ class AnswerCase:
     line: int | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     expected_text: str | None = None  # a batch question file's `expected`: content alone
+    document: DocRef | None = None  # the case's document (golden/nl_documents.py)
+
+    @property
+    def documents(self) -> tuple[DocRef, ...]:
+        """Every document the case names: its own, then its claims' own, each once."""
+        named = [self.document] + [a.document for group in self.claims for a in group]
+        return tuple(dict.fromkeys(d for d in named if d is not None))
 
     @property
     def kind(self) -> str:
@@ -106,6 +121,12 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
     if not isinstance(payload, dict) or payload.get("schema_version") not in VERSIONS:
         raise error(f"not an nl-answers-gold file: `schema_version` must be one of "
                     f"{', '.join(VERSIONS)}")
+    for problem in unknown_keys(path, text, payload):
+        raise problem  # the first: a typo is named before what it broke
+    listed = listed_documents(payload.get("documents"), error)
+    pinned = payload.get("pinned")
+    default = (named_document({"document_sha256": pinned.get("document_sha256")}, listed,
+                              "pinned.", error) if isinstance(pinned, dict) else None)
     raw_cases = payload.get("cases")
     if not isinstance(raw_cases, list):
         raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
@@ -115,7 +136,7 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
     seen: set[str] = set()
     for i, raw in enumerate(raw_cases):
         line = lines[i] if len(lines) == len(raw_cases) else None
-        case = _case(path, line, raw)
+        case = _case(path, line, raw, listed, default)
         if case.case_id in seen:
             raise QuestionFileError(path, line, case.case_id, "this case_id was used before; "
                                     "ids must be unique")
@@ -144,7 +165,8 @@ def _check_changelog(path: Path, changelog: Any, ids: set[str]) -> None:
             raise bad(f"changelog[{i}] names the unknown case {entry['case_id']!r}")
 
 
-def _case(path: Path, line: int | None, raw: Any) -> AnswerCase:
+def _case(path: Path, line: int | None, raw: Any, listed: tuple[DocRef, ...] = (),
+          default: DocRef | None = None) -> AnswerCase:
     if not isinstance(raw, dict):
         raise QuestionFileError(path, line, None, "a case must be an object")
     case_id = raw.get("case_id")
@@ -173,12 +195,13 @@ def _case(path: Path, line: int | None, raw: Any) -> AnswerCase:
     specs = expected.get("required_claims") or []
     if not isinstance(specs, list):
         raise bad("expected.required_claims must be an array")
+    document = named_document(raw, listed, "", bad) or default
     claims = []
     for n, spec in enumerate(specs, start=1):
         options = spec.get("any_of") if isinstance(spec, dict) and "any_of" in spec else [spec]
         if not isinstance(options, list) or not options:
             raise bad(f"required claim {n}: any_of must be a non-empty array")
-        claims.append(tuple(_anchor(bad, n, option) for option in options))
+        claims.append(tuple(_anchor(bad, n, option, listed, document) for option in options))
     forbidden = expected.get("forbidden_numbers") or []
     if not isinstance(forbidden, list) or not all(isinstance(x, str) for x in forbidden):
         raise bad("forbidden_numbers must be an array of texts")
@@ -192,10 +215,12 @@ def _case(path: Path, line: int | None, raw: Any) -> AnswerCase:
         case_class="known-gap" if expected.get("known_gap") else case_class,
         questions=questions, claims=tuple(claims), expect_abstain=status == "abstained",
         grounded_only=bool(expected.get("grounded_only")), forbidden_numbers=tuple(forbidden),
-        known_gap_detail=detail, skip_reason=skip, tags=_tags(bad, raw.get("tags")), line=line)
+        known_gap_detail=detail, skip_reason=skip, tags=_tags(bad, raw.get("tags")), line=line,
+        document=document)
 
 
-def _anchor(bad: Any, n: int, raw: Any) -> Anchor:
+def _anchor(bad: Any, n: int, raw: Any, listed: tuple[DocRef, ...] = (),
+            document: DocRef | None = None) -> Anchor:
     where = f"required claim {n}"
     if not isinstance(raw, dict):
         raise bad(f"{where} must be an object")
@@ -209,8 +234,9 @@ def _anchor(bad: Any, n: int, raw: Any) -> Anchor:
             raise bad(f"{where}: {key} must be a text")
     if not (raw.get("quote") or raw.get("text") or raw.get("value")):
         raise bad(f"{where} needs a quote, a text or a value")
+    own = named_document(raw, listed, f"{where}: ", bad)
     return Anchor(raw["kind"], page_index, raw.get("quote"), raw.get("text"), raw.get("value"),
-                  raw.get("unit"))
+                  raw.get("unit"), own or document)
 
 
 def _tags(bad: Any, raw: Any) -> tuple[str, ...]:

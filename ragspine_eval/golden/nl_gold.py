@@ -14,7 +14,10 @@ are left out (no question the engine's retrieval could be judged on); a case exp
 has no page group, so it is not judged; every problem is a QuestionFileError naming the line of
 the case it is in. Total for any JSON: a `case_id` that is not a text, a changelog entry whose
 `case_id` is not a text, `required_claims` that is not an array, and a `page_index` past the
-question files' `MAX_PAGE` are such errors, never a TypeError.
+question files' `MAX_PAGE` are such errors, never a TypeError. Every key is one the format
+documents (golden/nl_schema.py): each unknown key is one such error (its case is left out);
+the documents a case names are the answer harness's (answers/gold_check.py): the engine's
+batch judges a retrieved page of any document, and so do the questions read here.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.files import reading
+from ragspine_eval.golden.nl_schema import unknown_keys
 from ragspine_eval.golden.question_case import (
     QuestionCase,
     QuestionFileError,
@@ -48,19 +52,30 @@ def _case_lines(text: str) -> list[int]:
 
 
 def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
-                  ) -> Iterator[tuple[int | None, int, QuestionCase]]:
-    """(line, index, question) for every question of the file; QuestionFileError on a problem."""
+                  ) -> Iterator[tuple[int | None, int, QuestionCase | QuestionFileError]]:
+    """(line, index, question) for every question of the file, an unknown key's error in its
+    place (the reader raises it, or `golden` lists it); QuestionFileError on another problem."""
     raw_cases = payload.get("cases")
     if not isinstance(raw_cases, list):
         raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
     lines = _case_lines(text)
     ids = {c.get("case_id") for c in raw_cases
            if isinstance(c, dict) and isinstance(c.get("case_id"), str)}
+    problems = unknown_keys(path, text, payload)
+    for problem in problems:
+        if problem.case_id is None:  # the file's own keys, first
+            yield problem.line, 0, problem
     if payload["schema_version"] == "nl-answers-gold-v2":
         _check_changelog(path, payload.get("changelog"), ids)
     index = 0
     for i, raw in enumerate(raw_cases):
         line = lines[i] if len(lines) == len(raw_cases) else None
+        own = [p for p in problems if p.case_id is not None
+               and isinstance(raw, dict) and p.case_id == raw.get("case_id")]
+        if own:  # a case with an unknown key is refused whole: a typo never weakens it
+            for problem in own:
+                yield problem.line, index, problem
+            continue
         for question in _questions(path, line, raw):
             index += 1
             yield line, index, question

@@ -1,13 +1,18 @@
 """What an answer run leaves: console lines, JUnit XML and a Markdown summary, route by route.
 
-- console (`answers_table`): per route the gates with intervals and the baseline's values, the
+- console (`answers_table`): per route the gates with intervals and the baseline's values (a
+  gate the stored entry does not list yet said so: it is compared once a run records it), the
   forbidden-number count, the route labels, the failing questions with reason and stage (known
-  gaps apart), the skipped cases with their reason, the engine errors;
+  gaps apart), the gold errors and doubts, the skipped cases with their reason, the engine
+  errors;
 - JUnit (`answers_junit_cases`): one testsuite per route and gate; a question (or a claim for
   the claim gates) is a testcase; a failure names the reason and its stage, a case regression is
-  type "Regression", an engine error an <error>;
+  type "Regression", an engine error an <error>, and so is a gold error (question_pass);
 - Markdown (`answers_summary_markdown`): the QA summary's shape (summary_md.py), one table of
   every route's gates, the tags, languages and documents with the most failures.
+Every verdict line (console, Markdown, and the notebook's banner) carries `pass_counts`, how
+many questions pass per route, beside the gate's verdict, and a run compared with nothing says
+so (`NOT_COMPARED`): a first run is never read as an all-clear.
 Every text from a gold file or an engine answer goes through escape.py where the format needs.
 """
 
@@ -27,8 +32,27 @@ if TYPE_CHECKING:
     from ragspine_eval.answers.report import AnswerRunReport
     from ragspine_eval.ratchet import BaselineComparison
 
-RATE_GATES = ("claim_content", "claim_citation", "abstention", "question_pass")
+RATE_GATES = ("claim_content", "claim_citation", "claim_citation_strict", "abstention",
+              "question_pass")
 MAX_SHOWN = 20
+NOT_COMPARED = ("no earlier run was compared: the gates above are this run's own results, "
+                "not a comparison")
+
+
+def pass_counts(report: AnswerRunReport) -> str:
+    """What the banners say beside the gate verdict: per route how many questions pass, of how
+    many scored (`ask: 6 of 16 questions pass`), and the gold errors and engine errors apart."""
+    parts = []
+    for route in report.routes:
+        results = report.results(route)
+        scored = [r for r in results if r.scored and r.outcome.error is None]
+        passed = sum(r.verdict.passed for r in scored)
+        extra = [f"{n} {what}" for n, what in (
+            (sum(r.gold_error is not None for r in results), "gold errors"),
+            (sum(r.outcome.error is not None for r in results), "engine errors")) if n]
+        parts.append(f"{route}: {passed} of {len(scored)} questions pass"
+                     + (f" ({', '.join(extra)})" if extra else ""))
+    return "; ".join(parts)
 
 
 def _base(stored: Mapping[str, Any] | None, name: str) -> str:
@@ -59,6 +83,11 @@ def answers_table(report: AnswerRunReport, stored: Mapping[str, Mapping[str, Any
         fab = m["fabrication_count"]
         out.append(f"  {'fabrication_count':<18} {fab['count']:>7}  {'(forbidden numbers)':<14} "
                    f"{'':>9}  {_base(stored.get(route), 'fabrication_count')}")
+        new = [g for g in RATE_GATES if stored.get(route) is not None
+               and g not in (stored[route].get("metrics") or {})]
+        if new:
+            out.append(f"  not in the baseline entry yet: {', '.join(new)} (compared from the "
+                       f"next run that records it: --update-baseline or --ratchet)")
         labels = {}
         for r in results:
             labels[r.outcome.route_label] = labels.get(r.outcome.route_label, 0) + 1
@@ -69,10 +98,19 @@ def answers_table(report: AnswerRunReport, stored: Mapping[str, Mapping[str, Any
                        f"{STAGE_TEXT.get(r.stage or '', r.stage)}")
         if len(failing) > MAX_SHOWN:
             out.append(f"  … and {len(failing) - MAX_SHOWN} more failing questions")
-        gaps = [r for r in results if not r.scored]
+        gaps = [r for r in results if not r.scored and r.gold_error is None]
         if gaps:
             out.append("  known gaps (outside every rate): " + ", ".join(
                 f"{r.id} {'pass' if r.verdict.passed else 'fail'}" for r in gaps))
+        wrong = [r for r in results if r.gold_error is not None]
+        if wrong:
+            out.append("  gold errors (outside every rate, never a pass): " + ", ".join(
+                r.id for r in wrong[:MAX_SHOWN]))
+    gold = report.run.gold_check
+    for line in (gold.problem_lines() if gold is not None else [])[:MAX_SHOWN]:
+        out.append(f"GOLD ERROR {line}")
+    for line in (gold.doubt_lines() if gold is not None else [])[:MAX_SHOWN]:
+        out.append(f"GOLD DOUBT {line}")
     for s in report.run.skipped:
         out.append(f"skipped {s['case_id']} ({s['case_class']}): {s['reason']}")
     if report.errors:
@@ -88,6 +126,10 @@ def answers_junit_cases(report: AnswerRunReport,
         cmp = comparisons.get(route)
         regressed = {(c["metric"], c["id"]) for c in cmp.case_regressions} if cmp else set()
         for r in report.results(route):
+            if r.gold_error is not None and r.case_class != "known-gap":  # neither pass nor fail
+                rows.append(JUnitCase(f"{route}.question_pass", r.id,
+                                      f"answers.{route}.question_pass", False,
+                                      error=f"gold error: {r.gold_error}", stage="gold"))
             if not r.scored:
                 continue
             v, err = r.verdict, r.outcome.error
@@ -100,6 +142,11 @@ def answers_junit_cases(report: AnswerRunReport,
                               f"in the answer: {what}", "not in the answer"))
                 units.append(("claim_citation", f"{r.id}#{n}", c.page_hit,
                               f"a cited page: {what}", "page not cited"))
+                strict = c.strict
+                units.append(("claim_citation_strict", f"{r.id}#{n}",
+                              bool(strict and strict.cited),
+                              f"its page cited on its own document: {what}",
+                              strict.reason if strict else "not placed"))
             for gate, name, ok, expected, actual in units:
                 rows.append(JUnitCase(f"{route}.{gate}", name, f"answers.{route}.{gate}",
                                       err is None and ok, expected, actual,
@@ -117,7 +164,9 @@ def write_answers_junit(path: str | Path, report: AnswerRunReport,
 def answers_summary_markdown(report: AnswerRunReport,
                              stored: Mapping[str, Mapping[str, Any] | None],
                              comparisons: Mapping[str, BaselineComparison | None],
-                             failed: bool, key: str) -> str:
+                             failed: bool, key: str, verdict: str | None = None) -> str:
+    """The Markdown summary; `verdict` the heading's verdict (default PASS or FAIL, and the
+    questions passing per route)."""
     gates, tags, regressions, drift = [], [], [], []
     for route in report.routes:
         m = report.metrics(route)
@@ -144,8 +193,11 @@ def answers_summary_markdown(report: AnswerRunReport,
                             f"fails now)" for c in cmp.case_regressions]
             drift += [d["text"] for d in cmp.drift]
     prov = report.provenance
+    compared = any(c is not None for c in comparisons.values())
     return summary_markdown(Summary(
-        f"ragspine-eval answers {key}", "FAIL" if failed else "PASS",
+        f"ragspine-eval answers {key}",
+        verdict or f"{'FAIL' if failed else 'PASS'} · {pass_counts(report)}"
+        + ("" if compared else f" · {NOT_COMPARED}"),
         list(prov.lines()) if prov else [], gates, regressions, tags,
         notes=[f"skipped {s['case_id']}: {s['reason']}" for s in report.run.skipped]
         + [f"known gap {g['case_id']}: {g['detail'] or '-'}" for g in report.run.known_gaps],
@@ -155,5 +207,6 @@ def answers_summary_markdown(report: AnswerRunReport,
 def write_answers_summary(path: str | Path, report: AnswerRunReport,
                           stored: Mapping[str, Mapping[str, Any] | None],
                           comparisons: Mapping[str, BaselineComparison | None],
-                          failed: bool, key: str) -> None:
-    write_atomic(path, answers_summary_markdown(report, stored, comparisons, failed, key))
+                          failed: bool, key: str, verdict: str | None = None) -> None:
+    write_atomic(path, answers_summary_markdown(report, stored, comparisons, failed, key,
+                                                verdict))

@@ -19,7 +19,9 @@
 A case's stage (`case_stage`) is the first in `STAGES` order among its failing verdicts' stages.
 
 `answer_stage` places a failing answer of the answer harness (answers/, an nl-answers-gold
-question) with the same stages and one more, `citation`, the claim-level rules in that order:
+question) with the same stages and one more, `citation`, the claim-level rules in that order
+(the answer harness puts a question whose gold is in question at `gold` before asking this:
+answers/placing.py; pages here are bare pages or (document, page) pairs, compared as given):
 - `engine_error`: the engine raised;
 - `routing`: a question that needs an answer was clarified, sent out of scope, or sent to the
   structured channel (found or not) where a narrative answer was needed;
@@ -54,12 +56,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Stage = Literal["engine_error", "routing", "refusal_guard", "retrieval", "answer", "citation",
-                "unobserved"]
-STAGES: tuple[Stage, ...] = ("engine_error", "routing", "refusal_guard", "retrieval",
+Stage = Literal["engine_error", "gold", "routing", "refusal_guard", "retrieval", "answer",
+                "citation", "unobserved"]
+STAGES: tuple[Stage, ...] = ("engine_error", "gold", "routing", "refusal_guard", "retrieval",
                              "answer", "citation", "unobserved")
 STAGE_TEXT = {
     "engine_error": "engine error",
+    "gold": "gold (the gold case does not fit the workspace, or its text is not on its page)",
     "routing": "routing or clarification",
     "refusal_guard": "refusal guard",
     "retrieval": "retrieval (no relevant passage in the top k)",
@@ -127,8 +130,8 @@ class AnswerFacts:
     refused: bool
     cited: bool
     leaked: bool
-    retrieved_pages: frozenset[int]
-    claims: tuple[tuple[frozenset[int], bool, bool, bool], ...] = ()
+    retrieved_pages: frozenset[Any]  # pages, or (document, page) pairs (answers/placing.py)
+    claims: tuple[tuple[frozenset[Any], bool, bool, bool], ...] = ()
 
 
 # route labels (the engine judge's) that mean the question never reached the narrative channel

@@ -6,17 +6,21 @@ Invariants:
   folder without permission, a bad RAGSPINE_EVAL_RUNS_* setting) costs one warning line on
   stderr and the run goes on with its own exit code;
 - `store=False` (the CLI's --no-store) writes nothing and builds nothing;
-- the report dict is built once, by the caller or here, never twice.
+- the report dict is built once, by the caller or here, never twice;
+- what it prints works when pasted into a shell: the run's id, and (only when an earlier run of
+  its key is kept) a `diff` of the two, the reference quoted; the first run of its key says
+  there is nothing earlier to diff it with.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.runs.store import RunSummary, store_report
+from ragspine_eval.runs.store import RunSummary, list_runs, store_report
 
 Echo = Callable[[str], None]
 
@@ -36,9 +40,22 @@ def keep(report: Mapping[str, Any] | Callable[[], Mapping[str, Any]], *, kind: s
               file=sys.stderr)
         return None
     if echo is not None:
-        echo(f"run kept as {kept.id} (`ragspine-eval runs show {kept.id}`; "
-             f"diff it with @{key}~1)")
+        echo(kept_line(kept, key))
     return kept
+
+
+def kept_line(kept: RunSummary, key: str) -> str:
+    """The line naming a kept run: `runs show` it, and `diff` it with the one before of its key
+    (module docstring)."""
+    try:
+        earlier = len(list_runs(key=key)) > 1
+    except (OSError, RagspineEvalError):
+        earlier = False
+    show = f"`ragspine-eval runs show {kept.id}`"
+    if not earlier:
+        return f"run kept as {kept.id} ({show}; the first run of its key, nothing earlier to diff)"
+    return (f"run kept as {kept.id} ({show}; against the one before: `ragspine-eval diff "
+            f"{shlex.quote('@' + key + '~1')} {kept.id}`)")
 
 
 def qa_verdict(report: Any, comparison: Any, gate: Any) -> str:

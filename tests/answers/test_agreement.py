@@ -47,13 +47,16 @@ def our_view(result) -> tuple:
 
 @needs_realdocs
 @pytest.mark.parametrize("name", ["realdocs_answers_v1.json", "realdocs_answers_v2.json",
+                                  "realdocs_multidoc.json",
                                   "data/golden/realdocs_answers_gold.json"])
 def test_every_verdict_reason_and_claim_hit_equals_the_engines_judge(realdocs_workspace,
                                                                        tmp_path, name):
     ws = realdocs_workspace.workspace.path
     gold = ROOT / name if name.startswith("data/") else GOLD / name
     theirs = engine_runs(ws, gold, tmp_path)
-    ours = run_answer_eval(ws, gold)
+    # v1 reaches the judge's reasons with pages past these one-page documents: gold errors
+    # here (answers/gold_check.py), asked and judged all the same with the flag
+    ours = run_answer_eval(ws, gold, allow_gold_errors=name == "realdocs_answers_v1.json")
     expected = {(r["route"], r["case_id"], r["language"]): engine_view(r) for r in theirs["runs"]}
     got = {(r.route, r.case_id, r.language): our_view(r) for r in ours.results}
     assert list(got) == list(expected)  # the same questions, in the same order
@@ -68,7 +71,8 @@ def test_every_verdict_reason_and_claim_hit_equals_the_engines_judge(realdocs_wo
 
 @needs_realdocs
 def test_the_hand_written_gold_reaches_every_reason_on_both_routes(realdocs_workspace):
-    ours = run_answer_eval(realdocs_workspace.workspace.path, GOLD / "realdocs_answers_v1.json")
+    ours = run_answer_eval(realdocs_workspace.workspace.path, GOLD / "realdocs_answers_v1.json",
+                           allow_gold_errors=True)
     for route in ("ask", "narrative"):
         results = [r for r in ours.results if r.route == route]
         reasons = {r.verdict.reason for r in results}

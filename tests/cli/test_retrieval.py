@@ -13,6 +13,14 @@ from ragspine_eval.cli.app import main
 Q = QUESTIONS / "questions.jsonl"
 
 
+def keys_name(ws):
+    """The name a run over the temporary (outside the project) workspace gives its keys: the
+    question file's stem and the workspace's fingerprint (gated/own_workspace.py)."""
+    from ragspine_eval.knowledge.workspace import read_workspace
+
+    return f"{Q.stem}@{read_workspace(ws).fingerprint[:8]}"
+
+
 def run(*argv):
     return main(["retrieval", *map(str, argv)])
 
@@ -21,6 +29,7 @@ def run(*argv):
 def test_bootstrap_then_pass_then_a_config_that_loses_a_hit_fails(realdocs_workspace, tmp_path,
                                                                    capsys):
     ws = realdocs_workspace.workspace.path
+    name = keys_name(ws)
     baseline = tmp_path / "baseline.json"
     cfg = tmp_path / "ours.toml"
     cfg.write_text('page_parent = "page+child"\n')
@@ -29,9 +38,9 @@ def test_bootstrap_then_pass_then_a_config_that_loses_a_hit_fails(realdocs_works
     assert run(*common, "--report", tmp_path / "r.json", "--junit", tmp_path / "r.xml",
                "--summary-md", tmp_path / "r.md") == 0
     out = capsys.readouterr().out
-    assert "PASS: retrieval realdocs@k5+ours gate bootstrap" in out
+    assert f"PASS: retrieval {name}@k5+ours gate bootstrap" in out
     assert "latency per case: p50" in out
-    entry = json.loads(baseline.read_text())["realdocs@k5+ours"]
+    entry = json.loads(baseline.read_text())[f"{name}@k5+ours"]
     assert entry["engine_config"]["settings"] == {"page_parent": "page+child"}
     assert entry["metrics"]["recall@5"] == pytest.approx(10 / 13, abs=1e-4)
     report = json.loads((tmp_path / "r.json").read_text())
@@ -47,12 +56,12 @@ def test_bootstrap_then_pass_then_a_config_that_loses_a_hit_fails(realdocs_works
     assert run(*common) == 1
     out = capsys.readouterr().out
     assert "engine configuration changed since the baseline was recorded" in out
-    assert "kerala-rain" in out and "FAIL: retrieval realdocs@k5+ours" in out
+    assert "kerala-rain" in out and f"FAIL: retrieval {name}@k5+ours" in out
     assert run("--kb", ws, "--golden", Q, "--top-k", 5, "--baseline", baseline) == 0
-    assert "realdocs@k5 gate bootstrap" in capsys.readouterr().out  # the defaults: its own key
+    assert f"{name}@k5 gate bootstrap" in capsys.readouterr().out  # the defaults: its own key
     assert main(["runs", "--kind", "retrieval", "--json"]) == 0
     kept = json.loads(capsys.readouterr().out)
-    assert sorted(r["key"] for r in kept) == ["realdocs@k5", *["realdocs@k5+ours"] * 3]
+    assert sorted(r["key"] for r in kept) == [f"{name}@k5", *[f"{name}@k5+ours"] * 3]
     assert [r["verdict"] for r in kept][:2] == ["no baseline", "fail"]
 
 

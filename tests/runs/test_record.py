@@ -51,3 +51,25 @@ def report(**changes):
     (report(), None, SimpleNamespace(exit_code=0), "no baseline")])
 def test_a_qa_runs_verdict_as_listed(rep, comparison, gate, verdict):
     assert record.qa_verdict(rep, comparison, gate) == verdict
+
+
+def test_the_printed_reference_is_one_a_shell_can_take_and_only_when_there_is_one(
+        own_run_store, capsys):
+    import shlex
+
+    from ragspine_eval.cli.app import main
+
+    said: list[str] = []
+    data = {"mode": "answers", "harness": "answers", "metrics": {}, "cases": []}
+    first = record.keep(data, kind="answers", key="w@answers:ask, w@answers:narrative",
+                        verdict="pass", echo=said.append)
+    assert said[-1].endswith("the first run of its key, nothing earlier to diff)")
+    second = record.keep(data, kind="answers", key="w@answers:ask, w@answers:narrative",
+                         verdict="pass", echo=said.append)
+    command = said[-1].split("against the one before: `")[1].rstrip("`)")
+    argv = shlex.split(command)
+    assert argv == ["ragspine-eval", "diff", "@w@answers:ask, w@answers:narrative~1", second.id]
+    from ragspine_eval.runs import resolve
+
+    assert resolve(argv[2]).id == first.id
+    assert main(["runs", "show", first.id]) == 0

@@ -7,21 +7,14 @@ with intervals and the baseline's values), `by` (per language, tag or document),
 failing questions with reason and stage, known gaps apart), `explorer` (the heatmap of every
 route's gates by language, tag and document, linked to the table of questions: a chart cell
 keeps the questions that fail that gate in that bucket, a row opens the case view), `case_view`
-(one question: the question, both routes side by side, each with its verdict and stage, the
-claims and their hits, the answer with each anchor's text marked where found, the expected
-pages against the cited and the retrieved ones, and the ranked passages) and `assert_gate`
-(the last cell: raises on a regression or an engine error).
-
-Marking is for the eye: an anchor's text is found in the answer case-insensitively with any
-punctuation or spaces between its normalised words, so a thousands separator or a different
-quote mark may leave a hit the judge counted unmarked (the verdict is the judge's, never this).
+(one question: views/answers_case.py, both routes side by side, each claim on its own
+document, its value marked in the answer and in the ranked passages, what the number guard
+hid) and `assert_gate` (the last cell: raises on a regression or an engine error).
 Everything is computed here, in Python a test calls without a kernel; the notebook only calls.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -31,7 +24,8 @@ import pandas as pd
 
 from ragspine_eval import paths, ratchet
 from ragspine_eval.paths import from_root
-from ragspine_eval.workbench.views import charts, embed, linked
+from ragspine_eval.workbench.views import answers_case, charts, embed, linked
+from ragspine_eval.workbench.views.answers_case import mark  # noqa: F401 - the notebook's name
 from ragspine_eval.workbench.views.drilldown import STYLE, banner_html
 from ragspine_eval.workbench.views.html import Html
 
@@ -39,21 +33,8 @@ LINK = linked.Link({"gate": "gates", "bucket": "buckets"}, lists=("gates", "buck
                    noun="questions", signal=charts.SELECTION)
 COLUMNS = [("id", 16), ("class", 8), ("ask", 20), ("narrative", 20), ("buckets", 14),
            ("question", 22)]
-GATES = ("claim_content", "claim_citation", "abstention", "question_pass")
-ANSWER_CLIP = 4000
-PASSAGE_CLIP = 400
-CSS = """.rse-ans-routes{display:flex;gap:14px;align-items:flex-start}
-.rse-ans-route{flex:1 1 0;min-width:0;border:1px solid #ddd;border-radius:6px;padding:6px 10px}
-.rse-ans-pass{color:#1b5e20;font-weight:700}.rse-ans-fail{color:#b71c1c;font-weight:700}
-.rse-ans-answer{white-space:pre-wrap;font-size:12.5px;max-height:22em;overflow:auto;
- background:#fafafa;padding:6px;border-radius:4px}
-.rse-ans-answer mark{background:#ffe082;padding:0 1px}
-.rse-ans-t{width:100%;border-collapse:collapse;table-layout:fixed;font-size:12.5px}
-.rse-ans-t th,.rse-ans-t td{text-align:left !important;vertical-align:top;overflow-wrap:anywhere;
- padding:3px 5px;border-bottom:1px solid #eee}
-.rse-ans-t tr.rse-ans-expected td{background:#eef8ee}"""
-
-
+GATES = ("claim_content", "claim_citation", "claim_citation_strict", "abstention",
+         "question_pass")
 @dataclass
 class AnswersNotebookRun:
     report: Any  # answers.report.AnswerRunReport
@@ -65,13 +46,15 @@ class AnswersNotebookRun:
 
 def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
                 engine_config: str | Path | None = None,
-                baseline_path: str | Path = paths.ANSWERS_BASELINE,
+                baseline_path: str | Path | None = None,
                 report_path: str | Path | None = None, store: bool = True,
-                model: Any = None) -> AnswersNotebookRun:
+                model: Any = None, allow_gold_errors: bool = False) -> AnswersNotebookRun:
     """Run and compare (never record); the report goes to `report_path` (default
-    out/answers_<workspace>.json). Relative paths are the project root's. `model`
+    out/answers_<workspace>.json); `baseline_path` None: the run's own (gated/own_workspace.py).
+    Relative paths are the project root's. `model`
     (models.ModelRun, `workbench.model_run(...)`; None: the MockProvider) is what the engine
-    asks, as `ragspine-eval answers --provider ... --cassette ...` passes it."""
+    asks, as `ragspine-eval answers --provider ... --cassette ...` passes it;
+    `allow_gold_errors` as `--allow-gold-errors`."""
     from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.gated.answers import run_gated_answers
     from ragspine_eval.gated.outputs import GatedOutputs
@@ -82,8 +65,9 @@ def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
         paths.PROJECT_ROOT / "out" / f"answers_{from_root(kb).resolve().name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     gated = run_gated_answers(from_root(kb), from_root(golden), routes=chosen, config=config,
-                              baseline_path=from_root(baseline_path),
-                              outputs=GatedOutputs(report=out), store=store, model=model)
+                              baseline_path=from_root(baseline_path) if baseline_path else None,
+                              outputs=GatedOutputs(report=out), store=store, model=model,
+                              allow_gold_errors=allow_gold_errors)
     return AnswersNotebookRun(gated.report, out, gated.keys, gated.stored, gated.comparisons)
 
 
@@ -115,12 +99,29 @@ def verdict(run: AnswersNotebookRun) -> Html:
         kind, head = "fail", f"FAIL · answers {keys}"
     else:
         kind, head = "pass", f"PASS · answers {keys}"
+    from ragspine_eval.outputs.answers_files import NOT_COMPARED, pass_counts
+
+    head += f" · {pass_counts(report)}"  # the counts beside the verdict: never a bare PASS
+    fresh = all(c is None for c in run.comparisons.values())
     items = "".join(f"<li>{escape(r)}</li>" for r in regressions)
     first = next((c for c in run.comparisons.values() if c is not None), None)
-    body = ((f"<ul>{items}</ul>" if items else "")
+    body = ((f'<p class="rse-fresh"><b>{escape(NOT_COMPARED)}</b></p>' if fresh else "")
+            + (f"<ul>{items}</ul>" if items else "")
+            + _gold_html(report)
             + f'<div style="font-size:12px;color:#555">{"<br>".join(lines)}</div>')
     return Html(banner_html(kind, head, body, first, script=False,
                             provenance=prov))
+
+
+def _gold_html(report: Any) -> str:
+    """The gold's word under the banner: its errors (cases the workspace cannot answer) and
+    doubts (claims its text does not bear out), each case named."""
+    gold = report.run.gold_check
+    if gold is None or not (gold.errors or gold.doubts):
+        return ""
+    items = [f"<li><b>gold error</b> {escape(line)}</li>" for line in gold.problem_lines()[:10]]
+    items += [f"<li>gold doubt {escape(line)}</li>" for line in gold.doubt_lines()[:10]]
+    return f'<ul class="rse-gold">{"".join(items)}</ul>'
 
 
 def gates(run: AnswersNotebookRun) -> pd.DataFrame:
@@ -158,17 +159,20 @@ def by(run: AnswersNotebookRun, what: str) -> pd.DataFrame:
 
 
 def failures(run: AnswersNotebookRun) -> pd.DataFrame:
-    """The failing questions of each route: reason and stage (known gaps marked apart)."""
+    """The failing questions of each route: reason and stage (known gaps and gold errors,
+    which every gold error is whatever its verdict, marked apart)."""
     from ragspine_eval.retrieval.stages import STAGE_TEXT
 
     rows = []
     for route in run.report.routes:
         for r in run.report.results(route):
-            if not r.verdict.passed:
+            if not r.verdict.passed or r.gold_error:
                 rows.append({"route": route, "id": r.id, "class": r.case_class,
                              "reason": r.verdict.reason,
                              "stage": STAGE_TEXT.get(r.stage or "", r.stage),
-                             "route taken": r.outcome.route_label, "known gap": not r.scored})
+                             "route taken": r.outcome.route_label,
+                             "known gap": r.case_class == "known-gap",
+                             "gold error": r.gold_error or ""})
     return pd.DataFrame(rows)
 
 
@@ -202,97 +206,17 @@ def _rates(run: AnswersNotebookRun) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def mark(answer: str, needles: list[str]) -> str:
-    """The answer, escaped, each needle's occurrences in <mark> (module docstring)."""
-    from ragspine.common.answer_text import normalize_answer
-
-    text = unicodedata.normalize("NFKC", answer)[:ANSWER_CLIP]
-    spans: list[tuple[int, int]] = []
-    for needle in needles:
-        words = normalize_answer(needle).split()
-        if not words:
-            continue
-        pattern = re.compile(r"[\W_]*".join(re.escape(w) for w in words), re.IGNORECASE)
-        spans += [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
-    out, at = [], 0
-    for start, end in sorted(spans):
-        if start < at:
-            continue
-        out += [escape(text[at:start]), f"<mark>{escape(text[start:end])}</mark>"]
-        at = end
-    out.append(escape(text[at:]))
-    return "".join(out) + ("…" if len(answer) > ANSWER_CLIP else "")
-
-
-def _route_html(result: Any, case: Any) -> str:
-    from ragspine_eval.answers.claims import key_tokens, needles, page_of
-    from ragspine_eval.retrieval.stages import STAGE_TEXT
-
-    v, o = result.verdict, result.outcome
-    ok = "rse-ans-pass" if v.passed else "rse-ans-fail"
-    head = (f'<p><b>{escape(result.route)}</b> · <span class="{ok}">'
-            f'{"PASS" if v.passed else "FAIL"}</span>: {escape(v.reason)}'
-            + (f" · stage: {escape(STAGE_TEXT.get(result.stage or '', result.stage or ''))}"
-               if result.stage else "")
-            + f"<br>route taken: {escape(o.route_label)} · refused: {'yes' if v.refused else 'no'}"
-            + (f" · forbidden numbers in the answer: {escape(', '.join(v.forbidden_leaked))}"
-               if v.forbidden_leaked else "") + "</p>")
-    expected = sorted({p for c in v.claims for p in c.expected_pages})
-    cited = sorted({p for p in map(page_of, o.locators) if p is not None})
-    retrieved = [p for p in (page_of(x["locator"]) for x in o.passages) if p is not None]
-    pages = (f"<p>pages — expected: {escape(', '.join(map(str, expected)) or '—')} · cited: "
-             f"{escape(', '.join(map(str, cited)) or '—')} · retrieved (ranked): "
-             f"{escape(', '.join(map(str, retrieved[:15])) or '—')}</p>")
-    claims = ""
-    if v.claims:
-        rows = "".join(
-            f"<tr><td>{escape(' | '.join(c.anchors))}</td>"
-            f"<td>{'✔' if c.content_hit else '✘'}{' (fragments)' if c.fragment_hit else ''}</td>"
-            f"<td>{'✔' if c.page_hit else '✘'}</td><td>{'✔' if c.satisfied else '✘'}</td>"
-            f"<td>{escape(', '.join(c.page_documents) or '—')}"
-            f"{'<br><i>' + escape(c.page_note) + '</i>' if c.page_note else ''}</td></tr>"
-            for c in v.claims)
-        claims = ('<table class="rse-ans-t"><tr><th>claim (alternatives)</th><th>content</th>'
-                  "<th>page</th><th>satisfied</th><th>page cited in</th></tr>"
-                  f"{rows}</table>")
-    wanted = [n for group in case.claims for a in group for n in needles(a)]
-    for claim, group in zip(v.claims, case.claims, strict=False):
-        if claim.fragment_hit:  # found by its key words, apart: mark each of them
-            wanted += [t for a in group for q in (a.quote, a.text) if q for t in key_tokens(q)]
-    if case.expected_text:
-        wanted.append(case.expected_text)
-    wanted += list(v.forbidden_leaked)  # a forbidden number the answer carries
-    answer = f'<div class="rse-ans-answer">{mark(o.answer_plain, wanted) or "(empty)"}</div>'
-    error = f"<p><b>engine error:</b> {escape(o.error)}</p>" if o.error else ""
-    ranked = "".join(
-        f'<tr class="{"rse-ans-expected" if page_of(x["locator"]) in expected else ""}">'
-        f"<td>{x['rank']}</td><td>{escape(x['locator'])}</td>"
-        f"<td>{escape(x['text'][:PASSAGE_CLIP])}</td></tr>" for x in o.passages[:10])
-    passages = ('<table class="rse-ans-t"><col style="width:6%"><col style="width:30%"><col>'
-                "<tr><th>rank</th><th>locator</th><th>text</th></tr>"
-                f"{ranked}</table>") if ranked else "<p>no passage retrieved</p>"
-    return (f'<div class="rse-ans-route">{head}{error}{pages}{claims}'
-            f"<p><b>answer</b> (each claim's text, and any forbidden number, marked where "
-            f"found)</p>{answer}"
-            f"<p><b>ranked passages</b> (on an expected page: green)</p>{passages}</div>")
-
-
 def case_view(run: AnswersNotebookRun, question_id: str, repeat: int = 0) -> Html:
     """One question (`case:lang`): both routes side by side (module docstring)."""
     results = [r for r in run.report.run.results if r.id == question_id and r.repeat == repeat]
     if not results:
         raise KeyError(f"no question {question_id!r} in this run")
-    return Html(f"<style>{CSS}</style>" + _case_html(run, results))
+    return Html(_case_html(run, results))
 
 
 def _case_html(run: AnswersNotebookRun, results: list[Any]) -> str:
     case = next(c for c in run.report.run.cases if c.case_id == results[0].case_id)
-    r0 = results[0]
-    head = (f"<h3>{escape(r0.id)}</h3><p><b>{escape(r0.question)}</b></p>"
-            f"<p>class {escape(r0.case_class)} · tags {escape(', '.join(r0.tags) or '—')}"
-            + (f" · line {case.line}" if case.line else "") + "</p>")
-    routes = "".join(_route_html(r, case) for r in results)
-    return head + f'<div class="rse-ans-routes">{routes}</div>'
+    return answers_case.case_html(run.report, results, case)
 
 
 def explorer(run: AnswersNotebookRun) -> Html:
@@ -321,7 +245,7 @@ def explorer(run: AnswersNotebookRun) -> Html:
             escape(", ".join(buckets)),
             f'<div class="rse-clamp">{escape(results[0].question)}</div>'],
             regressed=qid in regressed))
-        slots.append(linked.slot_html(qid, f"<style>{CSS}</style>" + _case_html(run, results)))
+        slots.append(linked.slot_html(qid, _case_html(run, results)))
     return Html(STYLE + linked.explorer_html(
         root, LINK, [embed.chart_html(heatmap, on_view=linked.listen(root))], COLUMNS, rows,
         slots, empty="no question", hint="Click a heatmap cell to keep the questions that fail "
@@ -340,6 +264,8 @@ def _failed_gates(result: Any) -> list[str]:
         out.append("claim_content")
     if any(not c.page_hit for c in v.claims):
         out.append("claim_citation")
+    if any(not (c.strict and c.strict.cited) for c in v.claims):
+        out.append("claim_citation_strict")
     return out
 
 

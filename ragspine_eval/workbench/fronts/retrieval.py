@@ -46,21 +46,24 @@ class RetrievalNotebookRun:
 
 def run_retrieval(kb: str | Path, golden: str | Path, top_k: int | None = None,
                   engine_config: str | Path | None = None,
-                  baseline_path: str | Path = paths.RETRIEVAL_BASELINE,
+                  baseline_path: str | Path | None = None,
                   report_path: str | Path | None = None, store: bool = True
                   ) -> RetrievalNotebookRun:
     """Run and compare (never record); the report goes to `report_path` (default
-    out/retrieval_<key>.json). Relative paths are the project root's."""
+    out/retrieval_<key>.json); `baseline_path` None: the run's own (gated/own_workspace.py).
+    Relative paths are the project root's."""
     from ragspine_eval.engines.engine_config import load_engine_config
+    from ragspine_eval.gated.own_workspace import run_name
     from ragspine_eval.gated.retrieval import RetrievalOutputs, baseline_key, run_gated_retrieval
 
     config = load_engine_config(from_root(engine_config) if engine_config else None)
-    key = baseline_key(from_root(kb), top_k or config.top_k or 10, config)
+    key = baseline_key(from_root(kb), top_k or config.top_k or 10, config,
+                       name=run_name(from_root(kb), from_root(golden)))
     out = from_root(report_path) if report_path else (
         paths.PROJECT_ROOT / "out" / f"retrieval_{key.replace('@', '_').replace('+', '_')}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     gated = run_gated_retrieval(from_root(kb), from_root(golden), top_k=top_k, config=config,
-                                baseline_path=from_root(baseline_path),
+                                baseline_path=from_root(baseline_path) if baseline_path else None,
                                 outputs=RetrievalOutputs(report=out), store=store)
     return RetrievalNotebookRun(gated.report, out, gated.key, gated.stored, gated.comparison,
                                 gated.kept)

@@ -23,20 +23,27 @@ GOLD = Path(__file__).resolve().parents[2] / "fixtures" / "answers" / "realdocs_
 def run(realdocs_workspace, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("answers-nb")
     return ax.run_answers(realdocs_workspace.workspace.path, GOLD,
-                          baseline_path=tmp / "b.json", report_path=tmp / "r.json", store=False)
+                          baseline_path=tmp / "b.json", report_path=tmp / "r.json", store=False,
+                          allow_gold_errors=True)
+
+
+def keys_name(realdocs_workspace):
+    """The name of the keys of a run over the temporary (outside the project) workspace."""
+    return f"{GOLD.stem}@{realdocs_workspace.workspace.fingerprint[:8]}"
 
 
 @needs_realdocs
-def test_the_banner_gates_and_failures_say_what_happened(run):
-    assert "NO BASELINE · answers realdocs@answers:ask, realdocs@answers:narrative" in \
-        ax.verdict(run)._repr_html_()
+def test_the_banner_gates_and_failures_say_what_happened(run, realdocs_workspace):
+    name = keys_name(realdocs_workspace)
+    banner = ax.verdict(run)._repr_html_()
+    assert f"NO BASELINE · answers {name}@answers:ask, {name}@answers:narrative" in banner
     gates = ax.gates(run)
-    assert set(gates["gate"]) == {"claim_content", "claim_citation", "abstention",
-                                  "question_pass", "fabrication_count"}
+    assert set(gates["gate"]) == {"claim_content", "claim_citation", "claim_citation_strict",
+                                  "abstention", "question_pass", "fabrication_count"}
     fails = ax.failures(run)
     row = fails[(fails["route"] == "ask") & (fails["id"] == "different-anchors:en")].iloc[0]
     assert row["reason"] == "content and page hit different anchors"
-    assert row["stage"].startswith("citation")
+    assert row["stage"].startswith("gold")  # its anchor on page 3 of one-page documents
     assert set(fails[fails["known gap"]]["id"]) == {"gap:zh", "gap-abstain:en"}
     assert set(ax.by(run, "language")["language"]) == {"en", "zh"}
 
@@ -50,10 +57,11 @@ def test_the_heatmap_says_whether_a_baseline_was_compared_with(realdocs_workspac
     entry = make_answers_entry(run.report, "narrative")
     entry["passed_ids"]["claim_content"].append("content-miss:en#1")  # passed at baseline time
     baseline = tmp_path / "b.json"
-    baseline.write_text(json.dumps({"realdocs@answers:narrative": entry}), encoding="utf-8")
+    baseline.write_text(json.dumps({f"{keys_name(realdocs_workspace)}@answers:narrative":
+                                    entry}), encoding="utf-8")
     compared = ax.run_answers(realdocs_workspace.workspace.path, GOLD, routes="narrative",
                               baseline_path=baseline, report_path=tmp_path / "r.json",
-                              store=False)
+                              store=False, allow_gold_errors=True)
     html = ax.explorer(compared)._repr_html_()
     assert "no baseline to compare with" not in html
     assert "n cases that passed at baseline time fail now" in html
@@ -64,11 +72,31 @@ def test_the_case_view_marks_each_claim_and_sets_pages_side_by_side(run):
     html = ax.case_view(run, "value-hit:en")._repr_html_()
     assert html.count('class="rse-ans-route"') == 2  # ask and narrative
     assert "<mark>15.34</mark>" in html
-    assert "pages — expected: 1 · cited: 1" in html
+    # pages with their documents, the short name shown and the full one on hover
+    assert 'pages — expected: 1 (<span class="rse-ans-doc" title="agstat.pdf' in html
+    assert "cited: 1 (<span" in html
+    # the claim's value marked inside the ranked passage that holds it (its own document and
+    # page: the green row)
+    passages = html.split("<b>ranked passages</b>")[1]
+    row = next(r for r in passages.split("<tr")[1:] if "<mark>15.34</mark>" in r)
+    assert 'class="rse-ans-expected"' in row and "agstat.pdf" in row
+    assert "page on its own document (strict)" in html
     fragment = ax.case_view(run, "fragment:en")._repr_html_()  # key words marked one by one
     assert "<mark>KERALA</mark>" in fragment and "<mark>777.5</mark>" in fragment
     explorer = ax.explorer(run)._repr_html_()
     assert 'data-case="value-hit:en"' in explorer and "<mark>" in explorer
+    gold_error = ax.case_view(run, "page-miss:en")._repr_html_()
+    assert "GOLD ERROR" in gold_error and "page 4 is past every document" in gold_error
+
+
+def test_a_long_document_name_is_cut_and_a_missing_one_is_red():
+    from ragspine_eval.workbench.views.answers_case import doc_html
+
+    long = "aascu.org_workarea_downloadasset.aspx_id=5864.pptx"
+    shown = doc_html(long)
+    assert ">aascu.org_workarea_do…</span>" in shown and f'title="{long}"' in shown
+    assert 'class="rse-ans-missing"' in doc_html("agstat.pdf", missing=True)
+    assert "document unknown" in doc_html(None, note="two hold it")
 
 
 def test_a_mark_is_escaped_and_never_marks_inside_another():
@@ -92,13 +120,15 @@ def test_papermill_fails_after_a_change_that_loses_a_claim(realdocs_workspace, t
     entry = make_answers_entry(run.report, "narrative")
     entry["passed_ids"]["claim_content"].append("content-miss:en#1")  # passed at baseline time
     baseline = tmp_path / "b.json"
-    baseline.write_text(json.dumps({"realdocs@answers:narrative": entry}), encoding="utf-8")
+    baseline.write_text(json.dumps({f"{keys_name(realdocs_workspace)}@answers:narrative":
+                                    entry}), encoding="utf-8")
     out = tmp_path / "out.ipynb"
     proc = subprocess.run(
         [sys.executable, "-m", "papermill", "--no-progress-bar", "notebooks/answers.ipynb",
          str(out), "-p", "kb", str(realdocs_workspace.workspace.path), "-p", "golden", str(GOLD),
          "-p", "routes", "narrative", "-p", "baseline_path", str(baseline),
-         "-p", "report_path", str(tmp_path / "r.json"), "-p", "store", "False"],
+         "-p", "report_path", str(tmp_path / "r.json"), "-p", "store", "False",
+         "-p", "allow_gold_errors", "True"],
         cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert "content-miss:en#1 passed at baseline time, fails now" in proc.stderr + proc.stdout
@@ -114,24 +144,32 @@ def test_the_html_report_filters_and_opens_a_case_offline(realdocs_workspace, tm
     nb = NotebookRun("answers", paths.PROJECT_ROOT / "notebooks" / "answers.ipynb",
                      {"kb": str(realdocs_workspace.workspace.path), "golden": str(GOLD),
                       "baseline_path": str(tmp_path / "b.json"),
-                      "report_path": str(tmp_path / "r.json"), "store": False}, tmp_path)
+                      "report_path": str(tmp_path / "r.json"), "store": False,
+                      "allow_gold_errors": True}, tmp_path)
     execute(nb)
     assert nb.error is None, nb.error
     html = render_html(nb)
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    failing = sorted(f["id"].split("#")[0] for f in
+                     report["metrics"]["narrative claim_citation_strict"]["failures"]
+                     if f["id"].split("#")[0].endswith(":en"))
     with offline_page(html, height=1400) as seen:
         page = seen.page
-        assert "NO BASELINE · answers realdocs@answers:ask" in page.inner_text(".rse-verdict")
-        cell = page.locator('.rse-explorer path[aria-label^="gate: narrative claim_citation; '
-                            'tag value: language=en;"]').first
+        banner = page.inner_text(".rse-verdict")
+        assert "NO BASELINE · answers realdocs_answers_v1@" in banner
+        assert "questions pass" in banner and "no earlier run was compared" in banner
+        cell = page.locator('.rse-explorer path[aria-label^="gate: narrative '
+                            'claim_citation_strict; tag value: language=en;"]').first
         cell.scroll_into_view_if_needed()
         box = cell.bounding_box()
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         shown = [r.get_attribute("data-id") for r in page.locator("tr.rse-row:not([hidden])").all()]
-        assert sorted(shown) == ["one-of-two:en", "page-miss:en"]  # their pages: 6 and 4
-        page.locator('tr.rse-row[data-id="page-miss:en"]').click()
-        view = page.locator('.rse-case-slot[data-case="page-miss:en"]')
+        assert sorted(shown) == sorted(set(failing)) and "content-miss:en" in shown
+        page.locator("button.rse-clear").first.click()  # every question again
+        page.locator('tr.rse-row[data-id="value-hit:en"]').click()
+        view = page.locator('.rse-case-slot[data-case="value-hit:en"]')
         assert view.is_visible()
-        text = view.inner_text()
-        assert "claim page missing from sources" in text and "pages — expected: 4 · cited: 1" in text
-        assert view.locator("mark").first.inner_text() == "18.59"
+        assert "pages — expected: 1 (agstat.pdf)" in view.inner_text()
+        marked = view.locator("table.rse-ans-t tr.rse-ans-expected mark")
+        assert marked.first.inner_text() == "15.34"  # the value, in its passage
         assert seen.network == [] and seen.errors == []

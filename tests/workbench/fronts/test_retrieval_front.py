@@ -17,6 +17,16 @@ from ragspine_eval.cli.app import main
 from ragspine_eval.workbench.fronts import compare, retrieval, retrieval_compare
 
 Q = QUESTIONS / "questions.jsonl"
+
+
+def keys_name(ws):
+    """The name a run over the temporary (outside the project) workspace gives its keys: the
+    question file's stem and the workspace's fingerprint (gated/own_workspace.py)."""
+    from ragspine_eval.knowledge.workspace import read_workspace
+
+    return f"{Q.stem}@{read_workspace(ws).fingerprint[:8]}"
+
+
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar", "-k", "ragspine-eval"]
 
 
@@ -42,8 +52,9 @@ def gated(realdocs_workspace, tmp_path_factory):
 
 @needs_realdocs
 def test_the_calls_give_the_figures_the_explorer_and_the_gate(gated):
-    _, _, _, run, _ = gated
-    assert "PASS · retrieval realdocs@k5+ours" in retrieval.verdict(run).html
+    ws, _, _, run, _ = gated
+    name = keys_name(ws)
+    assert f"PASS · retrieval {name}@k5+ours" in retrieval.verdict(run).html
     measures = retrieval.measures(run).set_index("measure")
     assert measures.loc["recall@5", "value"] == pytest.approx(10 / 13, abs=1e-4)
     assert measures.loc["recall@5", "change"] == 0
@@ -129,7 +140,7 @@ def test_the_html_report_filters_and_opens_ranked_passages_offline(gated):
     html = render_html(NotebookRun("retrieval", tmp / "retrieval.ipynb", {}, tmp))
     with offline_page(html) as seen:
         page = seen.page
-        assert "FAIL · retrieval realdocs@k5+ours" in page.inner_text(".rse-verdict")
+        assert f"FAIL · retrieval {keys_name(ws)}@k5+ours" in page.inner_text(".rse-verdict")
         cell = page.locator('.rse-explorer path[aria-label^="gate: recall@5; '
                             'tag value: topic=weather;"]').first
         cell.scroll_into_view_if_needed()
