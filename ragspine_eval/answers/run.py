@@ -130,15 +130,16 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
     return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages)
 
 
-def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None
-                ) -> AnswerRun:
+def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None,
+                cases: Sequence[AnswerCase] | None = None) -> AnswerRun:
     """The answer run of `what` (its `mode`: the routes joined by "+"), run as `how` says: the
-    pipeline's steps in turn."""
+    pipeline's steps in turn; `cases` (None: read from `what.golden`) are asked instead of the
+    file's, as a gold draft asks a question file's questions (drafting/questions.py)."""
     if what.model is not None:  # what the provider or the cassette needs: exit 2 first
         what.model.check()
     store = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
                           AnswerQuestion.fingerprint)
-    run = _answer_run(what, how.repeat, store)
+    run = _answer_run(what, how.repeat, store, cases)
     questions = [AnswerQuestion(case, lang, text, route) for route in run.routes
                  for case, lang, text in questions_of(run.cases, languages)]
     planned = plan(questions, store)
@@ -154,13 +155,14 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     return run
 
 
-def _answer_run(what: RunWhat, repeat: int, store: Any) -> AnswerRun:
-    """The run's inputs read and checked before a question is asked: the gold file, the engine
-    configuration (exit 2 where its settings cannot take effect), and the engine's effective
-    preset (`_preset`)."""
+def _answer_run(what: RunWhat, repeat: int, store: Any,
+                cases: Sequence[AnswerCase] | None = None) -> AnswerRun:
+    """The run's inputs read and checked before a question is asked: the gold file (unless
+    `cases` are given), the engine configuration (exit 2 where its settings cannot take effect),
+    and the engine's effective preset (`_preset`)."""
     from ragspine_eval.engines.engine_config import check_effective
 
-    cases = answer_cases_of(what.golden)
+    cases = answer_cases_of(what.golden) if cases is None else tuple(cases)
     check_effective(what.engine_config)
     return AnswerRun(Path(what.kb), Path(what.golden), tuple(str(what.mode).split("+")), cases,
                      repeat=repeat, config=what.engine_config, preset=_preset(what, store))
