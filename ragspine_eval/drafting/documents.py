@@ -79,7 +79,7 @@ OUT_OF_SCOPE = {
     "period": (("What was {label} in {term_en}?", "{term_zh}的{label}是多少？"), ()),
 }
 _PERIOD = re.compile(r"(?<![A-Za-z\d])(?:FY\s?\d{2,4}|[1-4]Q\s?\d{2,4}|Q[1-4]\s?\d{4}|[12]H\s?\d{4}"
-                     r"|(?:19|20)\d{2}(?:\s?[-/–]\s?\d{2,4})?(?:年(?:上半年|下半年|第[一二三四]季度|"
+                     r"|(?:19|20)\d{2}(?:\s?[-/–]\s?\d{2,4})?(?:\s?年(?:上半年|下半年|第[一二三四]季度|"
                      r"[一二三四]季度|\d{1,2}月)?)?)(?![A-Za-z\d])")
 _SERIAL = re.compile(r"^\s*\d{1,3}[.)]?\s+")
 _LABEL_END = re.compile(r"[\s:：|,，]+$")
