@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.golden.cases import GoldenCase
@@ -198,3 +199,37 @@ def right_value_unless_told(case: GoldenCase) -> CaseOutcome:
         out.found_value = round(out.found_value * 1.1, 1)
         out.answer = f"{out.found_value} {out.found_unit} ({case.expected['source']['doc']})"
     return out
+
+
+@dataclass
+class Tagged:
+    """An outcome type of another harness than QA's (engines/base.Outcome): its answer, and the
+    id of the case it is for, which only its own `failed(case, error)` can know when the runner
+    ends a case."""
+
+    FORMAT: ClassVar[str] = "tagged-1"
+    answer: str = ""
+    case_id: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer, "case_id": self.case_id, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tagged:
+        return cls(**data)
+
+    @classmethod
+    def failed(cls, case: Any, error: str) -> Tagged:
+        return cls(case_id=case.id, error=error)
+
+
+class TaggedEngine(ScriptedEngine):
+    """ScriptedEngine whose outcomes are `Tagged`: what the runner makes of its faults must be
+    Tagged too, each for its case."""
+
+    outcome_type = Tagged
+
+    def run_case(self, case: GoldenCase) -> Any:
+        out = super().run_case(case)
+        return Tagged(out.answer, case.id)

@@ -12,7 +12,7 @@ import pytest
 from ragspine_eval import paths
 
 PACKAGE = paths.PROJECT_ROOT / "ragspine_eval"
-MAX_LINES = 450
+MAX_LINES = 400
 
 # Each part of the package and its floor: a module may import from its own floor and below,
 # never above (the picture in ../shared/ARCHITECTURE.md and docs/layout.md).
@@ -114,42 +114,77 @@ def test_annotation_only_imports_count_as_dependencies(tmp_path):
     assert imports_of("m", module, {"ragspine_eval.qa.report"}) == {"ragspine_eval.qa.report"}
 
 
-# The run path and the harnesses read top to bottom: no function in them longer than a screen,
-# none taking more than a handful of parameters (a run's options travel as pipeline.spec's
-# RunWhat and RunHow, not as long parameter lists).
-SHORT_FUNCTIONS = ("execution", "pipeline", "qa", "retrieval_only", "answers")
+# Every module reads top to bottom: no function in it longer than a screen, none taking more
+# than a handful of parameters (a run's options travel as pipeline.spec's RunWhat and RunHow, not
+# as long parameter lists), and no module a newcomer cannot read in one sitting.
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 8
+
+# Files another branch is rewriting (issue 51: the gated run, the CLI's what and how): held to
+# the rule once that work lands. Only these; nothing is added here to make a test pass.
+PENDING = {
+    "ragspine_eval/gated/answers.py", "ragspine_eval/gated/extraction.py",
+    "ragspine_eval/gated/qa.py", "ragspine_eval/gated/retrieval.py", "ragspine_eval/cli/qa.py",
+    "ragspine_eval/qa/run.py", "ragspine_eval/answers/run.py",
+}
+# Split on this branch one commit at a time (each along its domain); empty when the work is done.
+NOT_YET_SPLIT: set[str] = {
+    "ragspine_eval/extraction/columns.py",
+    "ragspine_eval/extraction/scoring.py",
+    "ragspine_eval/golden/cases.py",
+    "ragspine_eval/golden/question_files.py",
+    "ragspine_eval/judges/financial/judge.py",
+    "ragspine_eval/outputs/summary_md.py",
+    "ragspine_eval/provenance.py",
+    "ragspine_eval/ratchet/gate.py",
+    "ragspine_eval/runs/store.py",
+    "ragspine_eval/workbench/fronts/compare.py",
+    "ragspine_eval/workbench/views/cell_view.py",
+    "ragspine_eval/workbench/views/charts.py",
+    "ragspine_eval/workbench/views/frames.py",
+    "ragspine_eval/workbench/views/linked.py",
+}
 
 
 def long_functions(path: Path) -> list[str]:
     """`name (lines, parameters)` of each function of the module over either limit (self and
-    cls not counted, nor *args and **kwargs)."""
+    cls not counted; *args and **kwargs count one each: a bag of options is still options)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             args = node.args
             params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-            n = len([a for a in params if a.arg not in ("self", "cls")])
+            n = (len([a for a in params if a.arg not in ("self", "cls")])
+                 + (args.vararg is not None) + (args.kwarg is not None))
             lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
             if lines > MAX_FUNCTION_LINES or n > MAX_PARAMETERS:
                 found.append(f"{node.name} ({lines} lines, {n} parameters)")
     return found
 
 
-@pytest.mark.parametrize("part", SHORT_FUNCTIONS)
-def test_no_function_of_the_run_path_is_longer_than_a_screen_or_takes_many_parameters(part):
+def held(path: Path) -> bool:
+    return str(path.relative_to(PACKAGE.parent)) not in PENDING | NOT_YET_SPLIT
+
+
+def test_no_function_of_the_package_is_longer_than_a_screen_or_takes_many_parameters():
     long = {name: found for name, p in modules().items()
-            if name.startswith(f"ragspine_eval.{part}")
-            and (found := long_functions(p))}
+            if held(p) and (found := long_functions(p))}
     assert not long, long
 
 
 def test_the_function_size_check_can_fail(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f(a, b, c, d, e, f, g, h, i):\n    pass\n" + "def g():\n"
-                      + "    x = 1\n" * 60, encoding="utf-8")
-    assert long_functions(module) == ["f (2 lines, 9 parameters)", "g (61 lines, 0 parameters)"]
+                      + "    x = 1\n" * 60 + "def h(self, a, b, c, d, e, f, g, *args, **kw):\n"
+                      "    pass\n", encoding="utf-8")
+    assert long_functions(module) == ["f (2 lines, 9 parameters)", "g (61 lines, 0 parameters)",
+                                      "h (2 lines, 9 parameters)"]
+
+
+def test_the_pending_files_exist():
+    # a file renamed or deleted leaves the list: it must not excuse a file that is not there
+    missing = {f for f in PENDING | NOT_YET_SPLIT if not (PACKAGE.parent / f).is_file()}
+    assert not missing, missing
 
 
 def part_of(module: str) -> str:
@@ -196,10 +231,10 @@ def test_the_cycle_check_can_fail():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_no_module_is_over_450_lines():
+def test_no_module_is_over_400_lines():
     long = {name: n for name, p in modules().items()
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert not long
+            if held(p) and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, long
 
 
 def test_the_folder_list_shows_the_design():

@@ -28,6 +28,7 @@ from functools import cache
 
 from ragspine.common.answer_text import contains_normalized, normalize_answer
 
+from ragspine_eval.files import reading
 from ragspine_eval.golden.nl_answers import Anchor
 
 FRAGMENT_MIN_TOKENS = 3
@@ -102,7 +103,7 @@ def anchor_fragment_hit(anchor: Anchor, answer_normalized: str) -> bool:
 def page_of(locator: str) -> int | None:
     """The page a locator names (`doc@page=3#para1` -> 3), None when it names none."""
     match = _LOCATOR_PAGE.search(locator)
-    return int(match.group(1)) if match else None
+    return reading.whole_number(match.group(1), reading.MAX_PAGE) if match else None
 
 
 def document_of(locator: str) -> str:

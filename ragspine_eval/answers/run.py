@@ -3,9 +3,10 @@
 `run_answer_eval(workspace, gold, routes=..., languages=..., repeat=..., jobs=..., ...)` is the
 run path of ragspine_eval/pipeline/ with the answer harness's parts: the gold's questions
 (`golden.nl_answers`: an nl-answers-gold file, or a batch question file judged on content), one
-per language and route (`AnswerQuestion`), the engine answering over the workspace as an engine
-(questions_engine.py), and the engine judge's rules as the scorer (`score`, after the last
-answer). So an answer run has what a retrieval run has: `jobs` (auto by default from the CLI),
+per language and route (`AnswerQuestion`, questions.py), the engine answering over the
+workspace as an engine (engines/workspace_answers.AnswersEngine, whose `AnswerOutcome` the
+runner, the outcome cache and the pipeline carry as it is), and the engine judge's rules as the
+scorer (`score`, after the last answer). So an answer run has what a retrieval run has: `jobs` (auto by default from the CLI),
 worker processes or Dask, progress, a time limit per question, and the outcome cache: each
 answer stored as it comes, so a run killed part-way resumes where it was. What it returns is an
 `AnswerRun`: a typed `AnswerResult` per question, language, route and repeat, the skipped cases
@@ -17,7 +18,9 @@ offline_only) is never asked; a known gap is asked and judged like any case, its
 the report to keep it outside the rates; an engine error (a time limit, a crashed worker) is the
 question's verdict (its reason starts with "error: "), the run goes on and the answer is never
 stored; the results are the same byte for byte whatever the executor, `jobs` or the share the
-cache answered (questions_engine.py), outside the provenance's times and cache.
+cache answered (engines/workspace_answers.py), outside the provenance's times and cache; the
+engine's effective preset is a fact of the outcome cache (`_preset`), so a re-run the cache
+answers wholly never opens the engine.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.answers.engine import ROUTES, AnswerOutcome, Route
-from ragspine_eval.answers.questions_engine import AnswerQuestion, answer_outcome
+from ragspine_eval.answers.questions import AnswerQuestion
 from ragspine_eval.answers.verdicts import AnswerVerdict, judge
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.workspace_answers import ROUTES, AnswerOutcome, Route
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.nl_answers import AnswerCase, answer_cases_of
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
@@ -137,25 +140,25 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     file's, as a gold draft asks a question file's questions (drafting/questions.py)."""
     if what.model is not None:  # what the provider or the cassette needs: exit 2 first
         what.model.check()
-    store = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
-                          AnswerQuestion.fingerprint)
-    run = _answer_run(what, how.repeat, store, cases)
+    cache = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
+                          AnswerQuestion.fingerprint, AnswerOutcome)
+    run = _answer_run(what, how.repeat, cache, cases)
     questions = [AnswerQuestion(case, lang, text, route) for route in run.routes
                  for case, lang, text in questions_of(run.cases, languages)]
-    planned = plan(questions, store)
+    planned = plan(questions, cache)
     options = run_options(how, planned.to_run, True, True)
     answers = answer(planned, how, options, lambda: _opened(what))
     if what.model is not None:  # a recording's calls folded into its cassette
         what.model.finish(complete=not answers.interrupted)
     run.results = _scored(questions, answers)
-    run.cache = None if store is None else store.summary(len(questions))
+    run.cache = None if cache is None else cache.summary(len(questions))
     run.asked = (questions, answers.outcomes, answers.reused)
     if answers.interrupted:
         raise RunInterrupted.of(answers.outcomes)
     return run
 
 
-def _answer_run(what: RunWhat, repeat: int, store: Any,
+def _answer_run(what: RunWhat, repeat: int, cache: Any,
                 cases: Sequence[AnswerCase] | None = None) -> AnswerRun:
     """The run's inputs read and checked before a question is asked: the gold file (unless
     `cases` are given), the engine configuration (exit 2 where its settings cannot take effect),
@@ -165,32 +168,30 @@ def _answer_run(what: RunWhat, repeat: int, store: Any,
     cases = answer_cases_of(what.golden) if cases is None else tuple(cases)
     check_effective(what.engine_config)
     return AnswerRun(Path(what.kb), Path(what.golden), tuple(str(what.mode).split("+")), cases,
-                     repeat=repeat, config=what.engine_config, preset=_preset(what, store))
+                     repeat=repeat, config=what.engine_config, preset=_preset(what, cache))
 
 
-# the outcome cache's entry for the engine's effective preset: a question no gold asks
-_PRESET = AnswerQuestion(AnswerCase("(the engine's effective preset)", "positive", ()), "-",
-                         "(the engine's effective preset)", "-")
+# the outcome cache's fact of the engine's effective preset (execution/cache.OutcomeCache.fact)
+PRESET_FACT = "effective preset"
 
 
-def _preset(what: RunWhat, store: Any) -> dict[str, Any]:
-    """The engine's effective retrieval preset under the configuration: from the outcome cache
-    (its key names the engine, the workspace and the configuration), else the workspace opened
-    once (refused here: exit 2, none asked) and the preset stored. Why: opening the engine is
-    most of a warm re-run whose answers all come from the cache (3 of 4 s at 40 questions)."""
+def _preset(what: RunWhat, cache: Any) -> dict[str, Any]:
+    """The engine's effective retrieval preset under the configuration: a fact of the outcome
+    cache (its key names the engine, the workspace and the configuration), else the workspace
+    opened once (refused here: exit 2, none asked) and the preset kept. Why: opening the engine
+    is most of a warm re-run whose answers all come from the cache (3 of 4 s at 40 questions)."""
     import json
 
-    from ragspine_eval.engines.base import CaseOutcome
-    from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+    from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 
-    known = store.get_many([_PRESET])[0] if store is not None else None
-    if known is not None and known.retrieved_context:
-        return json.loads(known.retrieved_context[0])
+    known = cache.fact(PRESET_FACT) if cache is not None else None
+    if isinstance(known, dict):
+        return known
     with WorkspaceRetriever(what.kb, what.engine_config) as opened:
-        preset = dict(opened.preset)
-    if store is not None:
-        store.put(_PRESET, CaseOutcome(retrieved_context=[json.dumps(preset, default=str)]))
-        store.flush()
+        # as JSON values: the preset read back from the cache is the same value
+        preset = json.loads(json.dumps(dict(opened.preset), default=str))
+    if cache is not None:
+        cache.keep_fact(PRESET_FACT, preset)
     return preset
 
 
@@ -203,9 +204,8 @@ def _scored(questions: list[AnswerQuestion], answers: Answers) -> list[AnswerRes
         for n, (outcomes, _) in enumerate(answers.runs):
             for q, out in zip(questions, outcomes, strict=True):
                 if q.route == route and out is not None:
-                    got = answer_outcome(q, out)
                     results.append(AnswerResult(q.case.case_id, q.language, route, q.question,
-                                                q.case.case_class, got, score(q.case, got),
+                                                q.case.case_class, out, score(q.case, out),
                                                 q.case.tags, n))
     return results
 
@@ -229,7 +229,7 @@ def _cache_kb(what: RunWhat) -> str:
 
 @contextmanager
 def _opened(what: RunWhat) -> Iterator[Any]:
-    from ragspine_eval.answers.questions_engine import AnswersEngine
+    from ragspine_eval.engines.workspace_answers import AnswersEngine
 
     engine = AnswersEngine(what.kb, what.engine_config, what.model)
     try:

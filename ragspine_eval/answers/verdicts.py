@@ -40,7 +40,7 @@ from typing import Any
 from ragspine.common.answer_text import contains_normalized, normalize_answer
 
 from ragspine_eval.answers import claims as hits
-from ragspine_eval.answers.refusal import is_refusal
+from ragspine_eval.judges.refusal import is_refusal
 from ragspine_eval.golden.nl_answers import Anchor, AnswerCase
 
 ALL_SATISFIED = "all claims satisfied"

@@ -13,7 +13,7 @@ behind its cassette, the outcome cache), and drafts one case per question:
   one page is one anchor, on several pages (at most `MAX_PAGES`) a claim `any_of` them; a figure
   on more pages than that, or on none, is left out and said so in the case's rationale. At most
   `MAX_CLAIMS` claims a case, in the answer's order;
-- **refused** (the engine's refusal, as its judge reads one: answers/refusal.py, or a route the
+- **refused** (the engine's refusal, as its judge reads one: judges/refusal.py, or a route the
   judge labels not_found or out_of_scope): a candidate abstention whose forbidden numbers are the
   figures of the retrieved passages' lines nearest the question (at most `MAX_FORBIDDEN`), each
   found on its page: what a refusal that leaks would carry;
@@ -64,7 +64,7 @@ class Asked:
     question: str
     language: str
     line: int | None
-    outcome: Any  # answers.engine.AnswerOutcome
+    outcome: Any  # engines.workspace_answers.AnswerOutcome
     source: str  # the question file's name
 
 
@@ -156,7 +156,7 @@ def forbidden_of(asked: Asked, pages: Pages) -> list[Located]:
 
 
 def refused(outcome: Any) -> bool:
-    from ragspine_eval.answers.refusal import is_refusal
+    from ragspine_eval.judges.refusal import is_refusal
 
     return (outcome.route_label in ("not_found", "out_of_scope")
             or is_refusal(outcome.answer_plain or outcome.answer))

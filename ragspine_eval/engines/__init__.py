@@ -1,8 +1,14 @@
-"""How a golden case reaches an engine and comes back as a `CaseOutcome`.
+"""How a case reaches an engine and comes back as its harness's outcome.
 
 base (the seam), inprocess (the engine in this process), http (a running service),
 callable_engine (any importable callable), factory (from an --engine string to an engine),
-service (the engine's own HTTP service, for `ragspine-eval serve`). A new kind of engine is a
+service (the engine's own HTTP service, for `ragspine-eval serve`), trace (the engine's LLM
+trace listener), engine_config (`--engine-config`), and the engine over a workspace:
+workspace_retriever (its retriever opened on a workspace, the top k passages of one question
+as a `Retrieved`), workspace_retrieval (that retriever as an engine of the run path),
+workspace_answers (one question answered on a route as an `AnswerOutcome`, and `AnswersEngine`,
+the answer harness's engine of the run path). Each engine says its outcome type
+(base.Outcome: `CaseOutcome` for a golden case). A new kind of engine is a
 class here with the `Engine` seam of base, and a branch of the factory.
 
 The names below are imported on first use, not with the package: a worker process of a

@@ -1,8 +1,16 @@
-"""The seam between a golden case and an engine: `CaseOutcome` and the `Engine` protocol.
+"""The seam between a case and an engine: the `Outcome` protocol, `CaseOutcome`, and the `Engine`
+protocol.
 
-An engine takes one `GoldenCase` and returns one `CaseOutcome`: what the engine did, observed
-from outside. The gates read nothing else, so any engine that fills a CaseOutcome (in-process,
-over HTTP, a user's callable) is scored by the same rules. Invariants:
+An engine takes one case and returns one outcome: what the engine did, observed from outside.
+QA's engines return a `CaseOutcome` (the gates read nothing else, so any engine that fills one,
+in-process, over HTTP or a user's callable, is scored by the same rules); an engine of another
+harness says the type it returns (`outcome_type`: the answer harness's `AnswerOutcome`, the
+retrieval harness's `Retrieved`), and the runner, the outcome cache and the pipeline carry that
+type as it is. Every outcome type has the `Outcome` protocol: an `error` (None: answered), a
+`FORMAT` (in the outcome cache's key: raised whenever what the type records changes, so an old
+entry is never read as the new kind), `to_dict()` and `from_dict()` (the JSON values the cache
+keeps, and back) and `failed(case, error)` (the outcome of a case the runner ended: a time
+limit, a crashed worker, a case not run). Invariants:
 - `run_case` never raises for a fault of the engine; the fault goes into `error`, and the case
   fails every gate that applies to it (see qa/report.py);
 - an engine's `label` is its baseline key ("tool", "agent", "agent@http", …) and its `name` is
@@ -19,8 +27,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Protocol, Self
 
 from ragspine_eval.files.reading import JSONProblem, check_tree, clip
 from ragspine_eval.golden.cases import GoldenCase
@@ -35,9 +43,28 @@ class OutcomeError(ValueError):
     """An engine's answer that cannot be read as a CaseOutcome; the message names the field."""
 
 
+class Outcome(Protocol):
+    """What every outcome type gives the run path (module docstring)."""
+
+    FORMAT: ClassVar[int | str]
+    error: str | None
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self: ...
+
+    @classmethod
+    def failed(cls, case: Any, error: str) -> Self: ...
+
+
 @dataclass
 class CaseOutcome:
     """What an engine did with one case."""
+
+    # the outcome cache's format of a CaseOutcome (its key: execution/cache.py); 2: the outcome
+    # records the ranked passages (`passages`)
+    FORMAT: ClassVar[int] = 2
 
     route: str = ""
     clarification_mode: str = "none"
@@ -54,7 +81,14 @@ class CaseOutcome:
     passages: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as they are (JSON values already; not copied: a deep copy per case was
+        a measurable part of storing a fast case's answer)."""
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    @classmethod
+    def failed(cls, case: Any, error: str) -> CaseOutcome:
+        """The outcome of a case the runner ended with `error` (the case is not needed)."""
+        return cls(error=error)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseOutcome:
@@ -81,6 +115,9 @@ class CaseOutcome:
         return cls(**values)
 
 
+_FIELDS = tuple(f.name for f in fields(CaseOutcome))
+
+
 def _is_str(v: Any) -> bool:
     return isinstance(v, str)
 
@@ -94,11 +131,14 @@ def _is_number(v: Any) -> bool:
                          and abs(v) <= sys.float_info.max)
 
 
-def outcome_problem(out: CaseOutcome) -> str | None:
+def outcome_problem(out: Any) -> str | None:
     """Why an outcome an engine built cannot be scored or written (a field of the wrong type, a
-    lone surrogate), else None: a CaseOutcome built by hand is checked as from_dict checks."""
+    lone surrogate), else None: a CaseOutcome built by hand is checked as from_dict checks (the
+    type a user's engine fills; another harness's type is built by this package's engine)."""
+    if not isinstance(out, CaseOutcome):
+        return None
     try:
-        CaseOutcome.from_dict({f.name: getattr(out, f.name) for f in fields(CaseOutcome)})
+        CaseOutcome.from_dict(out.to_dict())
     except OutcomeError as exc:
         return str(exc)
     return None
@@ -148,11 +188,12 @@ _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
 
 
 class Engine(Protocol):
-    """Anything that answers golden cases.
+    """Anything that answers cases.
 
     `label` is the baseline key of this engine in its mode; `name` is what reports call it;
     `mode` is the QA mode its answers are scored as ("tool" or "agent").
-    Optional: `parallel` ("threads", the default, or "processes": the engine is pickled into
+    Optional: `outcome_type` (the `Outcome` type `run_case` returns; CaseOutcome when not
+    said), `parallel` ("threads", the default, or "processes": the engine is pickled into
     worker processes, each opening its own handles) and `close()` (release the calling
     thread's handles; the runner calls it from every thread that ran cases).
     """
@@ -161,21 +202,26 @@ class Engine(Protocol):
     name: str
     mode: str
 
-    def run_case(self, case: GoldenCase) -> CaseOutcome: ...
+    def run_case(self, case: Any) -> Outcome: ...
 
 
-def error_outcome(exc: BaseException) -> CaseOutcome:
-    """The outcome of a case whose engine call raised (sys.exit and KeyboardInterrupt raised by
-    the engine included): no answer, the error named, cut to ERROR_CHARS and free of lone
-    surrogates so that the report can always be written. An exception that stops the run
-    (`stops_run`) makes the case not run instead (error_text)."""
+def outcome_type(engine: Any) -> type[Any]:
+    """The `Outcome` type an engine's run_case returns (CaseOutcome unless it says another)."""
+    return getattr(engine, "outcome_type", CaseOutcome)
+
+
+def error_outcome(exc: BaseException, case: Any = None, kind: type[Any] = CaseOutcome) -> Any:
+    """The outcome (of `kind`, for `case`) of a case whose engine call raised (sys.exit and
+    KeyboardInterrupt raised by the engine included): no answer, the error named, cut to
+    ERROR_CHARS and free of lone surrogates so that the report can always be written. An
+    exception that stops the run (`stops_run`) makes the case not run instead (error_text)."""
     if getattr(exc, "stops_run", False):
-        return CaseOutcome(error=error_text(exc))
+        return kind.failed(case, error_text(exc))
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
     what = {SystemExit: " (the engine called sys.exit)",
             KeyboardInterrupt: " (raised by the engine)"}.get(type(exc), "")
-    return CaseOutcome(error=error_text(exc, f"{what}{where}"))
+    return kind.failed(case, error_text(exc, f"{what}{where}"))
 
 
 def error_text(exc: BaseException, suffix: str = "") -> str:
@@ -192,19 +238,24 @@ def error_text(exc: BaseException, suffix: str = "") -> str:
 ERROR_CHARS = 2000
 
 
-def timeout_outcome(seconds: float) -> CaseOutcome:
-    """The outcome of a case past its time limit. Every engine and the runner use this one text,
-    so a report does not depend on which of them noticed first."""
-    return CaseOutcome(error=f"TimeoutError: no answer within the case timeout of {seconds:g} s")
+def timeout_outcome(seconds: float, case: Any = None, kind: type[Any] = CaseOutcome) -> Any:
+    """The outcome (of `kind`, for `case`) of a case past its time limit. Every engine and the
+    runner use this one text, so a report does not depend on which of them noticed first."""
+    return kind.failed(case, timeout_text(seconds))
+
+
+def timeout_text(seconds: float) -> str:
+    return f"TimeoutError: no answer within the case timeout of {seconds:g} s"
 
 
 NOT_RUN_INTERRUPTED = "not run: the run was interrupted (Ctrl-C) before this case finished"
 
 
-def interrupted_outcome() -> CaseOutcome:
-    """The outcome of a case that had not finished when Ctrl-C stopped the run. One text for
-    every executor, so a report can count its not-run cases (report.QAEvalReport.not_run)."""
-    return CaseOutcome(error=NOT_RUN_INTERRUPTED)
+def interrupted_outcome(case: Any = None, kind: type[Any] = CaseOutcome) -> Any:
+    """The outcome (of `kind`, for `case`) of a case that had not finished when Ctrl-C stopped
+    the run. One text for every executor, so a report can count its not-run cases
+    (report.QAEvalReport.not_run)."""
+    return kind.failed(case, NOT_RUN_INTERRUPTED)
 
 
 # A case not run because the run stopped itself (its reason follows: "the budget of 40 model

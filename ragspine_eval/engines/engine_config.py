@@ -14,7 +14,7 @@ Invariants:
   profile or reranker whose package is not installed: `quality` needs fastembed for its onnx
   embedding and its cross-encoder, `cross_encoder` needs fastembed; `local-http` without the
   RERANK_* environment it reads), naming the file and the key; an error the engine raises
-  later for a setting is named the same way (retrieval_only/engine.py), and `observed_warnings`
+  later for a setting is named the same way (workspace_retriever.py), and `observed_warnings`
   names, after a run, a setting the engine's answers show had no effect (a vector channel that
   gave every passage a vector score of 0, a `top_k` above what the engine ever returned);
 - `fingerprint` covers every setting that can change what the engine returns (not `name`), and

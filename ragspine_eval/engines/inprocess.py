@@ -204,9 +204,11 @@ class RagspineEngine:
             reference_date=case.reference_date,
             narrative_retriever=retriever,
         )
-        swallowed = getattr(provider, "raise_swallowed", None)
-        if swallowed is not None:  # a cassette miss the engine caught is still this case's error
-            swallowed()
+        if self.model is not None:  # a cassette miss the engine caught is still this case's error
+            from ragspine_eval.models.recorder import RecordedProvider
+
+            if isinstance(provider, RecordedProvider):  # behind a cassette, known by its type
+                provider.raise_swallowed()
         mode = result.clarification.mode if result.clarification else CLARIFY_NONE
         out = CaseOutcome(
             route=result.route,

@@ -1,9 +1,13 @@
 """The outcome cache: an engine's answer to a case, reused only when nothing that could change it
 changed.
 
+A cache holds one harness's outcome type (`OutcomeCache.outcome`: QA's CaseOutcome, the answer
+harness's AnswerOutcome, the retrieval harness's Retrieved; engines/base.Outcome), each entry
+that type's `to_dict()` as JSON text, read back with its `from_dict()`.
 A key is the SHA-256 of everything that reaches the engine or could change what it answers:
-- the harness's outcome format (`OUTCOME_FORMAT`, raised whenever CaseOutcome or an engine
-  adapter of this package changes what it records);
+- the outcome type's format (its `FORMAT`, raised whenever the type or an engine adapter of
+  this package changes what it records; each type's its own, so an entry of one type, or of an
+  older format, is never read as another);
 - the engine: its name and version and, for the in-process engine, a fingerprint of the installed
   rag-spine distribution's files (its RECORD, which lists a hash per file), so an upgrade or a
   patched file re-runs everything; an HTTP or callable engine has no version we can see, so it is
@@ -19,15 +23,18 @@ of the same file, keyed by scored.py with the scoring code, the judge and this k
 the checksum of the outcome they were scored from), so a change to a gate or judge applies at
 once. The file also holds the validated golden sets of golden_memo.py (table `golden`), and
 whole runs (table `runs`, whole_run.py): a re-run where nothing changed reads one entry, tied
-to every outcome's checksum, rather than two per case.
+to every outcome's checksum, rather than two per case; and facts (table `facts`, `fact`): what
+a run learnt of its engine under the same engine, mode and knowledge base (the answer run's
+effective preset), so that a re-run answered wholly from the cache need not open the engine.
+The tables live in one SQLite file (cache_db.py).
 
 Invariants:
 - an entry is written whole or not at all (one SQLite transaction, WAL mode), so two runs
   sharing a cache, or a run killed mid-write, never leave a torn entry; the same key always holds
   the same outcome, so concurrent writers agree; a cache that cannot be opened is no cache (every
   case runs), never a failed run;
-- an entry is trusted only when its checksum matches and it reads as a CaseOutcome: a corrupt
-  entry is a miss (the case re-runs), never a wrong answer;
+- an entry is trusted only when its checksum matches and it reads as the cache's outcome type: a
+  corrupt entry is a miss (the case re-runs), never a wrong answer;
 - each outcome is stored as soon as its case finishes, so a run killed at 90% resumes from the
   cache on the next identical command.
 """
@@ -39,17 +46,18 @@ import json
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 from ragspine_eval import paths
+from ragspine_eval.engines.base import CaseOutcome, OutcomeError, outcome_type
 from ragspine_eval.execution import whole_run
-from ragspine_eval.engines.base import CaseOutcome, OutcomeError
+from ragspine_eval.execution import cache_db
+from ragspine_eval.execution.cache_db import INSERT, Writer, connect, select
 from ragspine_eval.files.jsontext import compact
 from ragspine_eval.golden.cases import GoldenCase, fingerprint
 
@@ -70,7 +78,6 @@ def checksum(text: str) -> str:
 
 _checksum = checksum
 
-OUTCOME_FORMAT = 2  # 2: the outcome records the ranked passages (CaseOutcome.passages)
 DEFAULT_DIR = paths.PROJECT_ROOT / ".cache" / "ragspine-eval" / "outcomes"
 ENV_DIR = "RAGSPINE_EVAL_CACHE_DIR"
 
@@ -115,15 +122,17 @@ class EngineIdentity:
 
 @dataclass
 class OutcomeCache:
-    """The cache of one run: which engine, mode and knowledge base its keys are for. Entries
-    live in one SQLite database in `folder` (WAL mode: many readers and writers at once, each
-    insert its own transaction, so an interrupted run keeps every answer it had)."""
+    """The cache of one run: which engine, mode and knowledge base its keys are for, and the
+    outcome type it holds (`outcome`). Entries live in one SQLite database in `folder` (WAL
+    mode: many readers and writers at once, each insert its own transaction, so an interrupted
+    run keeps every answer it had)."""
 
     folder: Path
     engine: EngineIdentity
     mode: str
     kb_fingerprint: str
     reused: int = 0
+    outcome: type[Any] = field(default=CaseOutcome, repr=False)
     # what a case asserts, in its key: a golden case's fingerprint (golden/cases.py), or the
     # harness's own for its cases (a question file's: QuestionCase.fingerprint)
     fingerprint_of: Callable[[Any], str] = field(default=fingerprint, repr=False, compare=False)
@@ -148,7 +157,7 @@ class OutcomeCache:
     def _prefix(self) -> Any:
         """The hash state of everything but the case, made once per run."""
         if self._run_prefix is None:
-            payload = {"format": OUTCOME_FORMAT, "engine": self.engine.__dict__,
+            payload = {"format": self.outcome.FORMAT, "engine": self.engine.__dict__,
                        "mode": self.mode, "kb": self.kb_fingerprint}
             text = json.dumps(payload, sort_keys=True, ensure_ascii=False,
                               separators=(",", ":"))
@@ -159,14 +168,14 @@ class OutcomeCache:
         # a hash state does not pickle; the texts kept for the whole-run entry stay here
         return {**self.__dict__, "_run_prefix": None, "_pairs": [], "_verdict_texts": {}}
 
-    def get_many(self, cases: list[GoldenCase]) -> list[CaseOutcome | None]:
+    def get_many(self, cases: list[GoldenCase]) -> list[Any]:
         """The stored outcome of each case, or None (absent, corrupt, or unreadable cache).
         Remembers each case's key, so that storing its answer does not hash it again."""
         return self.get_scored(cases, None)[0]
 
     def get_scored(self, cases: list[GoldenCase], scoring: str | None,
                    decode: Decode | None = None, decode_run: DecodeRun | None = None
-                   ) -> tuple[list[CaseOutcome | None], list[Any]]:
+                   ) -> tuple[list[Any], list[Any]]:
         """Per case its stored outcome and its stored scoring under `scoring` (qa/scored.py;
         None: none is looked up), read by `decode` (qa's `ScoredCase.many`: the cache keeps
         verdicts as text and never reads them itself). A case whose scoring is reused has no
@@ -184,17 +193,17 @@ class OutcomeCache:
         vkeys = [verdict_key(scoring, k) for k in keys] if scoring else []
         rows: dict[str, tuple[str, str]] = {}
         vrows: dict[str, tuple[str, str, str]] = {}
-        db = _connect(self.folder)
+        db = connect(self.folder)
         if db is not None:
             try:
-                rows = dict(_select(db, "SELECT key, sha256, outcome FROM outcomes", keys))
-                vrows = dict(_select(db, "SELECT key, outcome_sha256, sha256, scored FROM "
-                                         "verdicts", vkeys))
+                rows = dict(select(db, "SELECT key, sha256, outcome FROM outcomes", keys))
+                vrows = dict(select(db, "SELECT key, outcome_sha256, sha256, scored FROM "
+                                        "verdicts", vkeys))
             except sqlite3.DatabaseError:
                 rows, vrows = {}, {}
             finally:
                 db.close()
-        outcomes: list[CaseOutcome | None] = []
+        outcomes: list[Any] = []
         pairs: list[tuple[str, str] | None] = []
         for k, v in zip(keys, vkeys or [None] * len(keys), strict=True):
             row, known = rows.get(k), vrows.get(v) if v else None
@@ -209,13 +218,13 @@ class OutcomeCache:
                            for p, e, k in zip(pairs, scored, keys)]
         for k, entry in zip(keys, scored):
             row = rows.get(k)
-            outcomes.append(None if entry is not None else _trusted(row))
+            outcomes.append(None if entry is not None else _trusted(row, self.outcome))
             if entry is None and outcomes[-1] is not None:
                 self.outcome_sha[k] = row[0]  # type: ignore[index]
         self.reused = sum(o is not None or e is not None for o, e in zip(outcomes, scored))
         return outcomes, scored
 
-    def put_scored(self, case: GoldenCase, outcome: CaseOutcome, entry: Any,
+    def put_scored(self, case: GoldenCase, outcome: Any, entry: Any,
                    scoring: str) -> None:
         """Store a case's scoring under `scoring`, tied to the checksum of its outcome as the
         outcome cache holds it (the main thread's writer; a failing disk costs the reuse)."""
@@ -230,7 +239,7 @@ class OutcomeCache:
             if self._run_key is not None:
                 self._verdict_texts[key] = text
 
-    def keep_run(self, cases: list[GoldenCase], outcomes: list[CaseOutcome | None]) -> bool:
+    def keep_run(self, cases: list[GoldenCase], outcomes: list[Any]) -> bool:
         """Store the whole-run entry of a run whose every case is scored (whole_run.py; not
         when the entry answered this run); True if stored."""
         if self._run_key is None or self._run_reused:
@@ -238,11 +247,11 @@ class OutcomeCache:
         made = whole_run.entry(cases, outcomes, self._pairs or [None] * len(cases),
                                self.known_keys, self._verdict_texts, self.outcome_sha,
                                lambda out: _stored(out)[1] or _outcome_text(out))
-        db = _connect(self.folder, create=True) if made is not None else None
+        db = connect(self.folder, create=True) if made is not None else None
         if db is None:
             return False
         try:
-            self.run_checksum = whole_run.store(db, self._run_key, *made)
+            self.run_checksum = whole_run.put(db, self._run_key, *made)
         except sqlite3.DatabaseError:
             return False  # a cache that cannot keep it costs the next run one read per case
         finally:
@@ -251,7 +260,7 @@ class OutcomeCache:
 
     def _read_run(self, decode_run: DecodeRun, keys: list[str]) -> list[Any] | None:
         """The scored cases of the whole-run entry of these keys, or None (a miss)."""
-        db = _connect(self.folder)
+        db = connect(self.folder)
         if db is None:
             return None
         try:
@@ -271,7 +280,7 @@ class OutcomeCache:
         known = self._run_key is not None and self.run_checksum is not None
         return (self._run_key, self.run_checksum) if known else None  # type: ignore[return-value]
 
-    def put(self, case: GoldenCase, outcome: CaseOutcome) -> None:
+    def put(self, case: GoldenCase, outcome: Any) -> None:
         """Store an answered outcome (never one with an error); a failing disk costs its reuse."""
         if outcome.error:
             return
@@ -292,14 +301,29 @@ class OutcomeCache:
         if writer is not None:
             writer.commit()
 
-    def _writer(self, open_new: bool = True, table: str = "outcomes") -> _Writer | None:
+    def _writer(self, open_new: bool = True, table: str = "outcomes") -> Writer | None:
         """One connection per thread, process and table (a connection must not cross a thread
         or a process)."""
         local = _WRITERS.setdefault((os.getpid(), str(self.folder), table), threading.local())
         if not hasattr(local, "writer") and open_new:
-            db = _connect(self.folder, create=True)
-            local.writer = None if db is None else _Writer(db, _INSERT[table])
+            db = connect(self.folder, create=True)
+            local.writer = None if db is None else Writer(db, INSERT[table])
         return getattr(local, "writer", None)
+
+    def fact(self, name: str) -> Any:
+        """The fact `name` a run of this engine, mode and knowledge base kept (`keep_fact`), or
+        None: absent, corrupt, or no cache."""
+        return cache_db.fact(self.folder, self._fact_key(name))
+
+    def keep_fact(self, name: str, value: Any) -> None:
+        """Keep `value` (JSON values) as the fact `name`; a failing disk costs its reuse."""
+        cache_db.keep_fact(self.folder, self._fact_key(name), value)
+
+    def _fact_key(self, name: str) -> str:
+        payload = {"fact": name, "engine": self.engine.__dict__, "mode": self.mode,
+                   "kb": self.kb_fingerprint}
+        return checksum(json.dumps(payload, sort_keys=True, ensure_ascii=False,
+                                   separators=(",", ":")))
 
     def summary(self, total: int) -> dict[str, Any]:
         from ragspine_eval.provenance import display_path
@@ -308,121 +332,58 @@ class OutcomeCache:
                 "folder": display_path(self.folder)}
 
 
-class _Writer:
-    """Answers written in small batches, each its own short transaction: a commit per case
-    would cost more than a fast case, and a transaction held open between engine calls would
-    block every other process writing to the cache. An interrupted run loses at most the last
-    batch (COMMIT_EVERY cases, COMMIT_SECONDS)."""
-
-    def __init__(self, db: sqlite3.Connection, insert: str) -> None:
-        self.db, self.insert, self.rows, self.since = db, insert, [], time.monotonic()
-
-    def add(self, row: tuple[str, ...]) -> None:
-        self.rows.append(row)
-        if len(self.rows) >= COMMIT_EVERY or time.monotonic() - self.since > COMMIT_SECONDS:
-            self.commit()
-
-    def commit(self) -> None:
-        rows, self.rows, self.since = self.rows, [], time.monotonic()
-        if not rows:
-            return
-        try:
-            with self.db:
-                self.db.executemany(self.insert, rows)
-        except sqlite3.DatabaseError:
-            pass  # a cache that cannot take the answers costs their reuse, never the run
-
-
-COMMIT_EVERY = 64
-COMMIT_SECONDS = 0.5
-_OUTCOME_FIELDS = tuple(f.name for f in fields(CaseOutcome))
 _WRITERS: dict[tuple[int, str, str], threading.local] = {}
-_INSERT = {"outcomes": "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
-           "verdicts": "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)"}
-DB_NAME = "outcomes.sqlite3"
-
-
-def _connect(folder: Path, create: bool = False) -> sqlite3.Connection | None:
-    path = folder / DB_NAME
-    try:
-        if create:
-            folder.mkdir(parents=True, exist_ok=True)
-        elif not path.exists():
-            return None
-        db = sqlite3.connect(path, timeout=30, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit is whole; no fsync per case
-        db.execute("CREATE TABLE IF NOT EXISTS outcomes "
-                   "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, outcome TEXT NOT NULL)")
-        db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, outcome_sha256 "
-                   "TEXT NOT NULL, sha256 TEXT NOT NULL, scored TEXT NOT NULL)")
-        db.execute("CREATE TABLE IF NOT EXISTS golden "  # golden_memo.py
-                   "(key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, cases TEXT NOT NULL)")
-        db.execute(whole_run.TABLE)
-        return db
-    except (OSError, sqlite3.DatabaseError):
-        return None  # a broken cache is no cache: every case runs
-
-
-def _select(db: sqlite3.Connection, query: str, keys: list[str]) -> list[tuple[Any, ...]]:
-    """`query WHERE key IN keys`, the keys bound as one JSON array (one statement, however
-    many keys: no limit of bound parameters)."""
-    if not keys:
-        return []
-    rows = db.execute(f"{query} WHERE key IN (SELECT value FROM json_each(?))",
-                      (compact(keys),))
-    return [(row[0], row[1:]) for row in rows]
 
 
 STORED_ATTR = "stored_as"  # (checksum, text or None) of an outcome as put() stored it
 
 
-def _stored(outcome: CaseOutcome) -> tuple[str | None, str | None]:
+def _stored(outcome: Any) -> tuple[str | None, str | None]:
     return getattr(outcome, STORED_ATTR, None) or (None, None)
 
 
-def _outcome_text(outcome: CaseOutcome) -> str:
-    # the fields as they are (JSON values already): dataclasses.asdict would deep-copy them
-    return compact({f: getattr(outcome, f) for f in _OUTCOME_FIELDS})
+def _outcome_text(outcome: Any) -> str:
+    return compact(outcome.to_dict())
 
 
-
-
-def _trusted(row: tuple[str, str] | None) -> CaseOutcome | None:
+def _trusted(row: tuple[str, str] | None, kind: type[Any]) -> Any:
+    """The outcome of type `kind` a row holds, or None: its checksum wrong, or it does not read
+    as one (an entry of another kind or format is never under this key; a torn one is a miss)."""
     if row is None:
         return None
     checksum, text = row
     if _checksum(text) != checksum:
         return None
     try:
-        out = CaseOutcome.from_dict(json.loads(text))
-    except (ValueError, TypeError, OutcomeError):
+        out = kind.from_dict(json.loads(text))
+    except (ValueError, TypeError, KeyError, OutcomeError):
         return None
     return None if out.error else out
 
 
-class StoringEngine:
-    """An engine whose every answer is stored in the cache as it comes (in a worker thread or
-    process alike: the cache is plain files). Reads nothing: lookups happen before the run."""
+class CachingEngine:
+    """An engine whose every answer is put in the outcome cache as it comes (in a worker thread
+    or process alike: the cache is plain files). Reads nothing: lookups happen before the run."""
 
-    def __init__(self, engine: Any, store: OutcomeCache) -> None:
-        self.engine, self.store = engine, store
+    def __init__(self, engine: Any, cache: OutcomeCache) -> None:
+        self.engine, self.cache = engine, cache
         self.name = getattr(engine, "name", None) or getattr(engine, "label", "engine")
         self.label = getattr(engine, "label", self.name)
         self.mode = getattr(engine, "mode", None)
         self.parallel = getattr(engine, "parallel", "threads")
+        self.outcome_type = outcome_type(engine)
         # a user's callable keeps running in a worker process of its own (runner.py)
         self.isolated, self.forkable = (getattr(engine, "isolated", False),
                                         getattr(engine, "forkable", False))
 
-    def run_case(self, case: GoldenCase) -> CaseOutcome:
+    def run_case(self, case: Any) -> Any:
         out = self.engine.run_case(case)
-        if isinstance(out, CaseOutcome):
-            self.store.put(case, out)
+        if isinstance(out, self.outcome_type):
+            self.cache.put(case, out)
         return out
 
     def close(self) -> None:
-        self.store.flush()
+        self.cache.flush()
         close = getattr(self.engine, "close", None)
         if callable(close):
             close()

@@ -12,7 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragspine_eval.execution.cache import _connect, cache_dir
+from ragspine_eval.execution.cache import cache_dir
+from ragspine_eval.execution.cache_db import connect
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ def stats(folder: Path | None = None) -> CacheStats:
     entries = size = 0
     if folder.is_dir():
         size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())  # report_texts/
-        db = _connect(folder)
+        db = connect(folder)
         if db is not None:
             try:
                 entries = db.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]

@@ -77,7 +77,7 @@ def _checksum(text: bytes, derived: bytes) -> str:
     return digest.hexdigest()
 
 
-def store(folder: Path, text_key: str, text: bytes, derived: bytes) -> bool:
+def put(folder: Path, text_key: str, text: bytes, derived: bytes) -> bool:
     """Keep `text` and `derived` under `text_key` (a file renamed into place, so a reader sees
     it whole or not at all) and drop all but the KEPT newest; False when the cache cannot take
     it (which costs the next run the encoding and the derived figures, nothing else)."""

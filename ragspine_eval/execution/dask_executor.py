@@ -1,7 +1,7 @@
 """Running cases on a Dask cluster: a LocalCluster on this machine, or an existing scheduler.
 
-`run_cases_dask(engine, cases, options, progress, scheduler)` returns one `CaseOutcome` per
-case in case order, like runner.run_cases, so a report is the same as with `--jobs 1` (once
+`run_cases_dask(engine, cases, options, progress, scheduler)` returns one outcome (of the
+engine's outcome type) per case in case order, like runner.run_cases, so a report is the same as with `--jobs 1` (once
 times are dropped). Dask is an optional extra (`pip install 'ragspine-eval[dask]'`); without it
 the call says what to install. Invariants:
 - the engine is pickled to the workers once (as for runner's worker processes), and cases go in
@@ -28,12 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.engines.base import (
-    CaseOutcome,
-    Engine,
-    error_outcome,
-    timeout_outcome,
-)
+from ragspine_eval.engines.base import Engine, error_outcome, outcome_type, timeout_outcome
 from ragspine_eval.golden.cases import GoldenCase
 from ragspine_eval.execution.runner import RunInterrupted
 
@@ -47,7 +42,7 @@ class ExecutorError(RagspineEvalError):
 
 def run_cases_dask(engine: Engine, cases: Sequence[GoldenCase], options: Any,
                    progress: Callable[[int, int, int], None] | None = None,
-                   scheduler: str | None = None) -> list[CaseOutcome]:
+                   scheduler: str | None = None) -> list[Any]:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -79,14 +74,15 @@ def run_cases_dask(engine: Engine, cases: Sequence[GoldenCase], options: Any,
 
 
 def _run(client: Any, as_completed: Any, engine: Engine, cases: list[GoldenCase], options: Any,
-         progress: Callable[[int, int, int], None] | None) -> list[CaseOutcome]:
+         progress: Callable[[int, int, int], None] | None) -> list[Any]:
     workers = max(1, len(client.scheduler_info().get("workers", {})) or options.jobs)
     size = max(1, min(MAX_BATCH, len(cases) // (workers * BATCHES_PER_WORKER)))
     batches = [list(range(i, min(i + size, len(cases)))) for i in range(0, len(cases), size)]
     [engine_ref] = client.scatter([engine], broadcast=True)
     futures = {client.submit(answer_batch, engine_ref, [cases[i] for i in batch],
                              options.case_timeout, pure=False): batch for batch in batches}
-    outcomes: list[CaseOutcome | None] = [None] * len(cases)
+    outcomes: list[Any] = [None] * len(cases)
+    kind = outcome_type(engine)
     done = errors = 0
     try:
         for future in as_completed(futures):
@@ -94,8 +90,8 @@ def _run(client: Any, as_completed: Any, engine: Engine, cases: list[GoldenCase]
             try:
                 answers = future.result()
             except Exception as exc:  # noqa: BLE001 - a worker lost for good: the cases' error
-                answers = [CaseOutcome(error=f"the Dask worker running this case was lost "
-                                             f"({type(exc).__name__}: {exc})")] * len(batch)
+                lost = f"the Dask worker running this case was lost ({type(exc).__name__}: {exc})"
+                answers = [kind.failed(cases[i], lost) for i in batch]
             for i, out in zip(batch, answers, strict=True):
                 outcomes[i] = out
                 errors += bool(out.error)
@@ -104,12 +100,12 @@ def _run(client: Any, as_completed: Any, engine: Engine, cases: list[GoldenCase]
                 progress(done, len(cases), errors)
     except KeyboardInterrupt:
         client.cancel(list(futures))  # the cluster itself is closed by the caller
-        raise RunInterrupted.partial(outcomes) from None
+        raise RunInterrupted.partial(outcomes, cases, kind) from None
     return outcomes  # type: ignore[return-value]
 
 
 def answer_batch(engine: Engine, cases: list[GoldenCase], case_timeout: float
-                 ) -> list[CaseOutcome]:
+                 ) -> list[Any]:
     """On a worker: each case through the engine within its time limit. A case past the limit
     is abandoned in its thread (a thread cannot be stopped) and a fresh thread takes the next."""
     outcomes = []
@@ -119,24 +115,25 @@ def answer_batch(engine: Engine, cases: list[GoldenCase], case_timeout: float
         try:
             outcomes.append(future.result(timeout=case_timeout))
         except concurrent.futures.TimeoutError:
-            outcomes.append(timeout_outcome(case_timeout))
+            outcomes.append(timeout_outcome(case_timeout, case, outcome_type(engine)))
             pool.shutdown(wait=False)
             pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     pool.shutdown(wait=False)
     return outcomes
 
 
-def _answer(engine: Engine, case: GoldenCase) -> CaseOutcome:
+def _answer(engine: Engine, case: GoldenCase) -> Any:
     from ragspine_eval.execution.latency import timed
 
     return timed(_answer_untimed, engine, case)
 
 
-def _answer_untimed(engine: Engine, case: GoldenCase) -> CaseOutcome:
+def _answer_untimed(engine: Engine, case: GoldenCase) -> Any:
+    kind = outcome_type(engine)
     try:
         out = engine.run_case(case)
     except Exception as exc:  # noqa: BLE001 - the engine's fault is the case's error
-        return error_outcome(exc)
-    if not isinstance(out, CaseOutcome):
-        return CaseOutcome(error=f"engine returned {type(out).__name__}, not a CaseOutcome")
+        return error_outcome(exc, case, kind)
+    if not isinstance(out, kind):
+        return kind.failed(case, f"engine returned {type(out).__name__}, not a {kind.__name__}")
     return out

@@ -53,9 +53,9 @@ _LAST: list[Any] = []
 
 
 def _read(folder: Path, key: str, path: str | Path) -> list[GoldenCase]:
-    from ragspine_eval.execution.cache import _connect
+    from ragspine_eval.execution.cache_db import connect
 
-    db = _connect(folder)
+    db = connect(folder)
     if db is not None:
         try:
             row = db.execute("SELECT sha256, cases FROM golden WHERE key = ?", (key,)).fetchone()
@@ -68,7 +68,7 @@ def _read(folder: Path, key: str, path: str | Path) -> list[GoldenCase]:
             if cases is not None:
                 return cases
     cases = load_golden_set(path)
-    _store(folder, key, cases)
+    _put(folder, key, cases)
     return cases
 
 
@@ -97,12 +97,12 @@ def _rebuild(text: str) -> list[GoldenCase] | None:
         return None
 
 
-def _store(folder: Path, key: str, cases: list[GoldenCase]) -> None:
-    from ragspine_eval.execution.cache import _connect
+def _put(folder: Path, key: str, cases: list[GoldenCase]) -> None:
+    from ragspine_eval.execution.cache_db import connect
 
     text = compact([{**case.to_dict(), "fingerprint": golden.fingerprint(case)}
                      for case in cases])
-    db = _connect(folder, create=True)
+    db = connect(folder, create=True)
     if db is None:
         return
     try:

@@ -6,13 +6,10 @@ Invariants:
   seconds; a case that errored is left out of the percentiles (its time measures the failure);
 - percentiles are the nearest-rank kind (the smallest value with at least q% of the values at
   or below it): a p95 is a time some case took, never an interpolation between two;
-- `LLMTrace` listens on the engine's trace logger (`ragspine.trace`) for the calling thread
-  only, and keeps counts (stage, milliseconds, tokens), never prompt or answer text;
-- tokens are per call, so per stage: the engine's trace reads each call's usage from the
-  response (a replayed one's is the recorded usage). The request's own totals (its
-  `token_usage`, which counts only the agent loop's calls) are kept as the pseudo-stage
-  `REQUEST` with no call, so a report's JSON reads as before; what a person reads leaves it out
-  (`stages`);
+- the LLM calls are those the engine's trace reported (engines/trace.py's `LLMTrace`: counts
+  per calling thread, never prompt or answer text; the request's own totals as the
+  pseudo-stage `REQUEST`, so a report's JSON reads as before); what a person reads leaves
+  `REQUEST` out (`stages`);
 - everything here varies between two runs of the same inputs, so a report keeps it under
   `provenance.times` (provenance.py), the one part left out of the byte-identical comparison.
 """
@@ -28,12 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-TRACE_LOGGER = "ragspine.trace"  # the engine's trace logger (its observability module's name)
+from ragspine_eval.engines.trace import REQUEST, TRACE_LOGGER, LLMTrace
+
 SECONDS_ATTR = "seconds_taken"  # a timed outcome's wall time: an attribute, never a field
 
 
 LLM_ATTR = "llm_calls_seen"  # the LLM calls the engine's trace reported during the call
-REQUEST = "(request)"  # the engine's per-request token totals: no call, no stage of its own
 
 
 def timed(answer: Any, *args: Any) -> Any:
@@ -199,85 +196,3 @@ def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
             tokens = f", tokens {value['input_tokens']} in / {value.get('output_tokens')} out"
         out.append(f"  LLM stage {stage}: {value['calls']} calls, {value['ms']} ms{tokens}")
     return out
-
-
-def _call_counts(call: Mapping[str, Any]) -> dict[str, Any]:
-    """One call of the engine's trace (its `LLMCall`: stage, ms, in_tokens, out_tokens read
-    from the response's usage, so a replayed call carries its recorded tokens) as the counts
-    kept: stage, ms, and the tokens when the call reported them."""
-    out: dict[str, Any] = {"stage": str(call.get("stage")),
-                           "ms": call.get("ms") if isinstance(call.get("ms"), int) else 0}
-    for theirs, ours in (("in_tokens", "input_tokens"), ("out_tokens", "output_tokens")):
-        value = call.get(theirs)
-        if isinstance(value, int) and not isinstance(value, bool):
-            out[ours] = value
-    return out
-
-
-class LLMTrace(logging.Handler):
-    """Counts the LLM calls and tokens the engine's trace reports, per calling thread.
-
-    `with trace.case() as calls:` around one case's engine call collects that thread's calls;
-    `totals()` is every stage's {"calls", "ms", "input_tokens", "output_tokens"} so far."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.INFO)
-        self._lock = threading.Lock()
-        self._open: dict[int, list[dict[str, Any]]] = {}
-        self._totals: dict[str, dict[str, Any]] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        calls = getattr(record, "llm_calls", None)
-        usage = getattr(record, "token_usage", None)
-        if not isinstance(calls, list) and not isinstance(usage, dict):
-            return
-        with self._lock:
-            bucket = self._open.get(record.thread or 0)
-            if bucket is None:
-                return
-            for call in calls or []:
-                if isinstance(call, Mapping):
-                    bucket.append(_call_counts(call))
-            if isinstance(usage, dict):
-                bucket.append({"stage": REQUEST, "ms": 0,
-                               "input_tokens": int(usage.get("input_tokens") or 0),
-                               "output_tokens": int(usage.get("output_tokens") or 0)})
-
-    @contextmanager
-    def case(self) -> Iterator[list[dict[str, Any]]]:
-        ident = threading.get_ident()
-        calls: list[dict[str, Any]] = []
-        with self._lock:
-            self._open[ident] = calls
-        try:
-            yield calls
-        finally:
-            with self._lock:
-                self._open.pop(ident, None)
-                for call in calls:
-                    stage = self._totals.setdefault(call["stage"], {"calls": 0, "ms": 0})
-                    if call["stage"] != REQUEST:
-                        stage["calls"] += 1
-                    stage["ms"] += call["ms"]
-                    for key in ("input_tokens", "output_tokens"):
-                        if key in call:
-                            stage[key] = stage.get(key, 0) + call[key]
-
-    def totals(self) -> dict[str, dict[str, Any]]:
-        with self._lock:
-            return {k: dict(v) for k, v in self._totals.items()}
-
-
-@contextmanager
-def listening(handler: logging.Handler) -> Iterator[None]:
-    """`handler` on the engine's trace logger, at INFO, for the duration; restored after."""
-    logger = logging.getLogger(TRACE_LOGGER)
-    level = logger.level
-    logger.addHandler(handler)
-    if not logger.isEnabledFor(logging.INFO):
-        logger.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)

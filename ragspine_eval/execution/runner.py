@@ -1,11 +1,13 @@
 """Running golden cases through an engine: in case order, in parallel, within a time limit.
 
 `run_cases(engine, cases, RunOptions(jobs, case_timeout, fail_fast), progress)` returns one
-`CaseOutcome` per case. Invariants:
+outcome per case, of the engine's outcome type (engines/base.outcome_type: CaseOutcome unless
+the engine says another). Invariants:
 - outcomes are in case order whatever `jobs` is and whatever order the cases finish in, so a
   report is the same for every `jobs` (given an engine that answers the same case the same way);
 - nothing an engine does ends the run: an exception, a case past `case_timeout`, or a worker
-  process that dies becomes that case's `error`, and the next case goes on;
+  process that dies becomes that case's `error` (an outcome of the engine's type, made by the
+  type's `failed(case, error)`: so does every not-run case below), and the next case goes on;
 - no hang: the time limit covers the whole case (an engine's own retries included). A case past
   it is abandoned: its thread is left to finish on its own and never reused (a thread cannot be
   stopped), or its worker process is killed and a fresh one started; cases queued behind it on
@@ -52,6 +54,7 @@ from ragspine_eval.engines.base import (
     Engine,
     interrupted_outcome,
     not_run,
+    outcome_type,
     stop_reason,
 )
 from ragspine_eval.golden.cases import GoldenCase
@@ -66,7 +69,7 @@ __all__ = ["DEFAULT_CASE_TIMEOUT", "RunInterrupted", "RunOptions", "run_cases"]
 
 def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions = RunOptions(),
               progress: Progress | None = None, on_outcome: OnOutcome | None = None
-              ) -> list[CaseOutcome]:
+              ) -> list[Any]:
     """Run every case through the engine; outcomes in case order (see the module invariants).
     `on_outcome(i, outcome)` is called in this thread as case i's outcome arrives, only when
     the cases run in worker processes: this thread is idle then, so work it does on each
@@ -77,7 +80,8 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
     jobs = min(options.jobs, len(cases))
     processes = (getattr(engine, "parallel", "threads") == "processes"
                  and (jobs > 1 or options.own_process or getattr(engine, "isolated", False)))
-    run = RunState(cases, options, progress, on_outcome if processes else None)
+    kind = outcome_type(engine)
+    run = RunState(cases, options, progress, on_outcome if processes else None, kind)
     worker = ProcessWorker if processes else ThreadWorker
     workers: list[Any] = []
     interrupted = False
@@ -102,11 +106,11 @@ def run_cases(engine: Engine, cases: Sequence[GoldenCase], options: RunOptions =
         skipped = (f"not run: the run stopped at the first engine error, case {cases[stop].id} "
                    f"(--fail-fast)")
         for i in range(stop + 1, len(cases)):
-            outcomes[i] = CaseOutcome(error=skipped)
+            outcomes[i] = kind.failed(cases[i], skipped)
     if interrupted:
-        raise RunInterrupted.partial(outcomes)
+        raise RunInterrupted.partial(outcomes, cases, kind)
     if run.stopped is not None:  # the run stopped itself: what had not finished is not run
-        outcomes = [out or CaseOutcome(error=run.stopped) for out in outcomes]
+        outcomes = [out or kind.failed(case, run.stopped) for out, case in zip(outcomes, cases)]
     missing = [cases[i].id for i, out in enumerate(outcomes) if out is None]
     if missing:  # a worker itself failed; never hand back a report with holes
         raise RuntimeError(f"no outcome for case(s) {', '.join(missing)}")
@@ -126,10 +130,13 @@ class RunInterrupted(KeyboardInterrupt):
         self.reason = stop_reason(getattr(out, "error", None) for out in outcomes)
 
     @classmethod
-    def partial(cls, outcomes: Sequence[CaseOutcome | None]) -> RunInterrupted:
+    def partial(cls, outcomes: Sequence[Any], cases: Sequence[Any] | None = None,
+                kind: type[Any] = CaseOutcome) -> RunInterrupted:
         """The interrupt of a run whose cases without an outcome (None) never finished: each
-        of them becomes `interrupted_outcome()`. Every executor stops this way."""
-        return cls([out or interrupted_outcome() for out in outcomes],
+        of them becomes `interrupted_outcome()` of the outcome type `kind`, for its case.
+        Every executor stops this way."""
+        cases = cases if cases is not None else [None] * len(outcomes)
+        return cls([out or interrupted_outcome(case, kind) for out, case in zip(outcomes, cases)],
                    sum(out is not None for out in outcomes))
 
     @classmethod

@@ -34,7 +34,7 @@ PIPE_COALESCE = 0.002
 
 Progress = Callable[[int, int, int], None]  # (cases done, cases in total, errors so far)
 # (case index, its outcome), called in the main thread as each case's outcome is recorded
-OnOutcome = Callable[[int, CaseOutcome], None]
+OnOutcome = Callable[[int, Any], None]
 
 
 class Schedule:
@@ -84,10 +84,11 @@ class RunState:
     """The shared state of one run: outcomes, the schedule, and what the main thread reports."""
 
     def __init__(self, cases: list[GoldenCase], options: RunOptions, progress: Progress | None,
-                 on_outcome: OnOutcome | None = None):
+                 on_outcome: OnOutcome | None = None, kind: type[Any] = CaseOutcome):
         self.cases, self.options, self.progress = cases, options, progress
         self.on_outcome = on_outcome
-        self.outcomes: list[CaseOutcome | None] = [None] * len(cases)
+        self.kind = kind  # the engine's outcome type (engines/base.outcome_type)
+        self.outcomes: list[Any] = [None] * len(cases)  # of the engine's outcome type
         self.schedule = Schedule(len(cases))
         self.completed: list[int] = []  # indices in the order they finished (append is atomic)
         self.wake = threading.Event()
@@ -95,7 +96,12 @@ class RunState:
         self._reported = self._errors = self._handed = 0
         self.stopped: str | None = None  # the not-run text of the case that stopped the run
 
-    def finish(self, i: int, out: CaseOutcome) -> None:
+    def failed(self, i: int, error: str) -> Any:
+        """Case i's outcome when the runner ends it with `error` (a time limit, a lost worker),
+        of the engine's outcome type."""
+        return self.kind.failed(self.cases[i], error)
+
+    def finish(self, i: int, out: Any) -> None:
         """Record case i's outcome (from any thread); with fail_fast an error stops the run, and
         a case that says the run must stop (a spent model budget) stops it whatever the options."""
         self.outcomes[i] = out

@@ -94,7 +94,7 @@ def entry(cases: list[GoldenCase], outcomes: list[CaseOutcome | None],
     return "".join(shas), b"[" + b",".join(texts) + b"]"
 
 
-def store(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> str:
+def put(db: sqlite3.Connection, key: str, tied: str, text: bytes) -> str:
     """Write an entry (one transaction) and drop all but the RUNS_KEPT newest; its checksum.
     Raises sqlite3.DatabaseError as the connection does."""
     checksum = _checksum(tied, text)

@@ -34,7 +34,8 @@ from ragspine_eval.engines.base import (
     Engine,
     error_outcome,
     outcome_problem,
-    timeout_outcome,
+    outcome_type,
+    timeout_text,
 )
 from ragspine_eval.golden.cases import GoldenCase
 
@@ -49,28 +50,31 @@ PIPELINE_CASES = 16
 PIPELINE_BYTES = 32 * 1024
 
 
-def _answer(engine: Engine, case: GoldenCase, check: bool = True) -> CaseOutcome:
+def _answer(engine: Engine, case: GoldenCase, check: bool = True) -> Any:
     """_answer_untimed, its wall time kept on the outcome (latency.timed)."""
     return latency.timed(_answer_untimed, engine, case, check)
 
 
-def _answer_untimed(engine: Engine, case: GoldenCase, check: bool = True) -> CaseOutcome:
-    """engine.run_case, with anything it raises or returns amiss turned into the case's error:
-    sys.exit and a KeyboardInterrupt the engine raises too (a real Ctrl-C reaches the main
-    thread only, never a worker), and a CaseOutcome built with wrong types (`check`; else
-    `checked` is the receiver's to call)."""
+def _answer_untimed(engine: Engine, case: GoldenCase, check: bool = True) -> Any:
+    """engine.run_case, with anything it raises or returns amiss turned into the case's error
+    (an outcome of the engine's type): sys.exit and a KeyboardInterrupt the engine raises too
+    (a real Ctrl-C reaches the main thread only, never a worker), an outcome of another type,
+    and a CaseOutcome built with wrong types (`check`; else `checked` is the receiver's to
+    call)."""
+    kind = outcome_type(engine)
     try:
         out = engine.run_case(case)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
-        return error_outcome(exc)
-    if not isinstance(out, CaseOutcome):
-        return CaseOutcome(error=f"engine {engine.name} returned {type(out).__name__}, "
-                                 f"not a CaseOutcome")
+        return error_outcome(exc, case, kind)
+    if not isinstance(out, kind):
+        return kind.failed(case, f"engine {engine.name} returned {type(out).__name__}, "
+                                 f"not a {kind.__name__}")
     return checked(engine, out) if check else out
 
 
-def checked(engine: Engine, out: CaseOutcome) -> CaseOutcome:
-    """The outcome, or the error of one whose fields cannot be scored or written."""
+def checked(engine: Engine, out: Any) -> Any:
+    """The outcome, or the error of one whose fields cannot be scored or written (a
+    CaseOutcome's: engines/base.outcome_problem)."""
     problem = outcome_problem(out)
     if problem is not None:
         return CaseOutcome(error=f"OutcomeError: {engine.name} returned an outcome whose "
@@ -147,7 +151,7 @@ class ThreadWorker:
             if current is None or now - current[1] <= limit:
                 return
             lane.abandoned = True
-        self.run.finish(current[0], timeout_outcome(limit))
+        self.run.finish(current[0], self.run.failed(current[0], timeout_text(limit)))
         self._start()
 
     def feed(self, now: float) -> bool:
@@ -320,7 +324,7 @@ class ProcessWorker:
             self._lost(f"RuntimeError: worker process failed to start within "
                        f"{WORKER_START_TIMEOUT:g} s")
         else:
-            self._lost(timeout_outcome(self.run.options.case_timeout).error)  # type: ignore[arg-type]
+            self._lost(timeout_text(self.run.options.case_timeout))
 
     def _died_text(self) -> str:
         self._proc.join(timeout=5)
@@ -339,7 +343,7 @@ class ProcessWorker:
         self.run.schedule.give_back([j for j, _ in self._inflight])
         self._inflight.clear()
         self._bytes = 0
-        self.run.finish(i, CaseOutcome(error=error))
+        self.run.finish(i, self.run.failed(i, error))
 
     def deadline(self) -> float | None:
         if not self._inflight:

@@ -16,7 +16,11 @@ Each reader of the project calls this module, so every input file gets the same 
 - nothing here raises anything but `JSONProblem` (parsing text) or the caller's own
   RagspineEvalError subclass (reading a file): the caller names the file and the line;
 - every piece of data quoted in a message goes through `clip`: escaped (no terminal control
-  sequence) and cut to a readable length.
+  sequence) and cut to a readable length;
+- a number read from text (a locator's page, a slide) goes through `whole_number`, which never
+  hands int() more digits than its bound has: Python refuses to convert a string of more than
+  4,300 digits (ValueError), so 200,000 digits (zeros too) are a value past the bound
+  (None), for the caller's one-line error.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ ENV_PREFIX = "RAGSPINE_EVAL_MAX_"
 MAX_DEPTH = 64  # nesting deeper than this is never a real input (the reports nest about 6 deep)
 MAX_DIGITS = 309  # an integer beyond float range cannot be compared with a rate or a value
 MESSAGE_CLIP = 80
+# the most pages (or slides) a document can have: a locator's number past it is corrupt
+MAX_PAGE = 100_000
 
 # C0 controls except tab, LF and CR; DEL and the C1 controls; any surrogate code point (a valid
 # pair in JSON decodes to one character, so every surrogate left is a lone one)
@@ -67,6 +73,16 @@ def clip(value: Any, limit: int = MESSAGE_CLIP) -> str:
     so a message never carries a terminal escape sequence or two million characters."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def whole_number(digits: str, most: int) -> int | None:
+    """The value of a run of decimal digits (any script's, as int() and a regex's `\\d` read
+    them) when it is at most `most`, else None; a run longer than `most` is written (leading
+    zeros counted) is None before int() reads it (module docstring)."""
+    if len(digits) > len(str(most)):
+        return None
+    value = int(digits)
+    return value if value <= most else None
 
 
 def size_limit(kind: str) -> int:

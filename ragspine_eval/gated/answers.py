@@ -24,7 +24,7 @@ from typing import Any
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.files import write_json_atomic
-from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.files.output_paths import write_announced
 from ragspine_eval.gated import steps
 from ragspine_eval.gated.outputs import GatedOutputs
 from ragspine_eval.outputs import escape

@@ -36,9 +36,9 @@ from ragspine_eval.extraction.doc_worker import DocLimits
 from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
 from ragspine_eval.extraction.run import ExtractionRun, Target
 from ragspine_eval.files import write_atomic, write_json_atomic
-from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.files.output_paths import write_announced
 from ragspine_eval.outputs import escape
-from ragspine_eval.ratchet import store as baseline_store
+from ragspine_eval.ratchet import baseline_file
 
 Echo = Callable[[str], None]
 
@@ -139,7 +139,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
         k: (compare_to_baseline(r, stored[k]) if k in stored else None)
         for k, r in run.reports.items()})
 
-    before = (baseline_store.snapshot(baseline_path) if baseline_path is not None
+    before = (baseline_file.snapshot(baseline_path) if baseline_path is not None
               else (None, None))
     for t in targets:
         if baseline_path is None:
@@ -162,9 +162,9 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
                               f"{t.key} gate {gate.status}")
 
     if run.failures and baseline_path is not None and (
-            after := baseline_store.snapshot(baseline_path)) != before:
+            after := baseline_file.snapshot(baseline_path)) != before:
         # exit 2 leaves the baseline as it was, also for the documents that were scored
-        baseline_store.undo(baseline_path, before, after)
+        baseline_file.undo(baseline_path, before, after)
         for entry in run.gate.values():
             entry["undone"] = "a document of the run was kept apart: nothing was recorded"
         gated.verdicts = [f"{v} (not recorded: a document was kept apart)" for v in gated.verdicts]
@@ -185,7 +185,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     except RagspineEvalError:
         # exit 2 means the baseline did not move: put back what the gates recorded
         if baseline_path is not None:
-            baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
+            baseline_file.undo(baseline_path, before, baseline_file.snapshot(baseline_path))
         raise
     gated.kept = runs.keep(as_dict, kind="extraction", key=",".join(t.key for t in targets),
                            store=store, echo=say, verdict=runs.record.extraction_verdict(

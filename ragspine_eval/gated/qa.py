@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.qa.report_file import write_report
-from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.files.output_paths import write_announced
 from ragspine_eval.gated import steps
 from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs

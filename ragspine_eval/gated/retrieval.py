@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from ragspine_eval import paths, ratchet, runs
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.files import write_json_atomic
-from ragspine_eval.files.outputs import write_announced
+from ragspine_eval.files.output_paths import write_announced
 from ragspine_eval.gated import steps
 from ragspine_eval.gated.base import GatedRun
 from ragspine_eval.gated.outputs import GatedOutputs

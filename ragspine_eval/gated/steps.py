@@ -6,7 +6,7 @@ baseline put back when an output then fails.
 Invariants: everything that can be refused is refused before the engine is opened (exit 2,
 nothing written); a run with engine errors never creates or changes a baseline; when an output
 cannot be written after the gate recorded, the baseline and its history are as the run found
-them (ratchet.store.undo) and the error goes on (exit 2).
+them (ratchet.baseline_file.undo) and the error goes on (exit 2).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from ragspine_eval import ratchet
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.ratchet import store as baseline_store
+from ragspine_eval.ratchet import baseline_file
 
 
 def checked_options(options: ratchet.GateOptions | None, record_command: str | None
@@ -70,9 +70,9 @@ def gate_key(baseline_path: Path, key: str, comparison: ratchet.BaselineComparis
 def undone_on_bad_output(baseline_path: Path) -> Iterator[None]:
     """Gate and write the outputs inside: when one cannot be written (RagspineEvalError, exit
     2), what the gate recorded is put back, for exit 2 means the baseline did not move."""
-    before = baseline_store.snapshot(baseline_path)
+    before = baseline_file.snapshot(baseline_path)
     try:
         yield
     except RagspineEvalError:
-        baseline_store.undo(baseline_path, before, baseline_store.snapshot(baseline_path))
+        baseline_file.undo(baseline_path, before, baseline_file.snapshot(baseline_path))
         raise

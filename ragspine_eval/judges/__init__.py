@@ -3,8 +3,11 @@
 groundedness (claims cut from an answer, the `EntailmentJudge` protocol and the lexical judge),
 numbers (the number reader every judge and gate shares), registry (judges by name: register,
 get, list, describe), groups (a judge chosen per tag group), financial/ (the zh/en financial
-judge: quantities, vocabulary, polarity, passages). A new judge is a class here and one line in
-the registry. Nothing here knows a golden case, an engine or a report.
+judge: quantities, vocabulary, polarity, passages), refusal (whether an answer refuses, as the
+engine's nl-gold judge decides: the answer harness's verdicts and the route label of the
+engine's answers). A new judge is a class here and one line in the registry. Nothing here knows
+a golden case, an engine or a report (refusal reads text with the engine's own text
+normaliser, a pure function).
 
 The names below are imported on first use, so that importing one part does not import all.
 """
@@ -17,6 +20,7 @@ _WHERE = {
     "GROUNDEDNESS_METRICS": "groundedness",
     "get_judge": "registry",
     "judge_names": "registry",
+    "is_refusal": "refusal",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _WHERE)

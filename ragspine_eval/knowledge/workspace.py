@@ -50,11 +50,12 @@ MAPPING_DB = "mapping.db"
 REVIEW_DB = "review.db"
 FACTS_KEY = "(facts)"  # the structured channel's entry among the per-document fingerprints
 
-_PAGE = re.compile(r"@page=([0-9]+)(?:#|$)")
-_SLIDE = re.compile(r"@slide=([0-9]+)")
-# a locator's page or slide past this is corrupt (no document has 100,000 pages); checked on
-# its digits before int() reads them, so a page of 200,000 digits is one line, not a crash
-MAX_PAGE = 100_000
+# `\d` as the engine reads a page (its page_parent.pages): any script's decimal digits
+_PAGE = re.compile(r"@page=(\d+)(?:#|$)")
+_SLIDE = re.compile(r"@slide=(\d+)")
+# a locator's page or slide past this is corrupt (no document has 100,000 pages); read by
+# reading.whole_number, so 200,000 digits (or zeros) is one line, not a crash
+MAX_PAGE = reading.MAX_PAGE
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,7 @@ def _unit(pattern: re.Pattern[str], locator: str) -> int | None:
     """The page (or slide) a locator names; None when it names none or one past MAX_PAGE
     (iter_chunks refuses such a chunk before anyone asks)."""
     match = pattern.search(locator)
-    if match is None or len(match.group(1).lstrip("0")) > len(str(MAX_PAGE)):
-        return None
-    value = int(match.group(1))
-    return value if value <= MAX_PAGE else None
+    return None if match is None else reading.whole_number(match.group(1), MAX_PAGE)
 
 
 @dataclass(frozen=True)
@@ -194,8 +192,9 @@ def iter_chunks(path: str | Path) -> Iterator[WorkspaceChunk]:
             for pattern, unit in ((_PAGE, "page"), (_SLIDE, "slide")):
                 match = pattern.search(locator)
                 if match is not None and _unit(pattern, locator) is None:
-                    raise bad(f"its locator names {unit} {reading.clip(match.group(1), 24)}, past "
-                              f"the {MAX_PAGE:,} a document can have")
+                    raise bad(f"its locator names {unit} {reading.clip(match.group(1), 24)}, "
+                              f"not a number of at most {MAX_PAGE:,} (a document has no "
+                              f"more)")
             yield WorkspaceChunk(str(chunk_id), str(doc_id), seq, locator, str(text))
 
 

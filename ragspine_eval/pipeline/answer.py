@@ -130,10 +130,10 @@ def _run_with_cache(run_cases: Callable[..., list], engine: Any, plan: Plan, opt
                     progress: Any, scorer: Any) -> tuple[list, list[bool], bool]:
     """Outcomes in case order, per case whether it was reused, and whether Ctrl-C stopped the
     run. Only the plan's `todo` cases reach the engine, each answer stored as it comes."""
-    from ragspine_eval.execution.cache import StoringEngine
+    from ragspine_eval.execution.cache import CachingEngine
 
-    cases, store = plan.cases, plan.store
-    if store is None:
+    cases, cache = plan.cases, plan.cache
+    if cache is None:
         outcomes, interrupted = _interruptible(
             run_cases, engine, cases, options, progress,
             scorer.at(range(len(cases))) if scorer else None)
@@ -152,10 +152,10 @@ def _run_with_cache(run_cases: Callable[..., list], engine: Any, plan: Plan, opt
     if options.own_process and on_outcome is not None:
         # the one worker only answers: this process, a core of its own, stores each answer
         # as it arrives, before scoring it (and whatever arrived unreported, after the run)
-        answers, interrupted = _stored_here(run_cases, engine, store, todo, options,
+        answers, interrupted = _stored_here(run_cases, engine, cache, todo, options,
                                             ticked if progress else None, on_outcome)
     else:
-        answers, interrupted = _interruptible(run_cases, StoringEngine(engine, store), todo,
+        answers, interrupted = _interruptible(run_cases, CachingEngine(engine, cache), todo,
                                               options, ticked if progress else None, on_outcome)
     fresh = iter(answers)
     outcomes = [next(fresh) if have_i is None else out
@@ -163,7 +163,7 @@ def _run_with_cache(run_cases: Callable[..., list], engine: Any, plan: Plan, opt
     return outcomes, [out is not None for out in have], interrupted
 
 
-def _stored_here(run_cases: Callable[..., list], engine: Any, store: Any, todo: list,
+def _stored_here(run_cases: Callable[..., list], engine: Any, cache: Any, todo: list,
                  options: Any, progress: Any, on_outcome: Callable[[int, Any], None]
                  ) -> tuple[list, bool]:
     """_interruptible over the bare engine, each answer stored in this process as it arrives
@@ -171,7 +171,7 @@ def _stored_here(run_cases: Callable[..., list], engine: Any, store: Any, todo: 
     stored = [False] * len(todo)
 
     def put(j: int, out: Any) -> None:
-        store.put(todo[j], out)
+        cache.put(todo[j], out)
         stored[j] = True
         on_outcome(j, out)
 
@@ -179,9 +179,9 @@ def _stored_here(run_cases: Callable[..., list], engine: Any, store: Any, todo: 
         answers, interrupted = _interruptible(run_cases, engine, todo, options, progress, put)
         for j, out in enumerate(answers):
             if not stored[j]:
-                store.put(todo[j], out)  # an error or an interrupted case is never stored
+                cache.put(todo[j], out)  # an error or an interrupted case is never stored
     finally:
-        store.flush()
+        cache.flush()
     return answers, interrupted
 
 

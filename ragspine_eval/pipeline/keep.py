@@ -11,7 +11,7 @@ the outcome they are tied to) and check two checksums per case; the whole-run en
 and one checksum (warm / cold at 10,000 tool cases 11.3% -> 6.7%, benchmarks/RESULTS.md,
 "Second pass (branch perf2)"; writing it costs a cold 10k run 0.16 s after the last answer).
 The verdicts are written in small batches, each its own short transaction
-(execution/cache._Writer), never one commit per case.
+(execution/cache_db.Writer), never one commit per case.
 
 Invariants: a whole-run entry is written only for a run whose every case has its scoring,
 never for a run with an engine error or one Ctrl-C stopped (whole_run.py); a failing disk costs
@@ -28,29 +28,29 @@ from ragspine_eval.pipeline.plan import Plan
 def scored_saver(plan: Plan, outcomes: list[Any]) -> Any:
     """on_scored(i, entry) for the scorer: each case scored now goes to the verdict cache
     (None: this run keeps no scoring)."""
-    store, scoring, cases = plan.store, plan.scoring, plan.cases
-    if store is None or not scoring:
+    cache, scoring, cases = plan.cache, plan.scoring, plan.cases
+    if cache is None or not scoring:
         return None
 
     def save(i: int, entry: Any) -> None:
-        store.put_scored(cases[i], outcomes[i], entry, scoring)
+        cache.put_scored(cases[i], outcomes[i], entry, scoring)
     return save
 
 
 def streamed_saver(plan: Plan) -> Any:
     """save(i, outcome, entry) for a streaming scorer: each case scored as it arrives goes to
     the verdict cache (None: this run keeps no scoring)."""
-    store, scoring, cases = plan.store, plan.scoring, plan.cases
-    if store is None or not scoring:
+    cache, scoring, cases = plan.cache, plan.scoring, plan.cases
+    if cache is None or not scoring:
         return None
-    return lambda i, out, entry: store.put_scored(cases[i], out, entry, scoring)
+    return lambda i, out, entry: cache.put_scored(cases[i], out, entry, scoring)
 
 
 def keep(plan: Plan, outcomes: list[Any], interrupted: bool) -> None:
     """Commit the verdicts stored during the run and, for a run that ended, its whole-run
     entry (the next identical run reads one entry)."""
-    if plan.store is None or not plan.scoring:
+    if plan.cache is None or not plan.scoring:
         return
-    plan.store.flush("verdicts")
+    plan.cache.flush("verdicts")
     if not interrupted:
-        plan.store.keep_run(plan.cases, outcomes)
+        plan.cache.keep_run(plan.cases, outcomes)

@@ -1,8 +1,9 @@
 """The first step of a run: which cases the caches already answer, and so which must reach the
 engine.
 
-`outcome_cache(identity, mode, kb, how)` is the run's outcome cache (execution/cache.py) or
-None; `plan(cases, store, scoring, decode, decode_run)` reads, per case, its stored outcome and
+`outcome_cache(identity, mode, kb, how, fingerprint_of, outcome)` is the run's outcome cache
+(execution/cache.py), holding the harness's outcome type, or None; `plan(cases, cache, scoring,
+decode, decode_run)` reads, per case, its stored outcome and
 its stored scoring (the verdicts of qa/scored.py, under the scoring key `scoring`) into a
 `Plan`: the cases neither answers are the ones the answer step sends to the engine.
 
@@ -20,7 +21,7 @@ Why it is fast (figures of benchmarks/RESULTS.md):
 
 Invariants: a stored answer is used only when nothing that could change it changed (the cache's
 key, execution/cache.py); a case is in `todo` exactly when neither an outcome nor a scoring is
-known for it; with no store every case is to run.
+known for it; with no cache every case is to run.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ from ragspine_eval.pipeline.spec import RunHow
 @dataclass
 class Plan:
     """Per case (case order) what the caches answer: its stored outcome (`known`) and its stored
-    scoring (`scored`), both None without a store; `store` and `scoring` the run's cache and
-    scoring key (None: none)."""
+    scoring (`scored`), both None without a cache; `cache` and `scoring` the run's outcome
+    cache and scoring key (None: none)."""
 
     cases: list[Any]
-    store: Any = None
+    cache: Any = None
     scoring: str | None = None
     known: list[Any] | None = None
     scored: list[Any] | None = None
@@ -75,12 +76,14 @@ class Plan:
 
 
 def outcome_cache(identity: Callable[[], Any], mode: str | None, kb_fingerprint: str,
-                  how: RunHow, fingerprint_of: Callable[[Any], str] | None = None) -> Any:
+                  how: RunHow, fingerprint_of: Callable[[Any], str] | None = None,
+                  outcome: type[Any] | None = None) -> Any:
     """The run's OutcomeCache, or None when this run uses none (RunHow.uses_cache) or
     `identity()` names no engine (execution/cache.EngineIdentity; None: an engine nothing we
     can see names, never cached). `identity` is called only when the cache is used: naming the
     installed engine hashes its files. `fingerprint_of(case)`: what a case asserts, in its key
-    (None: a golden case's fingerprint)."""
+    (None: a golden case's fingerprint); `outcome`: the outcome type the harness's engine
+    returns and the cache holds (engines/base.Outcome; None: CaseOutcome)."""
     if how.uses_cache is False:
         return None
     identity = identity()
@@ -88,20 +91,22 @@ def outcome_cache(identity: Callable[[], Any], mode: str | None, kb_fingerprint:
         return None
     from ragspine_eval.execution.cache import OutcomeCache, cache_dir
 
-    extra = {} if fingerprint_of is None else {"fingerprint_of": fingerprint_of}
+    extra: dict[str, Any] = {} if fingerprint_of is None else {"fingerprint_of": fingerprint_of}
+    if outcome is not None:
+        extra["outcome"] = outcome
     return OutcomeCache(cache_dir(), identity, mode, kb_fingerprint, **extra)  # type: ignore[arg-type]
 
 
-def plan(cases: Sequence[Any], store: Any, scoring: str | None = None,
+def plan(cases: Sequence[Any], cache: Any, scoring: str | None = None,
          decode: Callable[..., Any] | None = None, decode_run: Callable[..., Any] | None = None
          ) -> Plan:
     """What the caches answer for these cases (module docstring). Without `scoring` only the
     outcomes are read; `decode` and `decode_run` read a harness's stored scoring (qa:
     `ScoredCase.many`, `ScoredCase.from_run`)."""
     cases = list(cases)
-    if store is None:
+    if cache is None:
         return Plan(cases)
     if scoring is None:
-        return Plan(cases, store, None, store.get_many(cases), None)
-    known, scored = store.get_scored(cases, scoring, decode, decode_run)
-    return Plan(cases, store, scoring, known, scored)
+        return Plan(cases, cache, None, cache.get_many(cases), None)
+    known, scored = cache.get_scored(cases, scoring, decode, decode_run)
+    return Plan(cases, cache, scoring, known, scored)

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 
-def with_cache(provenance: Any, store: Any, n_cases: int) -> Any:
+def with_cache(provenance: Any, cache: Any, n_cases: int) -> Any:
     """The provenance with the outcome cache's summary (reused, computed, folder)."""
-    return provenance if store is None else replace(provenance, cache=store.summary(n_cases))
+    return provenance if cache is None else replace(provenance, cache=cache.summary(n_cases))
 
 
 def with_latency(provenance: Any, cases: list[Any], outcomes: list[Any],

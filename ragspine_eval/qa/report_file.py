@@ -137,7 +137,7 @@ def _keep(slot: CaseTextSlot, report: Any, text: bytes) -> None:
             return
     except (TypeError, ValueError):
         return
-    case_texts.store(slot.folder, key, kept, derived_text.encode("utf-8"))
+    case_texts.put(slot.folder, key, kept, derived_text.encode("utf-8"))
 
 
 def _written_from(path: str | Path, report: Any, data: dict[str, Any] | None,

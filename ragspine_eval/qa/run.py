@@ -73,9 +73,9 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
     clock = Clock()
     qa = QARun.of(what, how)
     kb_fp, kb_files = kb_fingerprints(what.kb)
-    store = outcome_cache(qa.identity, qa.mode, qa.cache_kb(kb_fp), what.cache_policy(how))
-    scoring = scoring_fingerprint(qa.judge) if store is not None else None
-    planned = plan(qa.cases, store, scoring, ScoredCase.many, ScoredCase.from_run)
+    cache = outcome_cache(qa.identity, qa.mode, qa.cache_kb(kb_fp), what.cache_policy(how))
+    scoring = scoring_fingerprint(qa.judge) if cache is not None else None
+    planned = plan(qa.cases, cache, scoring, ScoredCase.many, ScoredCase.from_run)
     options = run_options(how, planned.to_run, qa.in_process, qa.forkable)
     opened = OpenedEngine(qa, options.case_timeout, how.retries)
     answers = answer(planned, how, options, opened.open, lambda: opened.streamer(planned))
@@ -83,13 +83,13 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
         what.model.finish(complete=not answers.interrupted)
     # a run the whole-run entry answered: what its report derives from the records may be
     # kept too (report_file.py), read before scoring
-    slot = _case_text_slot(store, qa.cases, what.k) if planned.answered else None
+    slot = _case_text_slot(cache, qa.cases, what.k) if planned.answered else None
     report = _scored(qa, planned, answers, opened.texts(planned), slot)
     keep(planned, answers.outcomes, answers.interrupted)
     report.provenance = _provenance(report, qa, (kb_fp, kb_files), clock, answers.runs)
-    report.provenance = with_latency(with_cache(report.provenance, store, len(qa.cases)),
+    report.provenance = with_latency(with_cache(report.provenance, cache, len(qa.cases)),
                                      qa.cases, answers.outcomes, answers.reused)
-    slot = slot or (_case_text_slot(store, qa.cases, what.k, read=False)
+    slot = slot or (_case_text_slot(cache, qa.cases, what.k, read=False)
                     if not answers.interrupted else None)
     if slot is not None:  # the case list's text can be kept with the entry (report_file.py)
         report.case_text = replace(slot, records=report.cases)
@@ -277,16 +277,16 @@ def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clo
         **({} if qa.in_process else {"engine": qa.name, "engine_version": None}))
 
 
-def _case_text_slot(store: Any, cases: list, retrieval_k: int | None, read: bool = True) -> Any:
+def _case_text_slot(cache: Any, cases: list, retrieval_k: int | None, read: bool = True) -> Any:
     """The run's CaseTextSlot (qa/report_file.py) when it has a whole-run entry, with what the
     cache kept for it (`read`), else None."""
-    entry = store.run_entry() if store is not None else None
+    entry = cache.run_entry() if cache is not None else None
     if entry is None:
         return None
     from ragspine_eval.qa.report_file import CaseTextSlot, read_kept
     from ragspine_eval.retrieval.metrics import GATE_K
 
-    slot = CaseTextSlot(store.folder, *entry, cases, GATE_K if retrieval_k is None else retrieval_k)
+    slot = CaseTextSlot(cache.folder, *entry, cases, GATE_K if retrieval_k is None else retrieval_k)
     return replace(slot, kept=read_kept(slot)) if read else slot
 
 

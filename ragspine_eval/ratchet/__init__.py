@@ -1,13 +1,23 @@
 """The ratchet: one baseline mechanism for both harnesses.
 
 compare (a run's entry against the stored one: regressions, case regressions, golden changes,
-improvements, and drift: another knowledge base or engine), store (the baseline file and its
-history, read and recorded under a lock), gate (compare, and record where asked: only upward,
-or a reviewed move with a reason).
+improvements, and drift: another knowledge base or engine), baseline_file (the baseline file
+and its history, read and recorded under a lock), gate (compare, and record where asked: only
+upward, or a reviewed move with a reason).
 
 The baseline ratchets up and never down; a regression fails the gate, never lowers it.
 """
 
+from ragspine_eval.ratchet.baseline_file import (
+    BaselineError,
+    check_baseline_location,
+    check_outputs,
+    history_path,
+    load_baselines,
+    lock_path,
+    locked,
+    validate_entry,
+)
 from ragspine_eval.ratchet.compare import (
     CHANGED_CASE,
     FAILED_THEN,
@@ -27,16 +37,6 @@ from ragspine_eval.ratchet.gate import (
     GateResult,
     check_without_recording,
     run_gate,
-)
-from ragspine_eval.ratchet.store import (
-    BaselineError,
-    check_baseline_location,
-    check_outputs,
-    history_path,
-    load_baselines,
-    lock_path,
-    locked,
-    validate_entry,
 )
 
 __all__ = [

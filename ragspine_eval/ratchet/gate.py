@@ -17,6 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.ratchet.baseline_file import (
+    BaselineError,
+    load_baselines,
+    locked,
+    validate_entry,
+    write_entry,
+)
 from ragspine_eval.ratchet.compare import (
     LISTED_PER_KIND,
     BaselineComparison,
@@ -25,13 +32,6 @@ from ragspine_eval.ratchet.compare import (
     judge_change,
     judge_text,
     ratcheted,
-)
-from ragspine_eval.ratchet.store import (
-    BaselineError,
-    load_baselines,
-    locked,
-    validate_entry,
-    write_entry,
 )
 
 

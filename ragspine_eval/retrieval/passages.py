@@ -30,6 +30,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragspine_eval.files import reading
+
 KEEP_PASSAGES = 10  # passages a report keeps per case (rank 1..10; every metric's k is <= 10)
 TEXT_CLIP = 160  # characters of each kept passage's text
 SCORE_KEYS = ("bm25", "vector", "fused")
@@ -48,13 +50,13 @@ def clip_text(text: str, chars: int = TEXT_CLIP) -> str:
 def page_of(locator: str) -> int | None:
     """The page a locator names (`doc@page=12#para3` -> 12), else None."""
     match = _PAGE.search(locator)
-    return int(match.group(1)) if match else None
+    return reading.whole_number(match.group(1), reading.MAX_PAGE) if match else None
 
 
 def slide_of(locator: str) -> int | None:
     """The slide a locator names (`doc@slide=5,frame=2#p1`, `slide=5,table=1` -> 5), else None."""
     match = _SLIDE.search(locator)
-    return int(match.group(1)) if match else None
+    return reading.whole_number(match.group(1), reading.MAX_PAGE) if match else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.files import reading
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.retrieval.relevance import text_with_numbers
 from ragspine_eval.knowledge.workspace import Workspace, doc_texts, iter_chunks
@@ -120,7 +121,7 @@ def check_answer_anchors(path: str | Path, ws: Workspace, cases: Iterable[Any]) 
 
 def page_of_locator(locator: str) -> int | None:
     match = re.search(r"@page=(\d+)(?:#|$)", locator)
-    return int(match.group(1)) if match else None
+    return reading.whole_number(match.group(1), reading.MAX_PAGE) if match else None
 
 
 def anchor_needles(anchor: Any) -> list[str]:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from ragspine_eval.files import reading
 from ragspine_eval.retrieval.passages import RankedPassage
 
 DocMatch = Literal["exact", "name"]
@@ -137,7 +138,7 @@ def _doc_matches(rule: RelevanceRule, doc: str) -> bool:
 def engine_page(locator: str) -> int | None:
     """The page of a locator as the engine's question files read it (`doc@page=12#para3`)."""
     match = _ENGINE_PAGE.search(locator)
-    return int(match.group(1)) if match else None
+    return reading.whole_number(match.group(1), reading.MAX_PAGE) if match else None
 
 
 def text_with_numbers(text: str, expected: str) -> bool:

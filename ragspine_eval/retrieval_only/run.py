@@ -2,8 +2,9 @@
 workspace, judged under the question file's rules, timed, into a `RetrievalRunReport`.
 
 It is the run path of ragspine_eval/pipeline/ with the retrieval harness's parts: the questions
-(golden/question_files.py), the engine's retriever as an engine (questions_engine.py), and the
-question file's rules as the scorer. So a retrieval run has what a QA run has: `jobs` (auto by
+(golden/question_files.py), the engine's retriever as an engine (engines/workspace_retrieval.py,
+whose `Retrieved` outcomes the runner, the outcome cache and the pipeline carry as they are),
+and the question file's rules as the scorer. So a retrieval run has what a QA run has: `jobs` (auto by
 default from the CLI), worker processes or Dask, progress, and the outcome cache: each answer
 stored as it comes, so a run killed part-way resumes where it was.
 
@@ -11,14 +12,15 @@ Invariants:
 - everything is checked before a question is asked: the workspace is one (knowledge/workspace.py),
   the question file reads whole (golden/question_files.py), `top_k` is at least 1, the engine
   configuration's settings can take effect here (engines/engine_config.py: exit 2 otherwise),
-  and the engine opens its retriever on the workspace (engine.py);
+  and the engine opens its retriever on the workspace (engines/workspace_retriever.py);
 - each question is asked unfiltered for its top `top_k` (what `ragspine batch --retrieval-only
   --top-k K` asks); relevance is decided on each passage's full text (relevance.question_file_rules,
   metrics.question_file_ranks), the report keeps the first passages.KEEP_PASSAGES, clipped to
   passages.TEXT_CLIP characters;
 - the report is the same byte for byte whatever the executor, `jobs`, or the share the cache
-  answered (execution/runner.py: outcomes in question order; questions_engine.py: a passage
-  reads back the same from the cache); outside `provenance.times` and `provenance.cache`;
+  answered (execution/runner.py: outcomes in question order; engines/workspace_retrieval.py: a
+  passage reads back the same from the cache); outside `provenance.times` and
+  `provenance.cache`;
 - what the run's answers show had no effect (a vector channel that scored nothing, a `top_k`
   above what the engine returns) is a warning in the report and its provenance, never silent;
 - the wall time per question, and the LLM calls the engine's trace reported, go under
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.workspace_retriever import Retrieved
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
@@ -70,15 +73,15 @@ def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
     """The retrieval run of `what`, run as `how` says: the pipeline's steps in turn."""
     clock = Clock()
     run = RetrievalRun.of(what)
-    store = outcome_cache(run.identity, run.mode, run.cache_kb, what.cache_policy(how),
-                          QuestionCase.fingerprint)
-    planned = plan(run.questions, store)
+    cache = outcome_cache(run.identity, run.mode, run.cache_kb, what.cache_policy(how),
+                          QuestionCase.fingerprint, Retrieved)
+    planned = plan(run.questions, cache)
     options = run_options(how, planned.to_run, True, True)
     answers = answer(planned, how, options, run.open)
     if what.model is not None:  # a recording's calls folded into its cassette
         what.model.finish(complete=not answers.interrupted)
     report = _scored(run, answers)
-    report.provenance = with_latency(with_cache(_provenance(run, report, clock), store,
+    report.provenance = with_latency(with_cache(_provenance(run, report, clock), cache,
                                                 len(run.questions)),
                                      run.questions, answers.outcomes, answers.reused)
     if answers.interrupted:
@@ -104,7 +107,7 @@ class RetrievalRun:
         from ragspine_eval.engines.engine_config import check_effective
         from ragspine_eval.golden.question_files import load_question_file
         from ragspine_eval.knowledge.workspace import is_workspace
-        from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+        from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 
         config = what.engine_config
         top_k = what.k if what.k is not None else (config.top_k or 10)
@@ -144,9 +147,9 @@ class RetrievalRun:
 
     @contextmanager
     def open(self) -> Iterator[Any]:
-        from ragspine_eval.retrieval_only.questions_engine import QuestionsEngine
+        from ragspine_eval.engines.workspace_retrieval import RetrievalEngine
 
-        engine = QuestionsEngine(self.what.kb, self.what.engine_config, self.top_k,
+        engine = RetrievalEngine(self.what.kb, self.what.engine_config, self.top_k,
                                  self.what.model)
         try:
             yield engine
@@ -176,12 +179,11 @@ def _kept(hits: list[dict], flags: list[bool]) -> list[dict]:
 def _scored(run: RetrievalRun, answers: Answers) -> RetrievalRunReport:
     """Each question judged from its passages (after the last answer), and the run's warnings."""
     from ragspine_eval.engines.engine_config import observed_warnings
-    from ragspine_eval.retrieval_only.questions_engine import hits_of
 
     cases: list[RetrievalCase] = []
     vector_scores: list[float | None] = []
     for question, out in zip(run.questions, answers.outcomes, strict=True):
-        hits = [] if out.error else hits_of(out)
+        hits = [] if out.error else out.hits
         basis, rank, page_rank, flags, rules = _judged(question, hits)
         for hit in hits:
             scores = hit.get("scores")

@@ -72,6 +72,28 @@ def test_a_rerun_asks_nothing_and_an_edited_claim_is_judged_again_from_the_store
 
 
 @needs_realdocs
+def test_a_rerun_the_cache_answers_wholly_never_opens_the_engine(realdocs_workspace,
+                                                                 monkeypatch):
+    """The engine's effective preset is a fact of the outcome cache (not a question of it): the
+    re-run reads it there, and every answer, without opening the workspace."""
+    from ragspine_eval.engines import workspace_answers, workspace_retriever
+
+    ws = realdocs_workspace.workspace.path
+    first = run_answer_eval(ws, GOLD, jobs=1)
+    assert first.preset  # the engine's preset, read from the opened workspace
+
+    def opened(*args, **kwargs):
+        raise AssertionError("the engine was opened on a re-run the cache answers wholly")
+
+    monkeypatch.setattr(workspace_retriever.WorkspaceRetriever, "__init__", opened)
+    monkeypatch.setattr(workspace_answers.WorkspaceAnswerer, "__init__", opened)
+    again = run_answer_eval(ws, GOLD, jobs=1)
+    assert again.preset == first.preset
+    assert again.cache["reused"] == len(again.results) == 40  # the answers only, no preset
+    assert comparable(report_of(again).to_dict()) == comparable(report_of(first).to_dict())
+
+
+@needs_realdocs
 def test_a_question_past_its_time_limit_is_its_error_on_its_route_and_neverstored(
         realdocs_workspace):
     ws = realdocs_workspace.workspace.path
@@ -107,7 +129,7 @@ def test_a_run_killed_half_way_resumes_to_the_report_of_a_run_never_stopped(real
         time.sleep(0.05)
     os.killpg(killed.pid, signal.SIGKILL)  # the whole run, its workers too, mid-write
     killed.wait()
-    kept = stored(cache) - 1  # the engine's preset is kept beside the answers
+    kept = stored(cache)  # answers only: the engine's preset is a fact of the cache's own
     assert 0 < kept < n, kept  # killed part-way, with answers kept
     assert not (tmp_path / "killed.json").exists()
     resumed = subprocess.run([*command, "--report", str(tmp_path / "resumed.json"),

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragspine_eval.answers.refusal import is_refusal
+from ragspine_eval.judges.refusal import is_refusal
 from ragspine_eval.answers.verdicts import judge
 from ragspine_eval.golden.nl_answers import _case
 

@@ -153,7 +153,7 @@ def test_a_report_to_dev_stdout_lands_in_the_redirected_file_between_the_lines(t
 
 
 def test_a_broken_pipe_while_writing_an_output_is_no_bad_output_path(tmp_path):
-    from ragspine_eval.files.outputs import write_output
+    from ragspine_eval.files.output_paths import write_output
 
     def gone(_path):
         raise BrokenPipeError(32, "Broken pipe")

@@ -9,10 +9,12 @@ import sqlite3
 import threading
 
 import pytest
+from conftest import make_case
 
 from ragspine_eval import paths
 from ragspine_eval.cli import main
 from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.execution.cache_db import DB_NAME
 from ragspine_eval.execution import cache_folder
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.engines.inprocess import RagspineEngine
@@ -89,7 +91,7 @@ def test_another_mode_a_changed_kb_or_another_engine_build_reruns_everything(
     assert len(calls) == 5
 
     calls.clear()
-    monkeypatch.setattr(cache_mod, "OUTCOME_FORMAT", cache_mod.OUTCOME_FORMAT + 1)
+    monkeypatch.setattr(CaseOutcome, "FORMAT", CaseOutcome.FORMAT + 1)
     run_qa_eval(tiny_golden, "tool")
     assert len(calls) == 5
 
@@ -114,7 +116,7 @@ def test_the_cli_flag_no_cache_reaches_the_run(tiny_golden, calls, tmp_path, cap
 
 def test_a_corrupt_or_tampered_entry_is_rerun_never_trusted(tiny_golden, calls):
     first = run_qa_eval(tiny_golden, "tool")
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    db = sqlite3.connect(cache_mod.cache_dir() / DB_NAME)
     keys = [k for (k,) in db.execute("SELECT key FROM outcomes ORDER BY key")]
     assert len(keys) == 5
     with db:
@@ -137,7 +139,7 @@ def test_a_corrupt_or_tampered_entry_is_rerun_never_trusted(tiny_golden, calls):
 def test_a_cache_file_that_is_no_database_is_no_cache_never_a_failed_run(tiny_golden, calls):
     folder = cache_mod.cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / cache_mod.DB_NAME).write_bytes(b"this is not an SQLite database" * 100)
+    (folder / DB_NAME).write_bytes(b"this is not an SQLite database" * 100)
     report = run_qa_eval(tiny_golden, "tool")
     assert len(calls) == 5 and not report.errors
 
@@ -214,10 +216,9 @@ def test_an_entry_stored_before_outcomes_kept_their_passages_is_a_miss():
     verdict entry whose outcome lacks the field does not read: the case is scored again."""
     import json
 
-    from ragspine_eval.execution.cache import OUTCOME_FORMAT
     from ragspine_eval.qa.scored import GATES, RECORD_FIELDS, ScoredCase
 
-    assert OUTCOME_FORMAT >= 2 and "passages" in RECORD_FIELDS
+    assert CaseOutcome.FORMAT >= 2 and "passages" in RECORD_FIELDS
     old = {f: None for f in RECORD_FIELDS if f != "passages"}
     assert ScoredCase.from_texts(json.dumps([None] * GATES), json.dumps(old)) is None
     assert ScoredCase.from_texts(json.dumps([None] * GATES),
@@ -244,7 +245,7 @@ def test_a_run_where_nothing_changed_is_answered_by_its_whole_run_entry(tiny_gol
 
 def test_a_corrupt_whole_run_entry_is_a_miss_and_the_per_case_entries_answer(tiny_golden, calls):
     first = run_qa_eval(tiny_golden, "tool")
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    db = sqlite3.connect(cache_mod.cache_dir() / DB_NAME)
     with db:
         text = db.execute("SELECT scored FROM runs").fetchone()[0]
         db.execute("UPDATE runs SET scored = ?", (text.replace(b"true", b"false", 1),))
@@ -274,7 +275,7 @@ def test_another_judge_threshold_or_scoring_code_is_not_answered_by_the_whole_ru
                         lambda judge, package_dir=None: "another scoring code")
     run_qa_eval(tiny_golden, "tool")
     assert seen == []  # no entry under that key
-    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+    with sqlite3.connect(cache_mod.cache_dir() / DB_NAME) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3  # one per key
 
 
@@ -289,7 +290,7 @@ def test_a_run_with_an_engine_error_stores_no_whole_run_entry(tiny_golden, monke
     monkeypatch.setattr(RagspineEngine, "run_case", failing_one)
     report = run_qa_eval(tiny_golden, "tool")
     assert len(report.errors) == 1
-    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+    with sqlite3.connect(cache_mod.cache_dir() / DB_NAME) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
 
 
@@ -298,7 +299,7 @@ def test_no_whole_run_entry_is_kept_for_a_run_over_its_size(tiny_golden, monkeyp
 
     monkeypatch.setattr(whole_run, "MAX_CASES", 4)  # the tiny set has 5
     first = run_qa_eval(tiny_golden, "tool")
-    with sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME) as db:
+    with sqlite3.connect(cache_mod.cache_dir() / DB_NAME) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     second = run_qa_eval(tiny_golden, "tool")  # the per-case entries answer it
     assert second.provenance.cache["reused"] == 5 and comparable(second) == comparable(first)
@@ -322,3 +323,47 @@ def test_a_cold_run_encodes_each_outcome_once_and_its_next_run_reads_one_entry(
         second = run_qa_eval(tiny_golden, "tool")
     assert second.provenance.cache["reused"] == 5
     assert comparable(second) == comparable(first)
+
+
+def _cache(folder, outcome=CaseOutcome):
+    from ragspine_eval.execution.cache import EngineIdentity, OutcomeCache
+
+    return OutcomeCache(folder, EngineIdentity("ragspine", "rag-spine", "1"), "m", "kb",
+                        outcome=outcome)
+
+
+def test_a_cache_holds_its_harness_outcome_type_and_never_reads_another_kind(tmp_path):
+    """An answer or retrieval run's cache keeps its engine's own type (to_dict as JSON, read
+    with from_dict); the type's FORMAT is in the key, so an entry of another type (or an older
+    format) under the same engine, mode, knowledge base and case is never read as this one."""
+    from engine_doubles import Tagged
+
+    case = make_case("c1")
+    tagged = _cache(tmp_path, Tagged)
+    tagged.put(case, Tagged("answer to c1", "c1"))
+    tagged.put(make_case("c2"), Tagged(case_id="c2", error="TimeoutError: late"))
+    tagged.flush()
+    assert _cache(tmp_path, Tagged).get_many([case, make_case("c2")]) == [
+        Tagged("answer to c1", "c1"), None]  # an error is never kept
+    qa = _cache(tmp_path)
+    assert qa.get_many([case]) == [None]  # the same case, another type: another key
+    qa.put(case, CaseOutcome(answer="qa"))
+    qa.flush()
+    assert _cache(tmp_path).get_many([case])[0].answer == "qa"
+    assert _cache(tmp_path, Tagged).get_many([case]) == [Tagged("answer to c1", "c1")]
+
+
+def test_a_fact_is_kept_under_its_engine_mode_and_kb_and_a_tampered_one_is_none(tmp_path):
+    import sqlite3
+
+    from ragspine_eval.execution.cache import EngineIdentity, OutcomeCache
+
+    cache = _cache(tmp_path)
+    assert cache.fact("preset") is None
+    cache.keep_fact("preset", {"retrieval_mode": "hybrid", "page_parent": True})
+    assert _cache(tmp_path).fact("preset") == {"retrieval_mode": "hybrid", "page_parent": True}
+    other_kb = OutcomeCache(tmp_path, EngineIdentity("ragspine", "rag-spine", "1"), "m", "kb2")
+    assert other_kb.fact("preset") is None and cache.get_many([make_case("preset")]) == [None]
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute("UPDATE facts SET fact = '{\"retrieval_mode\": \"bm25\"}'")
+    assert _cache(tmp_path).fact("preset") is None

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("dask.distributed")
 
 from conftest import make_case  # noqa: E402
-from engine_doubles import DiesOnceEngine, ScriptedEngine  # noqa: E402
+from engine_doubles import DiesOnceEngine, ScriptedEngine, Tagged, TaggedEngine  # noqa: E402
 from ragspine_eval.execution.dask_executor import run_cases_dask  # noqa: E402
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED  # noqa: E402
 from ragspine_eval.qa.run import run_qa_eval  # noqa: E402
@@ -44,6 +44,14 @@ def test_a_case_past_its_time_limit_is_that_cases_error(tmp_path):
     outcomes = run_cases_dask(engine, cases, RunOptions(jobs=2, case_timeout=1))
     assert "TimeoutError" in (outcomes[1].error or "")
     assert [o.error for i, o in enumerate(outcomes) if i != 1] == [None, None, None]
+
+
+def test_an_engine_of_another_outcome_type_gets_its_faults_in_that_type():
+    cases = [make_case(f"num-{i:03d}") for i in range(4)]
+    engine = TaggedEngine(hang=("num-001",), fail=("num-002",))
+    outcomes = run_cases_dask(engine, cases, RunOptions(jobs=2, case_timeout=1))
+    assert all(type(o) is Tagged and o.case_id == c.id for o, c in zip(outcomes, cases))
+    assert "TimeoutError" in outcomes[1].error and "engine fault" in outcomes[2].error
 
 
 def test_ctrl_c_cancels_what_is_left_and_records_it_as_not_run():

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import date
 
-from ragspine_eval.execution.latency import (
-    LLMTrace,
-    LatencySummary,
-    lines,
-    listening,
-    percentile,
-    summarize,
-)
+from ragspine_eval.engines.trace import LLMTrace
+from ragspine_eval.execution.latency import LatencySummary, lines, percentile, summarize
 
 
 def test_nearest_rank_percentiles_are_times_some_case_took():
@@ -32,31 +25,6 @@ def test_summarize_by_tag_leaves_errors_out_of_the_percentiles():
     assert set(got["by_tag"]) == {"t=x"} and got["cases"] == {"a": 0.1, "b": 0.3, "c": 9.0}
     assert "llm" not in got
     assert lines(got)[0] == "latency per case: p50 100.0 ms · p95 300.0 ms · max 300.0 ms (2 cases)"
-
-
-def test_the_trace_counts_this_threads_llm_calls_per_stage():
-    trace = LLMTrace()
-    logger = logging.getLogger("ragspine.trace")
-    with listening(trace):
-        with trace.case() as calls:
-            logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 12,
-                                                       "in_tokens": 60, "out_tokens": 5},
-                                                      {"stage": "rerank", "ms": 3,
-                                                       "in_tokens": None, "out_tokens": None}],
-                                        "token_usage": {"input_tokens": 100, "output_tokens": 7}})
-            other = threading.Thread(target=lambda: logger.info(
-                "trace", extra={"llm_calls": [{"stage": "answer", "ms": 99}]}))
-            other.start()
-            other.join()
-        assert [c["stage"] for c in calls] == ["answer", "rerank", "(request)"]
-        logger.info("trace", extra={"llm_calls": [{"stage": "answer", "ms": 50}]})  # no case open
-    # each call's tokens under its stage; a call that reported none has none
-    assert trace.totals() == {"answer": {"calls": 1, "ms": 12, "input_tokens": 60,
-                                         "output_tokens": 5},
-                              "rerank": {"calls": 1, "ms": 3},
-                              "(request)": {"calls": 0, "ms": 0, "input_tokens": 100,
-                                            "output_tokens": 7}}
-    assert trace not in logger.handlers
 
 
 def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from conftest import make_case, same_run
-from engine_doubles import LoneSurrogateEngine, ScriptedEngine, traced
+from engine_doubles import LoneSurrogateEngine, ScriptedEngine, Tagged, TaggedEngine, traced
 
 from ragspine_eval import paths
 from ragspine_eval.engines.base import NOT_RUN_INTERRUPTED, CaseOutcome
@@ -114,6 +114,41 @@ def test_in_parallel_a_stop_ends_the_run_long_before_its_last_case(tmp_path, par
         assert out.error in (None, STOPPED) and (out.error or case.id in ran)
 
 
+@pytest.mark.parametrize("parallel", ["threads", "processes"])
+def test_an_engine_of_another_outcome_type_gets_its_faults_in_that_type(tmp_path, parallel):
+    """An engine that says its `outcome_type` (the answer and retrieval harnesses' engines)
+    gets every outcome the runner makes in that type, made by the type's own `failed(case,
+    error)`: an exception, a time limit, a dead worker, fail-fast's not-run cases, a stop and
+    Ctrl-C's not-run cases, each for its own case."""
+    died = ("c4",) if parallel == "processes" else ()
+    engine = TaggedEngine(fail=("c2",), hang=("c3",), die=died, parallel=parallel)
+    outs = run_cases(engine, CASES, RunOptions(jobs=2, case_timeout=1.0))
+    assert all(type(o) is Tagged and o.case_id == c.id for o, c in zip(outs, CASES))
+    assert "engine fault on c2" in outs[1].error and "TimeoutError" in outs[2].error
+    assert parallel == "threads" or "worker process running this case died" in outs[3].error
+    assert [o.answer for o in outs[4:]] == ["answer to c5", "answer to c6"]
+    fast = run_cases(TaggedEngine(fail=("c2",), parallel=parallel), CASES,
+                     RunOptions(fail_fast=True))
+    assert [o.case_id for o in fast] == [c.id for c in CASES] and "fail-fast" in fast[5].error
+    stopped = run_cases(TaggedEngine(stop=("c2",), parallel=parallel), CASES, RunOptions())
+    assert [o.error for o in stopped[2:]] == [STOPPED.replace("c3", "c2")] * 4
+    assert [o.case_id for o in stopped] == [c.id for c in CASES]
+    cases = [make_case(f"c{i}") for i in range(1, 31)]
+    slow = TaggedEngine(parallel=parallel, delay=0.1)
+    halted = interrupted(lambda: run_cases(slow, cases, RunOptions(jobs=2), ctrl_c_at(2)))
+    assert all(type(o) is Tagged and o.case_id == c.id for o, c in zip(halted.outcomes, cases))
+    assert NOT_RUN_INTERRUPTED in {o.error for o in halted.outcomes}
+
+
+def test_a_case_answered_in_another_type_than_the_engine_says_is_its_error():
+    class Says(ScriptedEngine):
+        outcome_type = Tagged  # and returns CaseOutcome
+
+    outs = run_cases(Says(), CASES[:2], RunOptions())
+    assert [o.error for o in outs] == ["engine scripted returned CaseOutcome, not a Tagged"] * 2
+    assert [o.case_id for o in outs] == ["c1", "c2"]
+
+
 def test_progress_counts_every_case_and_every_error():
     seen = []
     run_cases(ScriptedEngine(fail=("c4",)), CASES, RunOptions(jobs=3),
@@ -204,14 +239,14 @@ def test_the_in_process_engine_is_forked_only_where_no_other_thread_runs():
     import threading
 
     from ragspine_eval.engines.inprocess import RagspineEngine
-    from ragspine_eval.execution.cache import StoringEngine
+    from ragspine_eval.execution.cache import CachingEngine
     from ragspine_eval.execution.workers import start_method
 
     class Forkable:
         forkable = True
 
     assert start_method(ScriptedEngine(parallel="processes")) == "spawn"  # not ours to copy
-    assert RagspineEngine.forkable and StoringEngine(Forkable(), None).forkable
+    assert RagspineEngine.forkable and CachingEngine(Forkable(), None).forkable
     if threading.active_count() == 1:
         assert start_method(Forkable()) == "fork"
     release = threading.Event()

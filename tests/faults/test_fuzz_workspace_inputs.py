@@ -185,7 +185,9 @@ def base_workspace(tmp_path_factory) -> Path:
 
 SQL_VALUES = [None, 0, -1, 2**63 - 1, 1.5, float("inf"), float("-inf"), float("nan"), "",
               "abc", "\x1b[2J", "x@page=" + "9" * 300 + "#p", "d@page=1000000000#p",
-              "d@page=0#p", "d@slide=99999999999", b"\xff\xfe", b"", "中文@page=2#p"]
+              "d@page=0#p", "d@slide=99999999999", b"\xff\xfe", b"", "中文@page=2#p",
+              "d@page=" + "0" * 5000 + "1#p", "d@slide=" + "0" * 5000 + "2",
+              "d@page=" + "\u0669" * 5000 + "#p", "d@frame=1,slide=" + "9" * 5000]
 COLUMNS = ["chunk_id", "doc_id", "seq", "text", "source_locator", "active"]
 SCHEMA_CHANGES = [
     "DROP TABLE narrative_chunk",

@@ -11,7 +11,7 @@ import pytest
 
 from ragspine_eval import paths
 from ragspine_eval.cli.app import main
-from ragspine_eval.ratchet.store import history_path
+from ragspine_eval.ratchet.baseline_file import history_path
 
 NUM = json.loads(paths.QA_GOLDEN_SET.read_text(encoding="utf-8").splitlines()[0])
 BIG_INT = "1" + "0" * 400  # beyond float range: OverflowError where compared with a float

@@ -107,6 +107,19 @@ BROKEN = {  # kind -> (how the workspace is broken, what the one line must name)
         sql("UPDATE narrative_chunk SET source_locator = 'report.pdf@page=" + "9" * 200_000
             + "#p' WHERE chunk_id = 'report.pdf#c1'"),
         ["narrative_chunk", "report.pdf#c1", "page", "100,000"]),
+    # Python's int-string limit (4,300 digits) must never be what refuses them (issue 54)
+    "page of 200,000 zeros then 1": (
+        sql("UPDATE narrative_chunk SET source_locator = 'report.pdf@page=" + "0" * 200_000
+            + "1#p' WHERE chunk_id = 'report.pdf#c1'"),
+        ["narrative_chunk", "report.pdf#c1", "page '000", "100,000"]),
+    "page of 200,000 Arabic-Indic digits": (  # the engine's \\d reads them as a page
+        sql("UPDATE narrative_chunk SET source_locator = 'report.pdf@page=" + "\u0669" * 200_000
+            + "#p' WHERE chunk_id = 'report.pdf#c1'"),
+        ["narrative_chunk", "report.pdf#c1", "page", "100,000"]),
+    "slide of 200,000 digits": (
+        sql("UPDATE narrative_chunk SET source_locator = 'deck.pptx@slide=" + "0" * 200_000
+            + "3' WHERE chunk_id = 'report.pdf#c1'"),
+        ["narrative_chunk", "report.pdf#c1", "slide", "100,000"]),
     "page 10^9 beside page 1": (
         sql("UPDATE narrative_chunk SET source_locator = 'report.pdf@page=1000000000#p' "
             "WHERE chunk_id = 'report.pdf#c1'"), ["report.pdf#c1", "1000000000"]),
@@ -235,7 +248,7 @@ def test_retrieval_has_a_time_limit_per_question(capsys, monkeypatch, tmp_path, 
     is answered by a fresh engine, nothing is recorded. The slow question is the real engine's
     retrieval made to wait 3 s first (a wait that gives the thread up, as a long page window
     in the engine would not need to)."""
-    from ragspine_eval.retrieval_only import engine
+    from ragspine_eval.engines import workspace_retriever as engine
 
     real = engine._Engine._retrieve
 

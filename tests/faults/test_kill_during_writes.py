@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ragspine_eval.ratchet import GateOptions, run_gate
-from ragspine_eval.ratchet.store import history_path, journal_path, locked
+from ragspine_eval.ratchet.baseline_file import history_path, journal_path, locked
 
 KILLS = 50
 IDS = [f"case-{i:05d}" for i in range(1000)]  # a baseline large enough that a write takes time

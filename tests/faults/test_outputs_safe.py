@@ -14,7 +14,7 @@ from ragspine_eval import paths
 from ragspine_eval.cli.app import main
 from ragspine_eval.outputs.junit import JUnitCase, junit_xml
 from ragspine_eval.outputs.summary_md import GateRow, summary_markdown
-from ragspine_eval.ratchet.store import history_path
+from ragspine_eval.ratchet.baseline_file import history_path
 
 HOSTILE = "clar-\x01\x1b[2J\x0c\ud800\ufffe<img src=x onerror=alert(3)>"
 

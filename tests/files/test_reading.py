@@ -132,3 +132,20 @@ def test_a_lone_surrogate_in_a_shallow_tree_is_named_by_its_place():
         check_tree([sources[0], {"doc": "b\udc80.pdf"}], controls=True)
     with pytest.raises(JSONProblem, match=r"lone surrogate .* in the key \[0\]"):
         check_tree([{"k\ud800": 1}], controls=True)
+
+
+@pytest.mark.parametrize("digits, most, value", [
+    ("12", 100_000, 12), ("0012", 100_000, 12), ("100000", 100_000, 100_000),
+    ("100001", 100_000, None), ("0000001", 100_000, None),  # longer than the bound is written
+    ("9" * 200_000, 100_000, None), ("0" * 200_000 + "1", 100_000, None),
+    ("\u0663", 100_000, 3), ("\u0669" * 200_000, 100_000, None),  # any script's digits
+])
+def test_a_whole_number_past_its_bound_is_none_never_the_int_string_limit(digits, most, value):
+    assert reading.whole_number(digits, most) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789\u0660\u0669\u09e6\uff10", min_size=1, max_size=9000))
+def test_whole_number_never_raises_on_a_run_of_digits(digits):
+    got = reading.whole_number(digits, reading.MAX_PAGE)
+    assert got is None or 0 <= got <= reading.MAX_PAGE

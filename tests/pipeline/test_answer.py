@@ -39,7 +39,7 @@ def opener(engine, opened: list[bool]):
 def test_when_the_caches_answer_every_case_the_engine_is_never_opened():
     opened: list[bool] = []
     cases = [Case("a"), Case("b")]
-    planned = Plan(cases, store=object(), scoring="s", known=[None, None], scored=["x", "y"])
+    planned = Plan(cases, cache=object(), scoring="s", known=[None, None], scored=["x", "y"])
     progress: list[tuple[int, int, int]] = []
     how = RunHow(progress=lambda *a: progress.append(a))
     got = answer(planned, how, run_options(how, 0, False, False), opener(Echo(), opened))

@@ -15,12 +15,12 @@ def test_without_a_store_every_case_is_to_run():
 
 
 def test_a_case_is_to_run_only_when_neither_its_outcome_nor_its_scoring_is_known():
-    planned = Plan(["a", "b", "c", "d"], store=object(), scoring="s",
+    planned = Plan(["a", "b", "c", "d"], cache=object(), scoring="s",
                    known=["out-a", None, None, None], scored=[None, "sc-b", None, None])
     assert planned.todo == [2, 3]
     assert planned.have() == ["out-a", "sc-b", None, None]
     assert not planned.answered
-    whole = Plan(["a"], store=object(), scoring="s", known=[None], scored=["sc-a"])
+    whole = Plan(["a"], cache=object(), scoring="s", known=[None], scored=["sc-a"])
     assert whole.answered and whole.todo == []
 
 

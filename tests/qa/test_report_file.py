@@ -145,7 +145,7 @@ def test_another_retrieval_k_is_another_key(tiny_golden, tmp_path):
 
 def test_only_the_newest_texts_are_kept(tmp_path):
     for i in range(case_texts.KEPT + 2):
-        assert case_texts.store(tmp_path, f"k{i}", b"text %d" % i, b"{}")
+        assert case_texts.put(tmp_path, f"k{i}", b"text %d" % i, b"{}")
     left = sorted(p.name for p in (tmp_path / case_texts.FOLDER).iterdir())
     assert len(left) == case_texts.KEPT
     assert case_texts.read(tmp_path, f"k{case_texts.KEPT + 1}") == (

@@ -20,6 +20,7 @@ from ragspine_eval import paths
 from ragspine_eval.outputs.junit import write_qa_junit
 from ragspine_eval.outputs.summary_md import write_qa_summary
 from ragspine_eval.execution import cache as cache_mod
+from ragspine_eval.execution.cache_db import DB_NAME
 from ragspine_eval.judges import registry as judges
 from ragspine_eval.qa import evaluation, scored
 from ragspine_eval.qa.run import run_qa_eval
@@ -163,7 +164,7 @@ def test_retagging_a_case_is_seen_without_scoring_it_again(tiny_golden, scored_i
 
 def test_another_stored_outcome_has_its_case_scored_again(tiny_golden, scored_ids):
     first = run_qa_eval(tiny_golden, "tool")
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    db = sqlite3.connect(cache_mod.cache_dir() / DB_NAME)
     key, text = db.execute("SELECT key, outcome FROM outcomes ORDER BY key").fetchone()
     outcome = json.loads(text)
     outcome["answer"] += " (stored again, differently)"
@@ -182,7 +183,7 @@ def test_another_stored_outcome_has_its_case_scored_again(tiny_golden, scored_id
 
 def test_a_corrupt_verdict_entry_is_scored_again_never_trusted(tiny_golden, scored_ids):
     first = run_qa_eval(tiny_golden, "tool")
-    db = sqlite3.connect(cache_mod.cache_dir() / cache_mod.DB_NAME)
+    db = sqlite3.connect(cache_mod.cache_dir() / DB_NAME)
     with db:
         db.execute("UPDATE verdicts SET scored = replace(scored, 'true', 'false')")
         # the whole-run entry keeps its own verdicts (execution/whole_run.py; its corruption is

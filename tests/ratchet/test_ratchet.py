@@ -24,11 +24,11 @@ from ragspine_eval.qa.evaluation import evaluate
 from ragspine_eval.ratchet import (
     BaselineError,
     GateOptions,
+    baseline_file,
     compare,
     gate,
     ratcheted,
     run_gate,
-    store,
 )
 
 rates = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -420,7 +420,7 @@ def _update_many(path: str, key: str, n: int, start, lock: bool = True) -> None:
 
     gate.load_baselines = slow_load
     if not lock:
-        store.fcntl.flock = lambda *args: None
+        baseline_file.fcntl.flock = lambda *args: None
     start.wait()
     for i in range(1, n + 1):
         run_gate(path, key, {"metrics": {"g": i / n}, "n_cases": 1},

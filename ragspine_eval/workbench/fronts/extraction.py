@@ -28,7 +28,7 @@ from ragspine_eval import paths
 from ragspine_eval import ratchet as bl
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.extraction.run import ExtractionRun, Target, fixture_targets
-from ragspine_eval.files.outputs import OutputError
+from ragspine_eval.files.output_paths import OutputError
 from ragspine_eval.paths import OUT_DIR, from_root
 from ragspine_eval.ratchet import BaselineError
 from ragspine_eval.workbench.fronts.qa import gate_message

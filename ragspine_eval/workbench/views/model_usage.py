@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragspine_eval.execution.latency import REQUEST
+from ragspine_eval.engines.trace import REQUEST
 from ragspine_eval.provenance import Provenance, answered_by
 
 NO_MODEL = ("No model in use: the engine ran with its MockProvider and no cassette (or asked no "

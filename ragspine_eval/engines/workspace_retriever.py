@@ -8,7 +8,12 @@ its cassette, each call filed under the question's id), the configuration's prof
 and page parent as overrides of the retrieval preset, then asks the facade for its narrative
 retriever (`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent
 filters). `retrieve(question, top_k)` returns the engine's passages, at most `top_k`, in its
-order, with the wall time of the call and the LLM calls its trace reported meanwhile.
+order, with the wall time of the call and the LLM calls its trace reported meanwhile: a
+`Retrieved`, which is also the retrieval harness's outcome type (engines/base.Outcome: what the
+outcome cache keeps of it is its passages and its error; the wall time and the LLM calls are
+the runner's to measure). Used by the retrieval harness's engine (workspace_retrieval.py), by
+the answer harness's (workspace_answers.py) and by both harnesses to read the engine's
+effective preset.
 
 Invariants:
 - the workspace folder given is only read: its regular files are copied
@@ -39,11 +44,11 @@ import traceback
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig, EngineConfigError
-from ragspine_eval.execution.latency import LLMTrace, listening
+from ragspine_eval.engines.trace import LLMTrace, listening
 from ragspine_eval.files import reading
 from ragspine_eval.knowledge.workspace import WorkspaceError, private_copy
 
@@ -57,10 +62,26 @@ _KEY_WORDS = {"reranker": ("rerank",), "profile": ("embedding", "profile", "pres
 class Retrieved:
     """One question's retrieval: the engine's passages (full dicts), time, error, LLM calls."""
 
+    # the outcome cache's format of a Retrieved (engines/base.Outcome)
+    FORMAT: ClassVar[str] = "retrieved-1"
     hits: list[dict[str, Any]] = field(default_factory=list)
     seconds: float | None = None
     error: str | None = None
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the outcome cache keeps: the passages and the error (the time and the LLM calls
+        are the runner's, measured around the call)."""
+        return {"hits": self.hits, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Retrieved:
+        return cls(hits=list(data["hits"]), error=data["error"])
+
+    @classmethod
+    def failed(cls, case: Any, error: str) -> Retrieved:
+        """A question the runner ended with `error`: no passages."""
+        return cls(error=error)
 
 
 class _VectorChannel(logging.Handler):
@@ -98,9 +119,10 @@ class _Engine:
     thread of its own (`threaded`), or the caller's."""
 
     def __init__(self, workspace: Path, config: EngineConfig, trace: LLMTrace, threaded: bool,
-                 provider: Any):
+                 provider: Any, recorded: Any = None):
         self.workspace, self.config, self.trace = workspace, config, trace
         self.provider = provider  # the MockProvider, or a model behind its cassette (models/)
+        self.recorded = recorded  # the provider when it is the cassette's RecordedProvider
         self.jobs: queue.Queue[tuple[str, int] | None] = queue.Queue()
         self.answers: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.preset: dict[str, Any] = {}
@@ -198,9 +220,8 @@ class _Engine:
             try:
                 out.hits = [dict(h) for h in retriever.retrieve(
                     question, filters=None, top_k=top_k)][:top_k]
-                swallowed = getattr(self.provider, "raise_swallowed", None)
-                if swallowed is not None:  # the engine's rerank falls back on any error:
-                    swallowed()  # a cassette miss it caught is still this question's error
+                if self.recorded is not None:  # the engine's rerank falls back on any error:
+                    self.recorded.raise_swallowed()  # a miss it caught is still an error
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = error_text(exc)  # a spent budget: not run (base.py)
                 out.hits = []
@@ -242,6 +263,7 @@ class WorkspaceRetriever:
         self.workspace, self.config = Path(workspace), config
         self.model = model  # models.ModelRun, or None: the MockProvider
         self._provider: Any = None
+        self.recorded: Any = None  # the provider, once opened, when it is behind a cassette
         self.case_timeout = case_timeout  # None: no limit, the engine in the caller's thread
         self.vector_channel: dict[str, Any] | None = None
         self.preset: dict[str, Any] = {}
@@ -251,12 +273,9 @@ class WorkspaceRetriever:
 
     def _open(self) -> _Engine:
         if self._provider is None:
-            from ragspine.agent.llm_provider import MockProvider
-
-            self._provider = (MockProvider() if self.model is None
-                              else self.model.provider_for("", None))
+            self._provider, self.recorded = provider_of(self.model)
         return _Engine(self.workspace, self.config, self.trace, self.case_timeout is not None,
-                       self._provider)
+                       self._provider, self.recorded)
 
     @property
     def rag(self) -> Any:
@@ -279,9 +298,9 @@ class WorkspaceRetriever:
         """The engine's top `top_k` passages for `question`, unfiltered, in its order; an error
         when the engine raises or takes more than `case_timeout` seconds. A model's calls
         meanwhile are filed under `case_id` in its cassette."""
-        if hasattr(self._provider, "case_id"):
-            self._provider.case_id = case_id
-            self._provider.failures.clear()
+        if self.recorded is not None:
+            self.recorded.case_id = case_id
+            self.recorded.failures.clear()
         if self._engine is None:  # the last one was abandoned past the time limit
             self._engine = self._open()
         got = self._engine.ask(question, top_k, self.case_timeout)
@@ -302,3 +321,17 @@ class WorkspaceRetriever:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def provider_of(model: Any) -> tuple[Any, Any]:
+    """The provider the engine is handed for `model` (models.ModelRun; None: the bare
+    MockProvider), and the same provider again when it is the cassette's `RecordedProvider`
+    (models/recorder.py: record, replay or live), else None: recognised by its type, once."""
+    if model is None:
+        from ragspine.agent.llm_provider import MockProvider
+
+        return MockProvider(), None
+    from ragspine_eval.models.recorder import RecordedProvider
+
+    provider = model.provider_for("", None)
+    return provider, provider if isinstance(provider, RecordedProvider) else None

@@ -1,23 +1,26 @@
-"""The engine's retriever over a workspace as an engine of the run path (pipeline/): one
-question in, a `CaseOutcome` holding the engine's passages out.
+"""The engine's retriever over a workspace as an engine of the run path (pipeline/): one question
+in, the engine's passages out, as the retrieval harness's own outcome type.
 
-`QuestionsEngine(workspace, config, top_k, model)` answers a question file's `QuestionCase` with a
-`CaseOutcome` whose `retrieved_context` holds the engine's top `top_k` passages (engine.py's
-`WorkspaceRetriever.retrieve`, with the model a `models.ModelRun` names, its calls filed under
-the question's id; None: the MockProvider), each whole as its JSON text (`hits_of` reads them back; the
-engine's own keys, which `CaseOutcome.passages` does not take), or `error` where retrieval
-raised. The runner
-(execution/runner.py) then runs it like the QA engine: threads, forked or spawned worker
-processes, a Dask cluster, each answer stored in the outcome cache as it comes.
+`RetrievalEngine(workspace, config, top_k, model)` answers a question file's `QuestionCase` with
+a `Retrieved` (workspace_retriever.py): the engine's top `top_k` passages
+(`WorkspaceRetriever.retrieve`, with the model a `models.ModelRun` names, its calls filed under
+the question's id; None: the MockProvider), each whole with the engine's own keys (which
+`CaseOutcome.passages` does not take), or `error` where retrieval raised. It says so
+(`outcome_type = Retrieved`), so the runner (execution/runner.py) makes a time limit, a crashed
+worker or a case not run a `Retrieved` too, and the outcome cache keeps and reads `Retrieved`.
+The runner runs it like the QA engine: threads, forked or spawned worker processes, a Dask
+cluster, each answer kept in the outcome cache as it comes.
 
 Invariants:
 - each process and thread opens its own retriever on first use (a scratch copy of the
   workspace: the folder given is only read) and closes only what it opened, so a forked worker
   never touches its parent's handles and a pickled engine carries only the workspace, the
   configuration, top_k and the model;
-- the passages are kept as JSON text (a value JSON cannot hold as its str), so a passage
-  answered now and one read from the outcome cache read back as the same value and the report
-  is the same byte for byte whether the question was asked or reused.
+- the passages are made plain JSON values before they leave the engine (to JSON and back, a
+  value JSON cannot hold as its str), so a passage answered now and one read from the outcome
+  cache are the same value and the report is the same byte for byte whether the question was
+  asked or reused; the wall time and the LLM calls are the runner's (provenance.times), never
+  in the outcome.
 """
 
 from __future__ import annotations
@@ -28,15 +31,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.workspace_retriever import Retrieved
 
 
-class QuestionsEngine:
+class RetrievalEngine:
     """The workspace's retriever answering questions (module docstring)."""
 
     name = "ragspine"
     label = "retrieval"
+    outcome_type = Retrieved
     # CPU-bound Python over SQLite handles: parallel questions in worker processes, forked
     # where that is safe (execution/workers.py); each process opens its own retriever
     parallel = "processes"
@@ -62,7 +66,7 @@ class QuestionsEngine:
     def _retriever(self) -> Any:
         local = self._local
         if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
-            from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+            from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 
             local.retriever = WorkspaceRetriever(self.workspace, self.config,
                                                  self.model).__enter__()
@@ -71,12 +75,11 @@ class QuestionsEngine:
                 self._opened.append((local.pid, local.retriever))
         return local.retriever
 
-    def run_case(self, case: Any) -> CaseOutcome:
+    def run_case(self, case: Any) -> Retrieved:
         got = self._retriever().retrieve(case.question, self.top_k, case.id)
         if got.error is not None:
-            return CaseOutcome(error=got.error)
-        return CaseOutcome(retrieved_context=[json.dumps(hit, ensure_ascii=False, default=str)
-                                              for hit in got.hits])
+            return Retrieved(error=got.error)
+        return Retrieved(json.loads(json.dumps(got.hits, ensure_ascii=False, default=str)))
 
     def close(self) -> None:
         """Close the retrievers this process opened (never a parent's, after a fork)."""
@@ -87,8 +90,3 @@ class QuestionsEngine:
         for retriever in mine:
             retriever.close()
         self._local = threading.local()
-
-
-def hits_of(outcome: CaseOutcome) -> list[dict[str, Any]]:
-    """The engine's passages of an outcome QuestionsEngine made ([] for an error)."""
-    return [json.loads(text) for text in outcome.retrieved_context]

@@ -3,7 +3,7 @@
 The engine exposes its text normalisation (`ragspine.common.answer_text`) but keeps its refusal
 detection inside its evaluation package, which this project never imports; so the rule is
 written here, from the judge's documented behaviour, and an agreement test holds it to the
-engine's verdicts (tests/answers/test_refusal.py runs the engine's judge in a subprocess):
+engine's verdicts (tests/answers/test_verdicts.py runs the engine's judge in a subprocess):
 
 1. The refusal words written in Traditional Chinese (資料, 沒有, 給出, 無法, ...) are first
    folded to Simplified, character by character, with a small table of Traditional-only

@@ -45,10 +45,10 @@ from typing import Any
 
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.files import outputs as output_checks
+from ragspine_eval.files import output_paths
 from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import fsync_folder, resolved, write_bytes_atomic
-from ragspine_eval.files.outputs import cannot_write_in, check_no_link_loop
+from ragspine_eval.files.output_paths import cannot_write_in, check_no_link_loop
 from ragspine_eval.provenance import display_path, git_state
 from ragspine_eval.ratchet.compare import DRIFT_KEYS, LOWER_IS_BETTER, BaselineComparison
 
@@ -216,8 +216,8 @@ def check_baseline_location(path: str | Path) -> None:
 def check_outputs(outputs: Mapping[str, str | Path | None],
                   baseline: str | Path | None = None,
                   inputs: Mapping[str | Path, str] | None = None) -> None:
-    """Before a run: `files.outputs.check_outputs`, with the baseline, its history and its lock
-    protected, as well as each of `inputs` (path -> how to name it: "golden set g.jsonl"; a
+    """Before a run: `files.output_paths.check_outputs`, with the baseline, its history and its
+    lock protected, as well as each of `inputs` (path -> how to name it: "golden set g.jsonl"; a
     folder protects every file in it), and the baseline's own location checked
     (check_baseline_location): raises OutputError naming the first output that could not be
     written, or BaselineError."""
@@ -228,7 +228,7 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
         for kind, own in (("baseline", baseline), ("baseline's history", history_path(baseline)),
                           ("baseline's lock", lock_path(baseline))):
             protected[own] = f"{kind} {own}"
-    output_checks.check_outputs(outputs, protected)
+    output_paths.check_outputs(outputs, protected)
 
 
 def write_entry(path: Path, baselines: dict[str, Any], key: str, new: dict[str, Any],

@@ -1,7 +1,8 @@
-"""One question answered by the engine over a workspace, on a route: the answer and its evidence.
+"""One question answered by the engine over a workspace, on a route: the answer and its evidence,
+and the engine answering the answer harness's questions as an engine of the run path.
 
 `WorkspaceAnswerer(workspace, config, model)` opens the engine on a scratch copy of the
-workspace, the way the retrieval runs do (`retrieval_only.engine.WorkspaceRetriever`: the facade
+workspace, the way the retrieval runs do (`workspace_retriever.WorkspaceRetriever`: the facade
 with the MockProvider or the model a `models.ModelRun` names behind its cassette, the
 configuration's preset, its narrative retriever), plus the workspace's fact store;
 `answer(question, route, case_id, repeat)` calls the engine's `answer_question` with that store,
@@ -17,28 +18,47 @@ What comes back (`AnswerOutcome`): the answer and its plain text (without the in
 the cited sources, the passages of the engine's first retrieval for the question in their rank
 (the narrative path retrieves once per question), the engine's route and the route label the
 engine's judge would give it (structured, narrative, composite, clarify, not_found,
-out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised.
+out_of_scope, fallback, error), the wall time, the LLM calls, and the error if it raised. It is
+the answer harness's outcome type (engines/base.Outcome): what the outcome cache keeps of it is
+everything but the wall time and the LLM calls (the runner's to measure).
+
+`AnswersEngine(workspace, config, model)` answers a case of the answer harness (its
+`AnswerQuestion`: `question`, `route`, `id`) with that `AnswerOutcome`, and says so
+(`outcome_type`), so the runner (execution/runner.py) makes a time limit, a crashed worker or a
+case not run an `AnswerOutcome` too (`AnswerOutcome.failed`: the error on the case's route); the
+runner then runs it as it runs a retrieval run's questions: threads, forked or spawned worker
+processes, a Dask cluster, each answer kept in the outcome cache as it comes.
 
 Invariants: the workspace given is only read; a question whose answer raises is that question's
-error (`error` is "<type>: <message>"), the run goes on; nothing here judges. With a model, each
+error (`error` is "<type>: <message>"), the run goes on; nothing here judges (the route label
+is the engine judge's reading of the route, judges/refusal.py). With a model, each
 question's calls are filed under `case_id` and `repeat` in its cassette (models/recorder.py), and
 a replay miss or a failed call is that question's error even where the engine caught it (its
 rerank and synthesis fall back on any exception): never a degraded answer judged as the model's.
+AnswersEngine: each process and thread opens its own `WorkspaceAnswerer` on first use and
+closes only what it opened, so a forked worker never touches its parent's handles and a
+pickled engine carries only the workspace, the configuration and the model; the outcome is made
+plain JSON values before it leaves the engine (to JSON and back), so an answer made now and one
+read from the outcome cache are the same value and the report is the same byte for byte
+whether the question was asked or reused.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ragspine_eval.answers.refusal import is_refusal
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
-from ragspine_eval.retrieval_only.engine import WorkspaceRetriever
+from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
+from ragspine_eval.judges.refusal import is_refusal
 
 Route = Literal["ask", "narrative"]
 ROUTES: tuple[Route, ...] = ("ask", "narrative")
@@ -50,6 +70,8 @@ ROUTE_TEXT = {"ask": "the engine's ask route (its intent parser routes the quest
 class AnswerOutcome:
     """What the engine did with one question on one route (module docstring)."""
 
+    # the outcome cache's format of an AnswerOutcome (engines/base.Outcome)
+    FORMAT: ClassVar[str] = "answer-1"
     route: str
     answer: str = ""
     answer_plain: str = ""
@@ -67,6 +89,25 @@ class AnswerOutcome:
     def locators(self) -> list[str]:
         """The cited sources' locators, in the engine's order."""
         return [source_locator(s) for s in self.sources]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the outcome cache keeps: every field but the runner's (`seconds`, `llm_calls`:
+        their count depends on what the engine's caches hold, so on which worker asked the
+        question after which)."""
+        return {name: getattr(self, name) for name in _KEPT}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AnswerOutcome:
+        return cls(**data)
+
+    @classmethod
+    def failed(cls, case: Any, error: str) -> AnswerOutcome:
+        """The outcome of a question the runner ended (a time limit, a crashed worker, a case
+        not run): `error` on the case's route."""
+        return cls(route=case.route, agent_route="error", route_label="error", error=error)
+
+
+_KEPT = tuple(f.name for f in fields(AnswerOutcome) if f.name not in ("seconds", "llm_calls"))
 
 
 def source_locator(source: dict[str, Any]) -> str:
@@ -159,11 +200,10 @@ class WorkspaceAnswerer:
 
         if route not in ROUTES:
             raise ValueError(f"unknown route {route!r}: one of {', '.join(ROUTES)}")
-        rag = self._opened.rag
-        recorded = hasattr(rag.provider, "raise_swallowed")  # behind a cassette (models/)
-        if recorded:
-            rag.provider.case_id, rag.provider.repeat = case_id, repeat
-            rag.provider.failures.clear()
+        rag, recorded = self._opened.rag, self._opened.recorded  # behind a cassette: models/
+        if recorded is not None:
+            recorded.case_id, recorded.repeat = case_id, repeat
+            recorded.failures.clear()
         recorder = _FirstRetrieval(self._opened.narrative)
         out = AnswerOutcome(route=route)
         with self._opened.trace.case() as calls:
@@ -173,8 +213,8 @@ class WorkspaceAnswerer:
                     question, self._store, rag.provider, reference_date=rag.reference_date,
                     narrative_retriever=recorder,
                     intent_parser=_NarrativeOnly() if route == "narrative" else None)
-                if recorded:  # a miss or failure the engine swallowed is still this error
-                    rag.provider.raise_swallowed()
+                if recorded is not None:  # a miss or failure the engine swallowed: an error
+                    recorded.raise_swallowed()
             except Exception as exc:  # noqa: BLE001 - one question's failure is its error
                 out.error = error_text(exc)  # a spent budget: not run (base.py)
                 result = None
@@ -198,10 +238,65 @@ class WorkspaceAnswerer:
             except sqlite3.ProgrammingError:
                 # closed from another thread than the runner's that opened it (the engine's
                 # handles belong to their thread): its finalizer is spent, the connection goes
-                # with the object, as the retriever's own stores do (retrieval_only/engine.py)
+                # with the object, as the retriever's own stores do (workspace_retriever.py)
                 pass
             self._store = None
         self._opened.close()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class AnswersEngine:
+    """The engine answering the run's questions over the workspace (module docstring)."""
+
+    name = "ragspine"
+    label = "answers"
+    mode = "answers"
+    outcome_type = AnswerOutcome
+    # CPU-bound Python over SQLite handles: parallel questions in worker processes, forked
+    # where that is safe (execution/workers.py); each process opens its own answerer
+    parallel = "processes"
+    forkable = True
+
+    def __init__(self, workspace: str | Path, config: EngineConfig = DEFAULT, model: Any = None):
+        self.workspace, self.config = Path(workspace), config
+        self.model = model  # models.ModelRun, or None: the MockProvider
+        self.repeat_index = 0  # set by the answer step: a cassette keeps each repeat apart
+        self._local = threading.local()
+        self._opened: list[tuple[int, Any]] = []  # (pid, answerer) of every one opened
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"workspace": self.workspace, "config": self.config, "model": self.model,
+                "repeat": self.repeat_index}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["workspace"], state["config"],  # type: ignore[misc]
+                      state.get("model"))
+        self.repeat_index = state.get("repeat", 0)
+
+    def _answerer(self) -> WorkspaceAnswerer:
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
+            local.answerer = WorkspaceAnswerer(self.workspace, self.config,
+                                               self.model).__enter__()
+            local.pid = os.getpid()
+            with self._lock:
+                self._opened.append((local.pid, local.answerer))
+        return local.answerer
+
+    def run_case(self, case: Any) -> AnswerOutcome:
+        got = self._answerer().answer(case.question, case.route, case.id, self.repeat_index)
+        plain = json.loads(json.dumps(got.to_dict(), ensure_ascii=False, default=str))
+        return AnswerOutcome.from_dict(plain)
+
+    def close(self) -> None:
+        """Close the answerers this process opened (never a parent's, after a fork)."""
+        pid = os.getpid()
+        with self._lock:
+            mine = [a for p, a in self._opened if p == pid]
+            self._opened = [(p, a) for p, a in self._opened if p != pid]
+        for answerer in mine:
+            answerer.close()
+        self._local = threading.local()

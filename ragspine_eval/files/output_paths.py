@@ -1,10 +1,14 @@
-"""Output paths checked before a run writes anything.
+"""Output paths: where a run may write, checked before it writes anything.
+
+Only the paths and their writing live here; what is written (a report's console table, JUnit,
+Markdown summary) is computed from a finished report in outputs/.
 
 `check_outputs` is the check every command makes before it runs: each file it will write
 (report, JUnit, summary, facts) can be written, no two share a path and none lands on a file
 the caller protects (a baseline, its history), so a run never ends in "bad input" after it has
 written something. Nothing is created here: the check writes at most an anonymous temporary
-file that disappears at once.
+file that disappears at once. `write_output` and `write_announced` then write each checked
+path, a late failure (a full disk) an OutputError naming the file.
 """
 
 from __future__ import annotations
