@@ -22,7 +22,7 @@ from ragspine_eval.drafting.pages import Pages
 
 
 @dataclass(frozen=True)
-class Coverage:
+class GoldCoverage:
     """The counts (module docstring); `pages` one row per page of the workspace."""
 
     documents: list[dict[str, Any]]
@@ -68,7 +68,7 @@ def _stage(case: dict[str, Any]) -> str:
     return "untagged"
 
 
-def coverage_of(gold: str | Path, pages: Pages) -> Coverage:
+def coverage_of(gold: str | Path, pages: Pages) -> GoldCoverage:
     """The coverage of the gold file at `gold` over `pages` (module docstring)."""
     from ragspine_eval.drafting.review import read_draft
 
@@ -100,5 +100,5 @@ def coverage_of(gold: str | Path, pages: Pages) -> Coverage:
                           "reached": sum(r["reached"] for r in mine),
                           "not_reached": [r["page"] for r in mine if not r["reached"]]})
     notes = [f"{doc}: slides only, no page a claim can name" for doc in pages.slide_only]
-    return Coverage(documents, rows, dict(kinds), dict(langs), dict(stages), dict(classes),
-                    unplaced, len(payload["cases"]), notes)
+    return GoldCoverage(documents, rows, dict(kinds), dict(langs), dict(stages), dict(classes),
+                        unplaced, len(payload["cases"]), notes)

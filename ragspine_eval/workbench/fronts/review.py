@@ -30,12 +30,12 @@ from ragspine_eval.workbench.views.review_page import STYLE, _page_text, review_
 
 def review_page(draft: dict[str, Any], pages: Pages, draft_name: str, sha256: str) -> str:
     """The offline review page, with the coverage chart (its static SVG) on top."""
-    from ragspine_eval.drafting.coverage import Coverage
+    from ragspine_eval.drafting.coverage import GoldCoverage
     from ragspine_eval.workbench.views.coverage_view import coverage_chart
     from ragspine_eval.workbench.views.embed import static_svg
 
     covered = _coverage(draft, pages)
-    svg = static_svg(coverage_chart(covered).to_dict()) if isinstance(covered, Coverage) else ""
+    svg = static_svg(coverage_chart(covered).to_dict()) if isinstance(covered, GoldCoverage) else ""
     return review_page_html(review_items(draft, pages), draft_name, sha256, svg)
 
 

@@ -5,7 +5,7 @@ by some case or not (drafting/coverage.py computes it; this draws it).
 `coverage_chart(coverage)` a strip per document, a square per page coloured by whether a case
 reaches it, so the pages no case reaches show at a glance; `coverage_tables(coverage)` the
 documents (pages, reached, the pages not reached) and the counts by claim kind, language, stage
-and class as DataFrames. Pure functions of a `Coverage`.
+and class as DataFrames. Pure functions of a `GoldCoverage`.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from typing import Any
 
 import pandas as pd
 
-from ragspine_eval.drafting.coverage import Coverage
+from ragspine_eval.drafting.coverage import GoldCoverage
 
 COLOURS = {"reached": "#1a9850", "no case": "#d73027"}
 
 
-def coverage_frame(coverage: Coverage) -> pd.DataFrame:
+def coverage_frame(coverage: GoldCoverage) -> pd.DataFrame:
     rows = [{"document": r["document"], "page": r["page"],
              "reached": "reached" if r["reached"] else "no case"} for r in coverage.pages]
     return pd.DataFrame(rows, columns=["document", "page", "reached"])
 
 
-def coverage_chart(coverage: Coverage) -> Any:
+def coverage_chart(coverage: GoldCoverage) -> Any:
     import altair as alt
 
     frame = coverage_frame(coverage)
@@ -39,7 +39,7 @@ def coverage_chart(coverage: Coverage) -> Any:
         width=alt.Step(18), height=alt.Step(22))
 
 
-def coverage_tables(coverage: Coverage) -> dict[str, pd.DataFrame]:
+def coverage_tables(coverage: GoldCoverage) -> dict[str, pd.DataFrame]:
     documents = pd.DataFrame([{"document": d["document"], "pages": d["pages"],
                                "reached": d["reached"],
                                "not reached": ", ".join(map(str, d["not_reached"])) or "-"}
