@@ -112,9 +112,10 @@ _WORDLIKE = re.compile(r"^(?:[^\W\d_][\w&'’().-]*|[&()-])$")
 
 
 def _label(line: str, start: int) -> str:
-    """The words just before a figure: at most six, back to the first that is no word (a path,
-    a table bar, a number), so a label is what a person would ask about."""
-    head = _SERIAL.sub("", line[:start])
+    """The words just before a figure, a period between them aside: at most six, back to the
+    first that is no word (a path, a table bar, a number), so a label is what a person would
+    ask about."""
+    head = _PERIOD.sub(" ", _SERIAL.sub("", line[:start]))  # "Revenue 2012 年 1,702": Revenue
     words: list[str] = []
     for word in reversed(_LABEL_END.sub("", head).split()):
         if not _WORDLIKE.match(word) or len(words) == 6:

@@ -4,7 +4,7 @@
 unit when a percent sign follows it), in order, each value once, leaving out what is no figure of
 the answer: a passage's number the engine prints before it (`[3]`), a row's serial number (the
 integer that opens a line before a word: `7 KERALA ...`) and a number the question itself
-states (its year, its date). `quotes_of(text)` gives the spans an answer puts in quotation marks
+states (its year, its date) and the parts of a date (`01-06-2016`, `2016年7月10日`). `quotes_of(text)` gives the spans an answer puts in quotation marks
 (“...”, "...", 「...」, 『...』), 6 to 200 characters. The note by which the engine names a
 passage's source inside an answer (`（来源：doc doc@page=1#para1-21）`) and any locator are no
 part of an answer's figures or words.
@@ -37,6 +37,9 @@ _PASSAGE_MARK = re.compile(r"\[\d{1,3}\]")
 _SOURCE_NOTE = re.compile(r"[（(](?:来源|source)[：:][^）)]*[）)]|\S*@(?:page|slide)=\S*",
                           re.IGNORECASE)
 _SERIAL = re.compile(r"^\s*\d{1,3}\s+(?=[^\W\d_])")
+# a date (10-07-2016, 2016-07-10, 10/07/2016, 2016年7月10日): its parts are no figures of an answer
+_DATE = re.compile(r"(?<![\d.])(?:\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d{2}|(?:19|20)\d{2}[-/.]\d{1,2}"
+                   r"[-/.]\d{1,2}|(?:19|20)\d{2}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
 _QUOTES = re.compile(r"“([^”\n]{6,200})”|\"([^\"\n]{6,200})\"|「([^」\n]{6,200})」|『([^』\n]{6,200})』")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
@@ -78,7 +81,7 @@ def figures_of(text: str, question: str = "", lines: set[int] | None = None) -> 
     for n, line in enumerate(text.split("\n")):
         if lines is not None and n not in lines:
             continue
-        clean = _PASSAGE_MARK.sub(" ", _SOURCE_NOTE.sub(" ", line))
+        clean = _DATE.sub(" ", _PASSAGE_MARK.sub(" ", _SOURCE_NOTE.sub(" ", line)))
         serial = _SERIAL.match(clean)
         for match in NUMBER.finditer(clean):
             if serial and match.start() < serial.end():
