@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import HELD_OUT, hand_written
+from held_out_pdfs import HELD_OUT, hand_written
 
 from ragspine_eval.drafting.draft_file import draft_document, dumps
 from ragspine_eval.drafting.pages import read_pages
