@@ -5,7 +5,8 @@ one per case in the draft's order: the questions, the class, the stage, the rati
 claim's alternatives (`ReviewAnchor`: the document, page, what is claimed, the passage it was
 drafted from, from the changelog's evidence) or the forbidden numbers, and the pages to show
 (`ReviewPage`: the page's text and the spans to mark, the drafted occurrence of each claim apart
-from its other occurrences on that page). The HTML review page (workbench/views/review_page.py)
+from its other occurrences on that page, each drafted mark labelled with its claim's number as
+the claims table numbers it). The HTML review page (workbench/views/review_page.py)
 and the review notebook's widgets (workbench/fronts/review.py) both show these, so they cannot
 differ.
 
@@ -42,7 +43,8 @@ class ReviewPage:
     doc: str
     page: int
     text: str
-    marks: tuple[tuple[int, int, str], ...]  # (start, end, "claim" | "also")
+    # (start, end, "claim" | "also", the claim it marks: "3", or "3.2" for an alternative)
+    marks: tuple[tuple[int, int, str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -93,16 +95,19 @@ def _anchor(case: dict[str, Any], n: int, m: int, raw: dict[str, Any], pages: Pa
                         raw.get("quote") or raw.get("text"), raw.get("unit"), passage, missing)
 
 
-def _marks(page: Page, anchors: list[ReviewAnchor]) -> tuple[tuple[int, int, str], ...]:
-    marks: dict[tuple[int, int], str] = {}
+def _marks(page: Page, anchors: list[ReviewAnchor], alternatives: dict[int, int]
+           ) -> tuple[tuple[int, int, str, str], ...]:
+    marks: dict[tuple[int, int], tuple[str, str]] = {}
     for a in anchors:
         hits = (find_quote(a.quote, [page]) if a.quote
                 else find_figure(str(a.value), a.unit, [page]))
+        label = f"{a.claim}.{a.alternative}" if alternatives.get(a.claim, 1) > 1 else str(a.claim)
         for hit in hits:
             drafted = bool(a.passage) and hit.passage == a.passage
             if drafted or (hit.start, hit.end) not in marks:
-                marks[(hit.start, hit.end)] = "claim" if drafted or len(hits) == 1 else "also"
-    return tuple(sorted((s, e, k) for (s, e), k in marks.items()))
+                marks[(hit.start, hit.end)] = (("claim", label) if drafted or len(hits) == 1
+                                               else ("also", ""))
+    return tuple(sorted((s, e, k, n) for (s, e), (k, n) in marks.items()))
 
 
 def _stage(case: dict[str, Any]) -> str:
@@ -126,8 +131,9 @@ def review_items(draft: dict[str, Any], pages: Pages) -> list[ReviewCase]:
         for key in dict.fromkeys((a.doc, a.page) for a in anchors if a.missing is None):
             page = pages.get(*key)  # type: ignore[arg-type]
             assert page is not None
+            counts = {a.claim: a.alternative for a in anchors}  # the last alternative's
             shown_pages.append(ReviewPage(page.doc, page.page, page.text, _marks(
-                page, [a for a in anchors if (a.doc, a.page) == key])))
+                page, [a for a in anchors if (a.doc, a.page) == key], counts)))
         evidence = tuple(str(e.get("evidence", "")) for e in draft.get("changelog") or ()
                          if e.get("case_id") == case["case_id"] and not anchors)
         out.append(ReviewCase(case["case_id"], str(case.get("case_class")),

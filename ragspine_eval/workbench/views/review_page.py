@@ -50,6 +50,11 @@ textarea.rse-note{width:100%;height:2.6em;margin-top:6px}
  font-size:12px;line-height:1.35}
 mark.rse-claim{background:#fdd835;outline:2px solid #f57f17}
 mark.rse-also{background:#fff3b0}
+sup.rse-label{font-size:9px;color:#7a3e00;margin-left:1px}
+mark.rse-dropped{background:#e6e6e6;outline:1px dashed #999;color:#777}
+mark.rse-hover{background:#ff9800}
+tr.rse-dropped td{color:#999;text-decoration:line-through}
+.rse-help{font-size:13px;margin:4px 0 10px;max-width:70em}
 #rse-export{font-weight:600}
 #rse-decisions{width:100%;height:8em;display:none}
 </style>"""
@@ -68,6 +73,17 @@ SCRIPT = """<script>
   cases().forEach(function (s) {
     s.querySelectorAll("input.rse-decision").forEach(function (r) {
       r.addEventListener("change", function () { s.dataset.decision = r.value; counts(); });
+    });
+    s.querySelectorAll("tr.rse-anchor").forEach(function (tr) {
+      var label = tr.dataset.alternatives > 1 ? tr.dataset.claim + "." + tr.dataset.alternative : tr.dataset.claim;
+      var marks = s.querySelectorAll('mark[data-claim="' + label + '"]');
+      var keep = tr.querySelector("input.rse-keep");
+      keep.addEventListener("change", function () {
+        tr.classList.toggle("rse-dropped", !keep.checked);
+        marks.forEach(function (m) { m.classList.toggle("rse-dropped", !keep.checked); });
+      });
+      tr.addEventListener("mouseenter", function () { marks.forEach(function (m) { m.classList.add("rse-hover"); }); });
+      tr.addEventListener("mouseleave", function () { marks.forEach(function (m) { m.classList.remove("rse-hover"); }); });
     });
     s.querySelectorAll(".rse-page pre").forEach(function (pre) {
       var m = pre.querySelector("mark.rse-claim") || pre.querySelector("mark");
@@ -132,11 +148,13 @@ SCRIPT = """<script>
 
 def _page_text(page: ReviewPage) -> str:
     parts, at = [], 0
-    for start, end, kind in page.marks:
+    for start, end, kind, label in page.marks:
         if start < at:
             continue
         parts.append(escape(page.text[at:start]))
-        parts.append(f'<mark class="rse-{kind}">{escape(page.text[start:end])}</mark>')
+        tag = f'<sup class="rse-label">{escape(label)}</sup>' if label else ""
+        parts.append(f'<mark class="rse-{kind}" data-claim="{escape(label)}">'
+                     f'{escape(page.text[start:end])}{tag}</mark>')
         at = end
     parts.append(escape(page.text[at:]))
     return "".join(parts)
@@ -206,8 +224,14 @@ def review_page_html(items: Sequence[ReviewCase], draft_name: str, draft_sha256:
             f'<span>rejected <b id="rse-count-reject">0</b></span><span>undecided '
             f'<b id="rse-count-undecided">0</b></span></span>'
             f'<button id="rse-export">Export decisions</button><span id="rse-export-note"></span>'
-            f'</header><main>{coverage}<p class="rse-meta">{len(items)} drafted cases. Only the '
-            f'cases you accept reach the gold file: <code>ragspine-eval gold review apply '
-            f'--draft {escape(draft_name)} --decisions {escape(stem)}.decisions.json --kb W '
-            f'--out GOLD</code>.</p>{body}<textarea id="rse-decisions" readonly></textarea>'
+            f'</header><main>{coverage}<p class="rse-help">{len(items)} drafted cases, none '
+            f'trusted yet. Each claim is a figure an answer must state; its number on the page '
+            f'(right) is the claim\'s number in the table (left): untick the claims the question '
+            f'does not ask for, correct a value or a page, then accept or reject the case. '
+            f'<mark class="rse-claim">1</mark> the drafted figure, <mark class="rse-also">pale'
+            f'</mark> the same figure elsewhere on the page, <mark class="rse-dropped">grey'
+            f'</mark> an unticked claim. '
+            f'Only accepted cases reach the gold file: export the decisions, then <code>'
+            f'ragspine-eval gold review apply --draft {escape(draft_name)} --decisions '
+            f'{escape(stem)}.decisions.json --kb W --out GOLD</code>.</p>{body}<textarea id="rse-decisions" readonly></textarea>'
             f"</main>{SCRIPT}</body></html>")
