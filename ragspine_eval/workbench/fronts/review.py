@@ -23,7 +23,7 @@ from typing import Any
 from ragspine_eval.drafting.draft_file import fingerprint
 from ragspine_eval.drafting.pages import Pages, read_pages
 from ragspine_eval.drafting.review import FORMAT, read_draft
-from ragspine_eval.drafting.review_items import ReviewCase, review_items
+from ragspine_eval.drafting.review_items import ReviewCase, ReviewPage, review_items
 from ragspine_eval.workbench.views.html import Html
 from ragspine_eval.workbench.views.review_page import STYLE, _page_text, review_page_html
 
@@ -51,6 +51,33 @@ def _coverage(draft: dict[str, Any], pages: Pages) -> Any:
         return coverage_of(path, pages)
 
 
+def excerpt(page: ReviewPage, around: int = 3) -> ReviewPage:
+    """The page's lines that hold a drafted claim's mark, `around` lines either side, and its first `around`
+    lines (a table's header): a widget cannot scroll its text to the claim as the HTML page
+    does, so it shows where the claims are; the marks' offsets follow the cut."""
+    lines = page.text.split("\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    def line_of(at: int) -> int:
+        return next(k for k in range(len(lines)) if starts[k] <= at < starts[k] + len(lines[k]) + 1)
+
+    marked = {line_of(s) for s, _, kind, _ in page.marks if kind == "claim"}
+    keep = sorted({n for m in marked for n in range(m - around, m + around + 1)
+                   if 0 <= n < len(lines)} | set(range(min(around, len(lines)))))
+    text, offset, marks = [], {}, []
+    for i, n in enumerate(keep):
+        if i and n != keep[i - 1] + 1:
+            text.append("…")
+        offset[n] = sum(len(t) + 1 for t in text) - starts[n]
+        text.append(lines[n])
+    for s, e, kind, label in page.marks:
+        if line_of(s) in offset:  # a pale mark on a line cut away goes with it
+            marks.append((s + offset[line_of(s)], e + offset[line_of(s)], kind, label))
+    return ReviewPage(page.doc, page.page, "\n".join(text), tuple(marks))
+
+
 class _CaseControls:
     """The widgets of one case and what they say."""
 
@@ -66,9 +93,11 @@ class _CaseControls:
         for a in case.anchors:
             shown = a.quote if a.quote is not None and a.kind != "number" else str(a.value)
             field = "quote" if a.quote is not None and a.kind != "number" else "value"
-            keep = w.Checkbox(value=True, description=f"claim {a.claim}.{a.alternative}",
-                              indent=False)
-            value = w.Text(value=shown, layout=w.Layout(width="12em"))
+            several = sum(1 for b in case.anchors if b.claim == a.claim) > 1
+            keep = w.Checkbox(value=True, indent=False, layout=w.Layout(width="7em"),
+                              description=f"claim {a.claim}" + (f".{a.alternative}" if several
+                                                                else ""))
+            value = w.Text(value=shown, layout=w.Layout(width="8em"))
             page = w.BoundedIntText(value=a.page, min=1, max=100_000,
                                     layout=w.Layout(width="6em"))
             self.rows.append((a, field, shown, keep, value, page))
@@ -81,10 +110,13 @@ class _CaseControls:
         questions = "".join(f"<p><b>{escape(k)}</b> {escape(v)}</p>"
                             for k, v in self.case.questions.items())
         pages = "".join(f'<div class="rse-page"><h3>{escape(p.doc)} · page {p.page}</h3>'
-                        f"<pre>{_page_text(p)}</pre></div>" for p in self.case.pages)
+                        f"<pre>{_page_text(excerpt(p))}</pre><details><summary>the whole page"
+                        f"</summary><pre>{_page_text(p)}</pre></details></div>"
+                        for p in self.case.pages)
         head = w.HTML(f"{STYLE}<h2>{escape(self.case.case_id)} ({escape(self.case.case_class)})"
                       f"</h2>{questions}<p>{escape(self.case.rationale)}</p>")
-        rows = [w.HBox([keep, value, w.Label("page"), page, w.Label(a.doc or "?")])
+        rows = [w.HBox([keep, value, w.Label("page"), page, w.Label(a.doc or "?",
+                                                                  layout=w.Layout(width="auto"))])
                 for a, _, _, keep, value, page in self.rows]
         extra = [self.forbidden] if self.case.case_class == "abstain" else []
         return w.HBox([w.VBox([head, *rows, *extra, self.decision, self.note],
