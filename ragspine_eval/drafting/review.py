@@ -23,7 +23,8 @@ then one entry per case reviewed, naming who and when in its evidence and what c
 
 Invariants: a decisions file that is malformed (not JSON, a key unknown or twice, a case the
 draft lacks or named twice, a claim the case lacks), stale (its `draft_sha256` is not the
-draft's: the draft changed since the review) or hostile (too large, nested too deep, control
+draft's: the draft changed since the review; or an accepted case names a document the workspace
+no longer holds: the workspace changed since the draft) or hostile (too large, nested too deep, control
 characters) is a `ReviewError` naming the file, the line and the reason (exit 2), and nothing
 is written; the gold file is read back by the gold reader before it is returned.
 """
@@ -257,6 +258,20 @@ def _check_on_page(anchor: dict[str, Any], pages: Pages, bad: Any, decision: Dec
                   f"the value and the page", decision.line, decision.case_id)
 
 
+def _check_documents(case: dict[str, Any], pages: Pages, bad: Any, decision: Decision) -> None:
+    """Stale workspace: every document an accepted case names must be one the workspace holds
+    (the same file, by its sha256), else the workspace was rebuilt from other files since the
+    draft and its pages are not the ones reviewed."""
+    import json
+
+    for sha in sorted(set(re.findall(r'"document_sha256": "([0-9a-f]{64})"', json.dumps(case)))):
+        if pages.by_sha(sha) is None:
+            raise bad(f"names the document {sha[:16]}..., which this workspace does not hold: "
+                      f"the workspace changed since the draft (rebuilt from other files?); "
+                      f"give the workspace the draft was made from, or draft again",
+                      decision.line, decision.case_id)
+
+
 def apply_review(draft: dict[str, Any], decisions: Decisions, pages: Pages) -> dict[str, Any]:
     """The gold file of the accepted cases (module docstring)."""
     def bad(reason: str, line: int | None = None, case: str | None = None) -> ReviewError:
@@ -270,6 +285,7 @@ def apply_review(draft: dict[str, Any], decisions: Decisions, pages: Pages) -> d
         if decision is None or decision.decision != "accept":
             continue
         case = copy.deepcopy(raw)
+        _check_documents(case, pages, bad, decision)
         changes = _edit_claims(case, decision, pages, bad)
         if decision.forbidden is not None:
             old = ", ".join(case["expected"].get("forbidden_numbers") or []) or None

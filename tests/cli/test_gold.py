@@ -107,3 +107,26 @@ def test_a_malformed_question_file_is_exit_2_naming_its_line(held_out_ws, tmp_pa
     assert gold("draft", "--kb", tmp_path / "no-such-ws", "--questions", questions,
                 "--out", out) == 2
     assert "no-such-ws" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_hostile_workspace_is_exit_2_and_left_as_it_was(tmp_path, capsys):
+    from hostile_workspaces import digest, make_workspace
+
+    ws = make_workspace(tmp_path / "ws")
+    before = digest(ws)
+    out = tmp_path / "draft.json"
+    assert gold("draft", "--kb", ws, "--from-documents", "--out", out) == 0
+    assert digest(ws) == before
+    (ws / "knowledge.db").write_bytes(b"not a database, " * 64)
+    broken = digest(ws)
+    assert gold("draft", "--kb", ws, "--from-documents", "--out", tmp_path / "again.json") == 2
+    assert str(ws) in capsys.readouterr().err and not (tmp_path / "again.json").exists()
+    assert digest(ws) == broken
+
+
+def test_a_question_file_with_a_control_character_is_exit_2_naming_its_line(
+        held_out_ws, tmp_path, capsys):
+    questions, out = tmp_path / "q.txt", tmp_path / "draft.json"
+    questions.write_text("Kerala rainfall?\nGoa \x1b[31mrainfall?\n", encoding="utf-8")
+    assert gold("draft", "--kb", held_out_ws, "--questions", questions, "--out", out) == 2
+    assert "q.txt:2" in capsys.readouterr().err and not out.exists()

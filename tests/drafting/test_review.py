@@ -135,3 +135,15 @@ def test_a_malformed_or_hostile_decisions_file_is_refused(tmp_path, draft, text,
     with pytest.raises(ReviewError, match="decisions.json") as caught:
         read_decisions(path, draft_text, document)
     assert reason in str(caught.value)
+
+
+def test_a_workspace_rebuilt_from_other_files_since_the_draft_is_stale(tmp_path, draft):
+    text, document = read_draft(draft)
+    decisions = read_decisions(decisions_file(tmp_path, draft, [
+        {"case_id": "goa", "decision": "accept"}]), text, document)
+    other = Pages(tuple(Page("rain.pdf", "d" * 64, p.page, p.text) for p in PAGES.pages),
+                  sha256={"rain.pdf": "d" * 64})
+    with pytest.raises(ReviewError, match=r"decisions.json:\d+ \(case 'goa'\): names the "
+                                          r"document bbbbbbbbbbbbbbbb\.\.\., which this "
+                                          r"workspace does not hold"):
+        apply_review(document, decisions, other)
