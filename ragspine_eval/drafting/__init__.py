@@ -6,7 +6,9 @@ draft_file (drafted cases written as nl-answers-gold v2, every case marked for r
 changelog), questions (`draft_from_questions`: the engine asked through the answer harness,
 its answer's figures found on pages), documents (`draft_from_documents`: numbered facts of each
 page, questions from templates in both languages, out-of-scope abstentions, each case tagged
-with the stage it tests), review (a review's decisions file, read strictly and folded into the
+with the stage it tests), model_questions (the same facts' questions
+written by the user's model behind its cassette, kept only where its answer is on the page),
+review (a review's decisions file, read strictly and folded into the
 gold file with who, when and what changed in its changelog) and coverage (the documents,
 pages, claim kinds, languages and stages a gold file covers).
 It sits on floor 6, right above the harnesses: a draft from questions asks the engine through
