@@ -106,7 +106,8 @@ def words_of(text: str) -> set[str]:
     """A text's words for matching a question: words of three letters or more (no stop word),
     and each pair of neighbouring Chinese characters."""
     low = text.casefold()
-    words = {w for w in _WORD.findall(low) if w not in STOPWORDS}
+    words = {w.removesuffix("'s").strip("'-") for w in _WORD.findall(low.replace("’", "'"))}
+    words = {w for w in words if len(w) >= 3 and w not in STOPWORDS}  # Goa's asks about goa
     cjk = "".join(c if _CJK.match(c) else " " for c in low)
     for run in cjk.split():
         words.update(run[i:i + 2] for i in range(len(run) - 1))
