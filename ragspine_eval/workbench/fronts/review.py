@@ -3,7 +3,8 @@
 `ReviewSession(draft, kb, decisions_path)` reads the draft (the gold reader first: exit 2 on a
 bad one) and the workspace's pages, and holds the reviewer's decisions. `widget()` is one
 ipywidgets box per drafted case (drafting/review_items.py, what the HTML review page shows
-too): the questions, the page text with the claim marked, per claim alternative a "keep" box,
+too): the questions, the page's lines around its claims with each marked (`excerpt`: a widget
+cannot scroll to a claim; the whole page a click away), per claim alternative a "keep" box,
 its value or quote and its page, and accept / reject / undecided; a reviewer's name and a
 "Save decisions" button that writes the decisions file (drafting/review.py's format) to
 `decisions_path`, which `ragspine-eval gold review apply` folds into the gold file. `decisions()`

@@ -4,8 +4,9 @@
 and script inline, nothing fetched: per drafted case (drafting/review_items.py) its questions,
 stage and rationale, a row per claim alternative (keep it or not, its value or quote, its page),
 or the forbidden numbers of an abstention, and beside them the text of each page the case names
-with the drafted occurrence of each claim marked (`mark.rse-claim`; its other occurrences on
-the page `mark.rse-also`), scrolled to it. A reviewer's name, accept or reject per case, a note;
+with the drafted occurrence of each claim marked (`mark.rse-claim`, numbered as the claims
+table numbers it; its other occurrences on the page `mark.rse-also`), scrolled to it; hovering a
+claim's row lights its mark, unticking it greys both. A reviewer's name, accept or reject per case, a note;
 "Export decisions" downloads the decisions file `ragspine-eval gold review apply` reads
 (drafting/review.py: its format, the draft's sha256 it was made on, only what changed per
 claim), and shows it in a text box too, for copying.
