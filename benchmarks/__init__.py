@@ -17,6 +17,10 @@ child's ru_maxrss with os.wait4).
 - targets.py     the issue's targets and how a measurement is judged against each
 - goldens.py     golden sets of any size, cycled from the committed one
 - profile.py     `python -m benchmarks.profile TASK`: one configuration under py-spy
+- invariant.py   two trees' QA reports and exit codes compared (`--before TREE`, cold or `--warm`)
+- workspace_invariant.py  the same for extraction, retrieval and answer runs over the realdocs
+                 workspace: `--jobs 1`, `--jobs 2`, killed and resumed
+- trees.py       two trees timed against each other, interleaved
 
 RESULTS.md records the last full run, the machine, and what each figure means precisely.
 """

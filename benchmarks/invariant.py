@@ -16,7 +16,8 @@ re-runs where nothing changed instead: each tree runs the command twice on a cac
 (without --no-cache) and the second reports are compared (the cache's folder left out too),
 which holds the report written from the kept case text (qa/report_file.py) to the old one.
 It prints one line per mode and exits 1 when a report differs (the first differing key path
-is named).
+is named). The workspace harnesses (extraction, retrieval, answers over the realdocs workspace)
+are compared the same way by benchmarks/workspace_invariant.py.
 """
 
 from __future__ import annotations

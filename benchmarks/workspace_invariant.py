@@ -8,14 +8,15 @@ this tree as in another (main before the issue), with one job, two jobs, and kil
 
 The inputs are the same for both trees: ../shared/realdocs built once by `kb build` (this
 tree's) into a scratch folder; for retrieval this project's realdocs questions
-(tests/fixtures/realdocs_questions/questions.jsonl) cycled to `--n`, ids made unique; for answers
-data/golden/realdocs_answers_gold.json cycled until `--answers-n` questions (at least the gold's
-20) are asked per route (both routes, as the default command runs them); for extraction the manifest of the eight
-realdocs documents and their hand-made truths (tests/fixtures/realdocs_truth), the way
-tests/cli/test_extraction.py gates them. Each run is a whole process of its tree (that tree
-first on PYTHONPATH, as benchmarks/invariant.py runs it), `--no-store`, in one folder emptied
-before each run (so the paths a report names are the same in both trees) with its run store,
-its cache folder and its baseline file (the first run of a baseline records it):
+(tests/fixtures/realdocs_questions/questions.jsonl) cycled to `--n`, ids made unique; for
+answers data/golden/realdocs_answers_gold.json cycled until `--answers-n` questions (at least
+the gold's 20) are asked per route (both routes, as the default command runs them); for
+extraction the manifest of the eight realdocs documents and their hand-made truths
+(tests/fixtures/realdocs_truth), the way tests/cli/test_extraction.py gates them. Each run is a
+whole process of its tree (that tree first on PYTHONPATH, as benchmarks/invariant.py runs it),
+`--no-store`, in one folder emptied before each run (so the paths a report names are the same in
+both trees) with its run store, its cache folder and its baseline file (the first run of a
+baseline records it):
 
 - `jobs 1` and `jobs 2`: `--jobs 1` / `--jobs 2 --no-cache` (every question asked);
 - `resumed`: `--jobs 2` with the cache on in a fresh folder, killed (SIGKILL, its whole session,

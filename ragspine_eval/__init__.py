@@ -1,7 +1,7 @@
 """ragspine_eval: the closed evaluation loop of the RAGSpine engine.
 
 The package in floors, each importing only from its own floor and below (tests/test_layout.py):
-- ground: errors, paths, stats (Wilson, McNemar), provenance, files/ (whole-or-nothing writes);
+- ground: errors, paths, stats (Wilson, McNemar), fingerprints, provenance, files/ (whole-or-nothing writes);
 - ratchet/ (the baseline ratchets up and never down), golden/ (the QA golden sets), judges/
   (faithfulness and accuracy judges);
 - retrieval/ (the knowledge base, relevance, retrieval metrics, failure stages), engines/ (how a

@@ -9,8 +9,8 @@ Invariants:
   (start and duration): drop it and two such reports are byte-identical;
 - paths inside the project are stored relative to the project root (posix), so the same run in
   two checkouts records the same text; paths outside it are stored absolute;
-- fingerprints are short sha256 hashes of canonical JSON, the same 16-hex form as
-  `golden.fingerprint` and `kb.kb_fingerprint`; nothing here depends on a harness's classes, so
+- fingerprints are fingerprints.py's short sha256 hashes of canonical JSON, the same 16-hex
+  form as `golden.fingerprint` and `kb.kb_fingerprint`; nothing here depends on a harness's classes, so
   the extraction harness fills the same record (its fixtures as `golden`, no `kb`);
 - a QA provenance names each file of its knowledge base with its fingerprint (`kb_files`), which
   the baseline entry records so that a later run can name the file that changed.
@@ -18,8 +18,6 @@ Invariants:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import platform
 import subprocess
@@ -32,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval import __version__, paths
+from ragspine_eval.fingerprints import entry_fingerprint
 
 TOOL_DIST = "ragspine-eval"
 _OMITTED_WHEN_NONE = ("engine_config", "workspace", "model")
@@ -299,37 +298,7 @@ def _known(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k in names}
 
 
-# --- fingerprints and paths ----------------------------------------------------------------------
-
-
-def canonical_hash(data: Any) -> str:
-    """16 hex of sha256 over canonical JSON: key order and whitespace do not matter."""
-    text = _CANONICAL_JSON.encode(data)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-# json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), made once
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def golden_fingerprint(case_fingerprints: Mapping[str, str]) -> str:
-    """The fingerprint of a whole golden set from {case id: case fingerprint}: the same cases
-    asserting the same things give the same value whatever their order in the file."""
-    return canonical_hash(sorted(case_fingerprints.items()))
-
-
-def file_fingerprint(path: str | Path) -> str:
-    """16 hex of sha256 over a file's bytes (an input read whole, such as a facts file)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
-def entry_fingerprint(entry: Mapping[str, Any]) -> str:
-    """The fingerprint of one stored baseline entry."""
-    return canonical_hash(entry)
+# --- paths ----------------------------------------------------------------------------------
 
 
 def display_path(path: str | Path) -> str:
@@ -384,35 +353,41 @@ class Clock:
         return RunTimes(self.started_at, round(time.perf_counter() - self._t0, 3))
 
 
-def collect(*, harness: str, mode: str, golden: InputRef, kb: InputRef | None = None,
-            facts: InputRef | None = None, documents: InputRef | None = None,
-            engine: str = ENGINE_DIST, engine_version: str | None = None,
-            clock: Clock | None = None, judge: dict[str, Any] | None = None,
-            kb_files: dict[str, str] | None = None,
-            engine_config: dict[str, Any] | None = None,
-            workspace: dict[str, Any] | None = None,
-            model: dict[str, Any] | None = None) -> Provenance:
-    """The provenance of a run that is ending now. engine_version defaults to the installed
-    version of the `engine` distribution (None for an engine that is not a Python package)."""
+@dataclass(frozen=True)
+class RunInputs:
+    """What a run was given, as its harness names it: every field of its Provenance but what
+    the environment says (versions, the code, Python, when) and what is filled later (the
+    baseline entry, the cache). `engine_version` None: the installed version of `engine`."""
+
+    harness: str
+    mode: str
+    golden: InputRef
+    kb: InputRef | None = None
+    facts: InputRef | None = None
+    documents: InputRef | None = None
+    engine: str = ENGINE_DIST
+    engine_version: str | None = None
+    judge: dict[str, Any] | None = None
+    kb_files: dict[str, str] | None = None
+    engine_config: dict[str, Any] | None = None
+    workspace: dict[str, Any] | None = None
+    model: dict[str, Any] | None = None
+
+
+def collect(inputs: RunInputs, clock: Clock | None = None) -> Provenance:
+    """The provenance of a run that is ending now: its inputs, with what the environment says
+    (the tool's and the engine's versions, None for an engine that is not a Python package;
+    the git commit; Python) and, with a clock, when it ran."""
     commit, dirty = git_state()
+    given = {f.name: getattr(inputs, f.name) for f in fields(RunInputs)}
+    if given["engine_version"] is None:
+        given["engine_version"] = dist_version(inputs.engine)
     return Provenance(
-        harness=harness,
+        **given,
         tool_version=dist_version(TOOL_DIST) or __version__,
-        engine=engine,
-        engine_version=engine_version if engine_version is not None else dist_version(engine),
-        mode=mode,
-        golden=golden,
-        kb=kb,
         baseline=None,
         git_commit=commit,
         git_dirty=dirty,
         python=platform.python_version(),
         times=clock.times() if clock else None,
-        facts=facts,
-        documents=documents,
-        judge=judge,
-        kb_files=kb_files,
-        engine_config=engine_config,
-        workspace=workspace,
-        model=model,
     )

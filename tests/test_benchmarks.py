@@ -110,3 +110,24 @@ def test_a_paired_ratio_divides_runs_of_the_same_round_and_reports_median_and_sp
     # the medians' ratio (12 / 12) is not the figure: runs are paired within their round
     with pytest.raises(ValueError, match="same number"):
         paired(ours, peer[:2])
+
+
+def test_the_workspace_invariant_finds_a_changed_report_or_exit_code_and_not_the_times(tmp_path):
+    from benchmarks.workspace_invariant import comparable, verdict
+
+    def written(name: str, report: dict) -> dict:
+        (tmp_path / name).write_text(json.dumps(report), encoding="utf-8")
+        return comparable(tmp_path / name)
+
+    base = {"cases": [{"id": "q1", "rank": 1}], "provenance": {"times": {"total_s": 1.0},
+                                                                "cache": {"reused": 0}}}
+    now = written("now.json", base)
+    later = written("later.json", {**base, "provenance": {"times": {"total_s": 9.0},
+                                                            "cache": {"reused": 1}}})
+    assert verdict(now, later, (0, 0)) is None  # the timings and the cache's share differ only
+    assert verdict(now, later, (0, 1)) == "the exit code"
+    moved = written("moved.json", {**base, "cases": [{"id": "q1", "rank": 2}]})
+    assert verdict(now, moved, (0, 0)) == ".cases[0].rank"
+    reordered = written("reordered.json", {"provenance": {}, "cases": base["cases"]})
+    assert verdict(now, reordered, (0, 0)) == "the key order"
+    assert verdict(comparable(tmp_path / "absent.json"), now, (2, 0)) == "no report"

@@ -285,18 +285,20 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
     configuration and its effective preset, the gold's fingerprint)."""
     from dataclasses import replace
 
-    from ragspine_eval.provenance import InputRef, collect, display_path, golden_fingerprint
+    from ragspine_eval.fingerprints import golden_fingerprint
+    from ragspine_eval.provenance import InputRef, RunInputs, collect, display_path
     from ragspine_eval.knowledge.workspace import chunking_of, read_workspace
 
     report = AnswerRunReport(run)
     ws = read_workspace(run.workspace)
     config = {**run.config.to_dict(), "effective": dict(run.preset)}
-    prov = collect(harness="answers", mode="answers:" + "+".join(run.routes),
-                   golden=InputRef(display_path(run.gold),
-                                   golden_fingerprint(report.fingerprints), len(run.cases)),
-                   kb=InputRef(display_path(run.workspace), ws.fingerprint),
-                   kb_files=dict(ws.files), engine_config=config,
-                   workspace={"chunking": chunking_of(ws)})
+    prov = collect(RunInputs(harness="answers", mode="answers:" + "+".join(run.routes),
+                             golden=InputRef(display_path(run.gold),
+                                             golden_fingerprint(report.fingerprints),
+                                             len(run.cases)),
+                             kb=InputRef(display_path(run.workspace), ws.fingerprint),
+                             kb_files=dict(ws.files), engine_config=config,
+                             workspace={"chunking": chunking_of(ws)}))
     report.provenance = run.how_it_ran(replace(prov, times=clock.times())
                                        if clock is not None else prov)
     return report

@@ -7,7 +7,8 @@ trace listener), engine_config (`--engine-config`), and the engine over a worksp
 workspace_retriever (its retriever opened on a workspace, the top k passages of one question
 as a `Retrieved`), workspace_retrieval (that retriever as an engine of the run path),
 workspace_answers (one question answered on a route as an `AnswerOutcome`, and `AnswersEngine`,
-the answer harness's engine of the run path). Each engine says its outcome type
+the answer harness's engine of the run path), per_process (what those two open, once per
+process and thread). Each engine says its outcome type
 (base.Outcome: `CaseOutcome` for a golden case). A new kind of engine is a
 class here with the `Engine` seam of base, and a branch of the factory.
 

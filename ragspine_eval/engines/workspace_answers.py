@@ -36,19 +36,17 @@ question's calls are filed under `case_id` and `repeat` in its cassette (models/
 a replay miss or a failed call is that question's error even where the engine caught it (its
 rerank and synthesis fall back on any exception): never a degraded answer judged as the model's.
 AnswersEngine: each process and thread opens its own `WorkspaceAnswerer` on first use and
-closes only what it opened, so a forked worker never touches its parent's handles and a
-pickled engine carries only the workspace, the configuration and the model; the outcome is made
-plain JSON values before it leaves the engine (to JSON and back), so an answer made now and one
-read from the outcome cache are the same value and the report is the same byte for byte
-whether the question was asked or reused.
+closes only what it opened (per_process.py), so a forked worker never touches its parent's
+handles and a pickled engine carries only the workspace, the configuration and the model; the
+outcome is made plain JSON values before it leaves the engine (to JSON and back), so an answer
+made now and one read from the outcome cache are the same value and the report is the same
+byte for byte whether the question was asked or reused.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass, field, fields, replace
 from datetime import date
@@ -57,6 +55,7 @@ from typing import Any, ClassVar, Literal
 
 from ragspine_eval.engines.base import error_text
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.per_process import PerProcess
 from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 from ragspine_eval.judges.refusal import is_refusal
 
@@ -263,9 +262,8 @@ class AnswersEngine:
         self.workspace, self.config = Path(workspace), config
         self.model = model  # models.ModelRun, or None: the MockProvider
         self.repeat_index = 0  # set by the answer step: a cassette keeps each repeat apart
-        self._local = threading.local()
-        self._opened: list[tuple[int, Any]] = []  # (pid, answerer) of every one opened
-        self._lock = threading.Lock()
+        self._answerers = PerProcess(lambda: WorkspaceAnswerer(self.workspace, self.config,
+                                                               self.model))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"workspace": self.workspace, "config": self.config, "model": self.model,
@@ -276,27 +274,11 @@ class AnswersEngine:
                       state.get("model"))
         self.repeat_index = state.get("repeat", 0)
 
-    def _answerer(self) -> WorkspaceAnswerer:
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
-            local.answerer = WorkspaceAnswerer(self.workspace, self.config,
-                                               self.model).__enter__()
-            local.pid = os.getpid()
-            with self._lock:
-                self._opened.append((local.pid, local.answerer))
-        return local.answerer
-
     def run_case(self, case: Any) -> AnswerOutcome:
-        got = self._answerer().answer(case.question, case.route, case.id, self.repeat_index)
+        got = self._answerers.get().answer(case.question, case.route, case.id, self.repeat_index)
         plain = json.loads(json.dumps(got.to_dict(), ensure_ascii=False, default=str))
         return AnswerOutcome.from_dict(plain)
 
     def close(self) -> None:
         """Close the answerers this process opened (never a parent's, after a fork)."""
-        pid = os.getpid()
-        with self._lock:
-            mine = [a for p, a in self._opened if p == pid]
-            self._opened = [(p, a) for p, a in self._opened if p != pid]
-        for answerer in mine:
-            answerer.close()
-        self._local = threading.local()
+        self._answerers.close()

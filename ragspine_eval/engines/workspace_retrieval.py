@@ -13,9 +13,9 @@ cluster, each answer kept in the outcome cache as it comes.
 
 Invariants:
 - each process and thread opens its own retriever on first use (a scratch copy of the
-  workspace: the folder given is only read) and closes only what it opened, so a forked worker
-  never touches its parent's handles and a pickled engine carries only the workspace, the
-  configuration, top_k and the model;
+  workspace: the folder given is only read) and closes only what it opened (per_process.py),
+  so a forked worker never touches its parent's handles and a pickled engine carries only the
+  workspace, the configuration, top_k and the model;
 - the passages are made plain JSON values before they leave the engine (to JSON and back, a
   value JSON cannot hold as its str), so a passage answered now and one read from the outcome
   cache are the same value and the report is the same byte for byte whether the question was
@@ -26,12 +26,11 @@ Invariants:
 from __future__ import annotations
 
 import json
-import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
+from ragspine_eval.engines.per_process import PerProcess
 from ragspine_eval.engines.workspace_retriever import Retrieved
 
 
@@ -51,9 +50,7 @@ class RetrievalEngine:
         self.workspace, self.config, self.top_k = Path(workspace), config, top_k
         self.model = model  # models.ModelRun, or None: the MockProvider
         self.mode = f"retrieval@k{top_k}"
-        self._local = threading.local()
-        self._opened: list[tuple[int, Any]] = []  # (pid, retriever) of every one opened
-        self._lock = threading.Lock()
+        self._retrievers = PerProcess(self._open)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"workspace": self.workspace, "config": self.config, "top_k": self.top_k,
@@ -63,30 +60,17 @@ class RetrievalEngine:
         self.__init__(state["workspace"], state["config"], state["top_k"],  # type: ignore[misc]
                       state.get("model"))
 
-    def _retriever(self) -> Any:
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # a forked child: its own, not the parent's
-            from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
+    def _open(self) -> Any:
+        from ragspine_eval.engines.workspace_retriever import WorkspaceRetriever
 
-            local.retriever = WorkspaceRetriever(self.workspace, self.config,
-                                                 self.model).__enter__()
-            local.pid = os.getpid()
-            with self._lock:
-                self._opened.append((local.pid, local.retriever))
-        return local.retriever
+        return WorkspaceRetriever(self.workspace, self.config, self.model)
 
     def run_case(self, case: Any) -> Retrieved:
-        got = self._retriever().retrieve(case.question, self.top_k, case.id)
+        got = self._retrievers.get().retrieve(case.question, self.top_k, case.id)
         if got.error is not None:
             return Retrieved(error=got.error)
         return Retrieved(json.loads(json.dumps(got.hits, ensure_ascii=False, default=str)))
 
     def close(self) -> None:
         """Close the retrievers this process opened (never a parent's, after a fork)."""
-        pid = os.getpid()
-        with self._lock:
-            mine = [r for p, r in self._opened if p == pid]
-            self._opened = [(p, r) for p, r in self._opened if p != pid]
-        for retriever in mine:
-            retriever.close()
-        self._local = threading.local()
+        self._retrievers.close()

@@ -4,16 +4,16 @@
 private copy of the workspace (`RAGSpine.local` creates missing stores and schemas in the folder
 it opens, and an input is never written to) with the MockProvider (no model, no network) or the
 model a `models.ModelRun` names (its query translation and listwise rerank then ask it, behind
-its cassette, each call filed under the question's id), the configuration's profile, graph mode and reranker, and its contextual index, query translation
-and page parent as overrides of the retrieval preset, then asks the facade for its narrative
-retriever (`open_retriever`: the same guards and assembly as the engine's `ask`, with no intent
-filters). `retrieve(question, top_k)` returns the engine's passages, at most `top_k`, in its
-order, with the wall time of the call and the LLM calls its trace reported meanwhile: a
-`Retrieved`, which is also the retrieval harness's outcome type (engines/base.Outcome: what the
-outcome cache keeps of it is its passages and its error; the wall time and the LLM calls are
-the runner's to measure). Used by the retrieval harness's engine (workspace_retrieval.py), by
-the answer harness's (workspace_answers.py) and by both harnesses to read the engine's
-effective preset.
+its cassette, each call filed under the question's id), the configuration's profile, graph mode
+and reranker, and its contextual index, query translation and page parent as overrides of the
+retrieval preset, then asks the facade for its narrative retriever (`open_retriever`: the same
+guards and assembly as the engine's `ask`, with no intent filters). `retrieve(question, top_k)`
+returns the engine's passages, at most `top_k`, in its order, with the wall time of the call and
+the LLM calls its trace reported meanwhile: a `Retrieved`, which is also the retrieval harness's
+outcome type (engines/base.Outcome: what the outcome cache keeps of it is its passages and its
+error; the wall time and the LLM calls are the runner's to measure). Used by the retrieval
+harness's engine (workspace_retrieval.py), by the answer harness's (workspace_answers.py) and by
+both harnesses to read the engine's effective preset.
 
 Invariants:
 - the workspace folder given is only read: its regular files are copied

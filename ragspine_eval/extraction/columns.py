@@ -25,6 +25,7 @@ import hashlib
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import chain, compress, groupby, repeat
 from json.encoder import encode_basestring
 from typing import Any
@@ -206,13 +207,13 @@ def same_values(expected: list[Any], actual: list[Any], same: Callable[[Any, Any
 
 
 def same_tags(expected: list[Any], actual: list[Any]) -> bytes:
-    """scoring._same_tags on the claims of two `tags` columns (validated: objects of strings,
+    """claims._same_tags on the claims of two `tags` columns (validated: objects of strings,
     where == is same_value and the claim's sorting changes nothing)."""
     return bytes([(not e and not a) or e == a for e, a in zip(expected, actual, strict=True)])
 
 
 def _header_key(span: Any, origin: Any) -> tuple[Any, Any]:
-    """What scoring._header_claim says of a record (ABSENT read as not given), as a pair that
+    """What claims.header_claim says of a record (ABSENT read as not given), as a pair that
     compares as the claims do."""
     span = None if span is ABSENT else span
     origin = None if origin is ABSENT else origin
@@ -284,20 +285,51 @@ def _header_text(span: Any, origin: Any, number_text: NumberText) -> str | None:
             + ',"merge_span":' + span_text + "},")
 
 
-def fingerprint_digests(cells: list[Any], sheets: list[str], refs: list[str],
-                        values: list[Any], tags: list[Any], spans: list[Any],
-                        origins: list[Any], fills: list[Any], fill_claim: Callable[[Any], Any],
-                        number_text: NumberText, by_cell: Callable[[Any], str]) -> bytes:
-    """The first 8 bytes of each cell's fingerprint hash (scoring.fingerprint's) for one
-    chunk of ground-truth cells and its columns (ABSENT where a cell does not state a field).
-    `by_cell(cell)` is the canonical text written the general way, for a cell whose claims
-    are not of the usual types; `fill_claim(cell)` the fill claim of a cell stating a fill."""
+@dataclass(frozen=True)
+class TruthChunk:
+    """A chunk of ground-truth cells and its columns (ABSENT where a cell does not state a
+    field), as the fingerprints read them."""
+
+    cells: list[Any]
+    sheets: list[str]
+    refs: list[str]
+    values: list[Any]
+    tags: list[Any]
+    spans: list[Any]
+    origins: list[Any]
+    fills: list[Any]
+
+    @classmethod
+    def of(cls, cells: list[Any]) -> TruthChunk:
+        return cls(cells, column(cells, "sheet"), column(cells, "cell_ref"),
+                   column(cells, "value", ABSENT), column(cells, "tags", ABSENT),
+                   column(cells, "merge_span", ABSENT), column(cells, "is_merged_origin", ABSENT),
+                   column(cells, "fill", ABSENT))
+
+
+@dataclass(frozen=True)
+class ClaimWriters:
+    """scoring.py's ways of writing what a column cannot: `number_text(n)` a number's canonical
+    text (None: not a number it writes), `fill_claim(cell)` the fill claim of a cell stating a
+    fill, `by_cell(cell)` a cell's whole canonical text written the general way."""
+
+    fill_claim: Callable[[Any], Any]
+    number_text: NumberText
+    by_cell: Callable[[Any], str]
+
+
+def fingerprint_digests(chunk: TruthChunk, writers: ClaimWriters) -> bytes:
+    """The first 8 bytes of each cell's fingerprint hash (claims.fingerprint's) for one
+    chunk of ground-truth cells; a cell whose claims are not of the usual types is written by
+    `writers.by_cell`."""
+    cells, sheets, refs, values = chunk.cells, chunk.sheets, chunk.refs, chunk.values
+    tags, spans, origins, fills = chunk.tags, chunk.spans, chunk.origins, chunk.fills
+    fill_claim, number_text, by_cell = writers.fill_claim, writers.number_text, writers.by_cell
     enc, frepr, absent, general = encode_basestring, float.__repr__, ABSENT, _value_text
     if (not _has_absent(values) and not _has_absent(tags) and not _has_absent(spans)
             and not any(map(isinstance, fills, repeat(str)))
             and not (_ESCAPED.search("".join(sheets)) or _ESCAPED.search("".join(refs)))):
-        return _uniform_digests(cells, sheets, refs, values, tags, spans, origins,
-                                number_text, by_cell)
+        return _uniform_digests(chunk, writers)
     v_text = [('"cell_value":' + enc(v) + ",") if (t := type(v)) is str
               else ('"cell_value":' + frepr(v) + ",") if t is float and v - v == 0.0
               else "" if v is absent else general(v, number_text) for v in values]
@@ -332,12 +364,13 @@ def _inner(text: str | None, key: str) -> str | None:
     return None if text is None else text[len(key) + 3:-1]
 
 
-def _uniform_digests(cells: list[Any], sheets: list[str], refs: list[str], values: list[Any],
-                     tags: list[Any], spans: list[Any], origins: list[Any],
-                     number_text: NumberText, by_cell: Callable[[Any], str]) -> bytes:
+def _uniform_digests(chunk: TruthChunk, writers: ClaimWriters) -> bytes:
     """fingerprint_digests for a chunk whose every cell states a value, tags and a merge
     span, no fill, and whose locators need no escaping: one text format for all, the channel
     names written by it rather than joined to each claim."""
+    cells, sheets, refs, values = chunk.cells, chunk.sheets, chunk.refs, chunk.values
+    tags, spans, origins = chunk.tags, chunk.spans, chunk.origins
+    number_text, by_cell = writers.number_text, writers.by_cell
     enc, frepr, absent = encode_basestring, float.__repr__, ABSENT
     v_text = [enc(v) if (t := type(v)) is str else frepr(v) if t is float and v - v == 0.0
               else _inner(_value_text(v, number_text), "cell_value") for v in values]

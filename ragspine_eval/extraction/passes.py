@@ -29,6 +29,8 @@ from typing import Any
 from ragspine_eval.extraction.columns import (
     ABSENT,
     CHUNK,
+    ClaimWriters,
+    TruthChunk,
     Unique,
     all_dicts,
     both,
@@ -123,14 +125,10 @@ def fingerprints(cells: list[Any], fill_claim: Callable[[Any], Any],
                  ) -> bytes:
     """The first 8 bytes of every (validated) ground-truth cell's fingerprint hash, a chunk
     at a time (columns.fingerprint_digests)."""
+    writers = ClaimWriters(fill_claim, number_text, by_cell)
     digests = bytearray()
     for start in range(0, len(cells), CHUNK):
-        part = cells[start:start + CHUNK]
-        digests += fingerprint_digests(
-            part, column(part, "sheet"), column(part, "cell_ref"), column(part, "value", ABSENT),
-            column(part, "tags", ABSENT), column(part, "merge_span", ABSENT),
-            column(part, "is_merged_origin", ABSENT), column(part, "fill", ABSENT), fill_claim,
-            number_text, by_cell)
+        digests += fingerprint_digests(TruthChunk.of(cells[start:start + CHUNK]), writers)
     return bytes(digests)
 
 

@@ -44,15 +44,8 @@ from ragspine_eval.extraction.records import (
 )
 from ragspine_eval.extraction.report import COVERAGE, FRAME_COLUMNS
 from ragspine_eval.extraction.scoring import CHANNELS, EvalReport, run_eval
-from ragspine_eval.provenance import (
-    Clock,
-    InputRef,
-    Provenance,
-    canonical_hash,
-    collect,
-    display_path,
-    file_fingerprint,
-)
+from ragspine_eval.fingerprints import canonical_hash, file_fingerprint
+from ragspine_eval.provenance import Clock, InputRef, Provenance, RunInputs, collect, display_path
 
 FIXTURE_SETS = tuple(DOCUMENT_SETS)
 
@@ -273,13 +266,13 @@ def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: 
                       sum(r.coverage.ground_truth_cells for r in run.reports.values()))
     if facts_path is not None:
         facts = InputRef(display_path(facts_path), file_fingerprint(facts_path))
-        return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
-                       facts=facts, clock=clock, engine="facts file", engine_version=None)
+        return collect(RunInputs(harness="extraction", mode=",".join(run.reports), golden=golden,
+                                 facts=facts, engine="facts file"), clock)
     docs = [t.document for t in targets if t.document is not None]
     documents = InputRef(",".join(display_path(d) for d in docs),
                          canonical_hash({d.name: file_fingerprint(d) for d in docs}), len(docs))
-    return collect(harness="extraction", mode=",".join(run.reports), golden=golden,
-                   documents=documents, clock=clock)
+    return collect(RunInputs(harness="extraction", mode=",".join(run.reports), golden=golden,
+                             documents=documents), clock)
 
 
 def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) -> None:

@@ -32,7 +32,7 @@ from ragspine_eval.extraction.locators import (
 )
 from ragspine_eval.extraction.readers import READERS, ReadGrid, read_document
 from ragspine_eval.extraction.records import ExtractionInputError, load_ground_truth
-from ragspine_eval.extraction.scoring import same_value
+from ragspine_eval.extraction.claims import same_value
 
 MERGE_TYPES = ("xlsx", "pptx")  # where the reader sees merges as spans
 

@@ -88,7 +88,7 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
     command that records one target's run; `store=False` keeps the run out of the run store
     (runs/; the CLI's --no-store). Raises RagspineEvalError for input it cannot use."""
     from ragspine_eval.extraction.run import score_engine, score_facts_file
-    from ragspine_eval.outputs.console import (
+    from ragspine_eval.outputs.extraction_files import (
         extraction_table,
         mismatch_details,
         mismatch_examples,
@@ -201,8 +201,10 @@ def run_gated_extraction(targets: Sequence[Target], *, facts_path: str | Path | 
 
 
 def _write_ci_files(gated: ExtractionGatedRun, outputs: ExtractionOutputs, say: Echo) -> None:
-    from ragspine_eval.outputs.junit import write_extraction_junit
-    from ragspine_eval.outputs.summary_md import write_extraction_summary
+    from ragspine_eval.outputs.extraction_files import (
+        write_extraction_junit,
+        write_extraction_summary,
+    )
 
     comparisons = {key: gate.comparison for key, gate in gated.gates.items()}
     write_announced(outputs.junit, "junit",

@@ -103,7 +103,7 @@ def run_gated_qa(golden_path: str | Path = paths.QA_GOLDEN_SET, mode: str | None
     Raises RagspineEvalError (GoldenSetError, KnowledgeBaseError, BaselineError, OutputError,
     EngineSpecError, ...) for input the run cannot use.
     """
-    from ragspine_eval.outputs.console import gate_table
+    from ragspine_eval.outputs.qa_files import gate_table
     from ragspine_eval.engines import parse_engine
     from ragspine_eval.execution.cache import cache_dir
     from ragspine_eval.execution.golden_memo import load_golden_set_cached
@@ -195,8 +195,8 @@ def _with_record_command(options: ratchet.GateOptions, command: str) -> ratchet.
 
 
 def _write_ci_files(run: QAGatedRun, outputs: QAOutputs, say: Echo) -> None:
-    from ragspine_eval.outputs.junit import write_qa_junit
-    from ragspine_eval.outputs.summary_md import write_qa_summary
+    from ragspine_eval.outputs.qa_files import write_qa_junit
+    from ragspine_eval.outputs.qa_files import write_qa_summary
 
     comparison = run.gate.comparison if run.gate is not None else run.comparison
     write_announced(outputs.junit, "junit",

@@ -1,7 +1,7 @@
 """The golden sets: the QA cases under version control, read strictly.
 
 cases (the JSONL format, `GoldenCase`, its loader with file:line errors, and each case's
-fingerprint). A new golden-set format (a question file of another tool) is a reader here that
+fingerprint), expected (the rules of a case's `expected` object and the field checks), pages (the pages a question names, bounded). A new golden-set format (a question file of another tool) is a reader here that
 yields `GoldenCase`s. What a case is checked against (a knowledge base) is the QA harness's
 golden_check.
 

@@ -1,8 +1,9 @@
 """The QA golden set: `GoldenCase` and its loader.
 
-Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation, contradictions
-included (refuse: true with a value, a source, a narrative_doc or a clarification; ask_first with
-a value or a narrative_doc). Invariants:
+Owns the JSONL format of data/golden/qa_golden_set.jsonl and its validation: each line's fields
+here, the rules of its `expected` object (what each case_type needs, the contradictions: refuse:
+true with a value, a source, a narrative_doc or a clarification; ask_first with a value or a
+narrative_doc) in expected.py. Invariants:
 - a file loads whole or not at all: the first invalid line raises `GoldenSetError` naming the file,
   the line number, the case id (when one could be read) and the reason; `check_golden_set`
   collects every invalid line instead, for `ragspine-eval golden`;
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -28,15 +27,18 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import reading
+from ragspine_eval.golden.expected import (
+    check_expected,
+    check_missing,
+    check_unknown,
+    expect_type,
+    iso_date,
+)
 
 CASE_TYPES = ("numeric", "clarification", "refusal", "narrative", "composite")
-CLARIFICATION_MODES = ("none", "ask_first", "answer_with_assumptions")
 TAG_KEYS = ("topic", "scope", "qtype")
 FIELDS = ("id", "question", "case_type", "expected", "tags", "reference_date")
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NEEDS_VALUE = ("numeric", "composite")
-_NEEDS_NARRATIVE = ("narrative", "composite")
 _REASON_CLIP = 400  # a reason quoting a value is cut: one line, never two million characters
 
 
@@ -252,35 +254,35 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
     def fail(reason: str) -> GoldenSetError:
         return GoldenSetError(path, lineno, case_id, reason)
 
-    _check_missing(fail, [name for name in FIELDS if name not in record])
+    check_missing(fail, [name for name in FIELDS if name not in record])
     if len(record) != len(FIELDS):  # every field is there: only then can one be extra
-        _check_unknown(fail, record, FIELDS)
+        check_unknown(fail, record, FIELDS)
 
-    _expect_type(fail, "id", record["id"], str)
+    expect_type(fail, "id", record["id"], str)
     if not record["id"].strip():
         raise fail("empty id")
-    _expect_type(fail, "question", record["question"], str)
+    expect_type(fail, "question", record["question"], str)
     if not record["question"].strip():
         raise fail("empty question")
-    _expect_type(fail, "case_type", record["case_type"], str)
+    expect_type(fail, "case_type", record["case_type"], str)
     case_type = record["case_type"]
     if case_type not in CASE_TYPES:
         raise fail(f"unknown case_type {reading.clip(case_type)}; expected one of {', '.join(CASE_TYPES)}")
-    _expect_type(fail, "reference_date", record["reference_date"], str)
-    reference_date = _iso_date(record["reference_date"])
+    expect_type(fail, "reference_date", record["reference_date"], str)
+    reference_date = iso_date(record["reference_date"])
     if reference_date is None:
         raise fail(f"bad ISO date in reference_date: {reading.clip(record['reference_date'])} (use YYYY-MM-DD)")
 
     tags = record["tags"]
-    _expect_type(fail, "tags", tags, dict)
-    _check_missing(fail, [f"tags.{key}" for key in TAG_KEYS if key not in tags],
+    expect_type(fail, "tags", tags, dict)
+    check_missing(fail, [f"tags.{key}" for key in TAG_KEYS if key not in tags],
                    f" (every case is tagged with {', '.join(TAG_KEYS)})")
     for key in TAG_KEYS:
-        _expect_type(fail, f"tags.{key}", tags[key], str)
+        expect_type(fail, f"tags.{key}", tags[key], str)
 
     expected = record["expected"]
-    _expect_type(fail, "expected", expected, dict)
-    _validate_expected(fail, case_type, expected)
+    expect_type(fail, "expected", expected, dict)
+    check_expected(fail, case_type, expected)
 
     return GoldenCase(
         id=record["id"],
@@ -289,141 +291,4 @@ def _parse_line(path: Path, lineno: int, line: str) -> GoldenCase:
         expected=expected,
         tags=dict(tags),
         reference_date=reference_date,
-    )
-
-
-EXPECTED_FIELDS = ("clarification", "refuse", "value", "unit", "source", "narrative_doc",
-                   "relevant")
-SOURCE_FIELDS = ("doc", "locator")
-# an `expected.relevant` entry: the passages a case needs (retrieval/relevance.py reads them)
-RELEVANT_FIELDS = ("doc", "page", "pages", "locator", "text")
-_VALUE_FIELDS = ("value", "unit", "source")
-
-
-def _validate_expected(fail: Any, case_type: str, expected: dict[str, Any]) -> None:
-    # a misspelt key ("valeu") would otherwise be ignored and the case would assert less
-    _check_unknown(fail, expected, EXPECTED_FIELDS, "expected.")
-    for name in ("clarification", "refuse"):
-        if name not in expected:
-            raise fail(f"missing field 'expected.{name}'")
-    _expect_type(fail, "expected.clarification", expected["clarification"], str)
-    if expected["clarification"] not in CLARIFICATION_MODES:
-        raise fail(
-            f"expected.clarification is {reading.clip(expected['clarification'])}; "
-            f"expected one of {', '.join(CLARIFICATION_MODES)}"
-        )
-    _expect_type(fail, "expected.refuse", expected["refuse"], bool)
-
-    if case_type in _NEEDS_VALUE or any(name in expected for name in _VALUE_FIELDS):
-        why = (f"required for {case_type} cases" if case_type in _NEEDS_VALUE else
-               "a case that expects a value needs value, unit and source")
-        for name in _VALUE_FIELDS:
-            if name not in expected:
-                raise fail(f"missing field 'expected.{name}' ({why})")
-        value = expected["value"]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise fail(f"wrong type for 'expected.value': expected a number, got {_type_name(value)}")
-        if not math.isfinite(value):
-            raise fail(f"expected.value is {value}: a golden value must be a finite number")
-        _expect_type(fail, "expected.unit", expected["unit"], str)
-        source = expected["source"]
-        _expect_type(fail, "expected.source", source, dict)
-        for name in SOURCE_FIELDS:
-            if name not in source:
-                raise fail(f"missing field 'expected.source.{name}'")
-            _expect_type(fail, f"expected.source.{name}", source[name], str)
-        _check_unknown(fail, source, SOURCE_FIELDS, "expected.source.")
-    if case_type in _NEEDS_NARRATIVE and "narrative_doc" not in expected:
-        raise fail(f"missing field 'expected.narrative_doc' (required for {case_type} cases)")
-    if "narrative_doc" in expected:
-        _expect_type(fail, "expected.narrative_doc", expected["narrative_doc"], str)
-    if "relevant" in expected:
-        _validate_relevant(fail, expected["relevant"])
-    if case_type == "refusal" and expected["refuse"] is not True:
-        raise fail("a refusal case must expect refuse: true")
-    if case_type == "clarification" and expected["clarification"] == "none":
-        raise fail("a clarification case cannot expect clarification 'none'")
-    _check_contradictions(fail, expected)
-
-
-def _validate_relevant(fail: Any, relevant: Any) -> None:
-    """`expected.relevant`: a non-empty list of {doc, and optionally page (a whole number >= 1)
-    or pages (a list of them), locator, text (non-empty strings)}."""
-    if not isinstance(relevant, list) or not relevant:
-        raise fail("expected.relevant must be a non-empty list of {doc, page|pages, locator, "
-                   "text} objects")
-    for i, entry in enumerate(relevant):
-        name = f"expected.relevant[{i}]"
-        _expect_type(fail, name, entry, dict)
-        _check_unknown(fail, entry, RELEVANT_FIELDS, f"{name}.")
-        if "doc" not in entry:
-            raise fail(f"missing field '{name}.doc'")
-        for key in ("doc", "locator", "text"):
-            if key in entry:
-                _expect_type(fail, f"{name}.{key}", entry[key], str)
-                if not entry[key].strip():
-                    raise fail(f"{name}.{key} is empty")
-        pages = ([entry["page"]] if "page" in entry else []) + (
-            entry["pages"] if isinstance(entry.get("pages"), list) else [])
-        if "pages" in entry and (not isinstance(entry["pages"], list) or not entry["pages"]):
-            raise fail(f"{name}.pages must be a non-empty list of page numbers")
-        for page in pages:
-            if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-                raise fail(f"{name}: a page is a whole number from 1, got {reading.clip(page)}")
-
-
-def _check_contradictions(fail: Any, expected: dict[str, Any]) -> None:
-    """Expectations no answer can meet together (docs/qa.md, "Writing cases"): the case would fail
-    whatever the engine does, or pass by ignoring half of what it asserts."""
-    what = {"value": "a value and source", "narrative_doc": "a narrative_doc",
-            "relevant": "relevant passages"}
-    answers = [name for name in what if name in expected]
-    if expected["refuse"] is True:
-        if answers:
-            raise fail(f"contradiction: refuse: true with {what[answers[0]]}: a refused question "
-                       f"gets no answer to check; drop expected.{answers[0]} or set refuse: false")
-        if expected["clarification"] != "none":
-            raise fail(f"contradiction: refuse: true with clarification "
-                       f"{expected['clarification']!r}: a refusal neither asks first nor answers "
-                       f"with assumptions; set clarification 'none' or refuse: false")
-    if expected["clarification"] == "ask_first" and answers:
-        raise fail(f"contradiction: clarification 'ask_first' with {what[answers[0]]}: the engine "
-                   f"is to ask before it answers, so this turn has no answer to check; drop "
-                   f"expected.{answers[0]} or use 'answer_with_assumptions'")
-
-
-def _check_missing(fail: Any, missing: list[str], note: str = "") -> None:
-    """Every missing field of a line at once: an author fixes the line in one go."""
-    if missing:
-        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
-                   f"{', '.join(map(repr, missing))}{note}")
-
-
-def _check_unknown(fail: Any, record: dict[str, Any], allowed: tuple[str, ...],
-                   prefix: str = "") -> None:
-    unknown = sorted(set(record) - set(allowed))
-    if unknown:
-        raise fail(f"unknown field(s) {', '.join(reading.clip(prefix + k) for k in unknown[:5])}; allowed: "
-                   f"{', '.join(allowed)}")
-
-
-def _iso_date(text: str) -> date | None:
-    if not _ISO_DATE.fullmatch(text):
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
-
-
-def _expect_type(fail: Any, name: str, value: object, kind: type) -> None:
-    if type(value) is kind:  # what json.loads gives for a right value: decided at once
-        return
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise fail(f"wrong type for {name!r}: expected {kind.__name__}, got {_type_name(value)}")
-
-
-def _type_name(value: object) -> str:
-    return {type(None): "null", bool: "boolean", dict: "object", list: "array", str: "string"}.get(
-        type(value), type(value).__name__
     )

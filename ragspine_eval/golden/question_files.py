@@ -45,6 +45,7 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files import reading
+from ragspine_eval.golden.pages import parse_pages
 from ragspine_eval.golden.question_case import (
     QuestionCase,
     QuestionFileError,
@@ -54,18 +55,13 @@ from ragspine_eval.golden.question_case import (
 )
 
 __all__ = ["QuestionCase", "QuestionFileError", "check_question_file", "is_question_file",
-           "load_question_file", "parse_pages"]
+           "load_question_file"]
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".txt")
 NL_GOLD_VERSIONS = ("nl-answers-gold-v1", "nl-answers-gold-v2")
 KNOWN_KEYS = frozenset({"id", "question", "expected", "pages", "page", "doc"})
-_RANGE = re.compile(r"^([0-9]+)\s*-\s*([0-9]+)$")
-_NUMBER = re.compile(r"^[0-9]+$")
-# the limits of a question file (docs/workspace.md, "Limits"): no document has 100,000 pages,
-# a page group of more than 10,000 pages no longer tests retrieval, and the sets are built in
-# memory (a million pages is about 60 MB)
-MAX_PAGE = 100_000
-MAX_QUESTION_PAGES = 10_000
+# the limits of a question file (docs/workspace.md, "Limits"): one question's pages are bounded
+# in pages.py; the sets are built in memory (a million pages is about 60 MB)
 MAX_FILE_PAGES = 1_000_000
 # questions in one file: 100,000 is the largest set the project runs (the QA golden set's
 # story); each is held in memory with its page sets
@@ -94,70 +90,6 @@ def is_question_file(path: str | Path) -> bool:
     except (OSError, ValueError, RagspineEvalError):
         return True  # let the reader name the problem
     return True
-
-
-def parse_pages(value: Any) -> frozenset[int]:
-    """Pages from 1: `12`, `[12, 13]`, `"12, 14-15"`; empty for null or ``""``; ValueError else."""
-    if value is None or value == "":
-        return frozenset()
-    if isinstance(value, bool):
-        raise ValueError(f"page {value!r} is not a page number")
-    if isinstance(value, int):
-        if value < 1:
-            raise ValueError(f"page {value} is not a page number (pages count from 1)")
-        if value > MAX_PAGE:
-            raise ValueError(f"page {reading.clip(value, 24)} is beyond the {MAX_PAGE:,} pages a "
-                             f"question file may name (no document has that many)")
-        return frozenset({value})
-    if isinstance(value, float) and value.is_integer():
-        return parse_pages(int(value))
-    if isinstance(value, str):
-        pages: set[int] = set()
-        for part in (p.strip() for p in value.split(",")):
-            if not part:
-                continue
-            if _NUMBER.match(part):
-                pages |= parse_pages(_whole(part))
-                continue
-            match = _RANGE.match(part)
-            if not match or not 1 <= _whole(match.group(1)) <= _whole(match.group(2)):
-                raise ValueError(f"page {reading.clip(part)} is neither a page number nor a "
-                                 f"range like 3-5")
-            first, last = _whole(match.group(1)), _whole(match.group(2))
-            if last > MAX_PAGE:
-                raise ValueError(f"the range {reading.clip(part, 40)} goes beyond the "
-                                 f"{MAX_PAGE:,} pages a question file may name")
-            _bounded(len(pages) + last - first + 1)
-            pages.update(range(first, last + 1))
-        return _bounded_set(pages)
-    if isinstance(value, list):
-        out: set[int] = set()
-        for item in value:
-            if isinstance(item, list):
-                raise ValueError("pages nest lists; give one list of pages")
-            out |= parse_pages(item)
-            _bounded(len(out))
-        return frozenset(out)
-    raise ValueError(f"page {reading.clip(value)} is not a page number")
-
-
-def _whole(digits: str) -> int:
-    """An ASCII page number, its length checked before int() reads it."""
-    if len(digits.lstrip("0")) > len(str(MAX_PAGE)):
-        raise ValueError(f"page {reading.clip(digits, 24)} is beyond the {MAX_PAGE:,} pages a "
-                         f"question file may name")
-    return int(digits)
-
-
-def _bounded(n: int) -> None:
-    if n > MAX_QUESTION_PAGES:
-        raise ValueError(f"more than {MAX_QUESTION_PAGES:,} pages in one question: a page group "
-                         f"that wide tests nothing; name the pages the answer is on")
-
-
-def _bounded_set(pages: set[int]) -> frozenset[int]:
-    _bounded(len(pages))
-    return frozenset(pages)
 
 
 def _text(value: Any) -> str:
@@ -357,62 +289,74 @@ def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[Que
         raise QuestionFileError(path, None, None, "no such file")
     errors: list[QuestionFileError] = []
     cases: list[QuestionCase] = []
-    if path.suffix.lower() == ".json":
-        text, payload = _json_payload(path)
-        if isinstance(payload, dict) and payload.get("schema_version") in NL_GOLD_VERSIONS:
-            from ragspine_eval.golden.nl_gold import nl_gold_cases
-
-            items = nl_gold_cases(path, text, payload)
-        else:
-            items = _json_questions(path, text, payload)
-    else:
-        items = ((line, index, record) for index, (line, record)
-                 in enumerate(_records(path), start=1))
-    pages = 0
+    items = _items(path)
     try:
-        for line, index, record in items:
-            if index > MAX_QUESTIONS:  # the whole file stops before it fills memory
-                raise QuestionFileError(path, line, None, f"more than {MAX_QUESTIONS:,} questions "
-                                                          f"in one file; split the file")
-            try:
-                if isinstance(record, QuestionFileError):
-                    raise record
-                if isinstance(record, QuestionCase):
-                    case = record
-                elif not isinstance(record, Mapping):
-                    raise QuestionFileError(path, line, None, "a question must be a JSON object")
-                else:
-                    case = _case(record, index, line, path)
-                pages += sum(len(g) for g in case.page_groups)
-                if pages > MAX_FILE_PAGES:  # the whole file stops: its page sets fill memory
-                    raise QuestionFileError(path, line, case.id, f"more than {MAX_FILE_PAGES:,} "
-                                            f"pages in the file's page groups; split the file")
-                cases.append(case)
-            except QuestionFileError as exc:
-                if pages > MAX_FILE_PAGES:
-                    raise
-                if stop:
-                    raise
-                errors.append(exc)
+        _read_cases(path, items, cases, errors, stop)
     except QuestionFileError as exc:  # the file itself (not one question) cannot be read on
         if stop:
             raise
         errors.append(exc)
-    seen: dict[str, QuestionCase] = {}
-    for case in cases:
-        if case.id in seen:
-            exc = QuestionFileError(path, case.line, case.id,
-                                    f"the id is given twice (first on line {seen[case.id].line})")
-            if stop:
-                raise exc
-            errors.append(exc)
-        seen.setdefault(case.id, case)
-    if not cases and not errors:
-        exc = QuestionFileError(path, None, None, "the file holds no question")
+    for exc in _file_problems(path, cases, errors):
         if stop:
             raise exc
         errors.append(exc)
     return tuple(cases), errors
+
+
+def _items(path: Path) -> Iterator[tuple[int | None, int, Any]]:
+    """(line, index from 1, record) of each question of the file, in its format; a record may
+    be a QuestionCase (nl-answers-gold) or the QuestionFileError of its question."""
+    if path.suffix.lower() != ".json":
+        return ((line, index, record) for index, (line, record)
+                in enumerate(_records(path), start=1))
+    text, payload = _json_payload(path)
+    if isinstance(payload, dict) and payload.get("schema_version") in NL_GOLD_VERSIONS:
+        from ragspine_eval.golden.nl_gold import nl_gold_cases
+
+        return nl_gold_cases(path, text, payload)
+    return _json_questions(path, text, payload)
+
+
+def _read_cases(path: Path, items: Iterator[tuple[int | None, int, Any]],
+                cases: list[QuestionCase], errors: list[QuestionFileError], stop: bool) -> None:
+    """Each item read into `cases`, or its problem into `errors` (raised with `stop`); a file
+    past MAX_QUESTIONS questions or MAX_FILE_PAGES pages stops whole, before it fills memory."""
+    pages = 0
+    for line, index, record in items:
+        if index > MAX_QUESTIONS:
+            raise QuestionFileError(path, line, None, f"more than {MAX_QUESTIONS:,} questions "
+                                                      f"in one file; split the file")
+        try:
+            if isinstance(record, QuestionFileError):
+                raise record
+            if isinstance(record, QuestionCase):
+                case = record
+            elif not isinstance(record, Mapping):
+                raise QuestionFileError(path, line, None, "a question must be a JSON object")
+            else:
+                case = _case(record, index, line, path)
+            pages += sum(len(g) for g in case.page_groups)
+            if pages > MAX_FILE_PAGES:
+                raise QuestionFileError(path, line, case.id, f"more than {MAX_FILE_PAGES:,} "
+                                        f"pages in the file's page groups; split the file")
+            cases.append(case)
+        except QuestionFileError as exc:
+            if pages > MAX_FILE_PAGES or stop:
+                raise
+            errors.append(exc)
+
+
+def _file_problems(path: Path, cases: list[QuestionCase], errors: list[QuestionFileError]
+                   ) -> Iterator[QuestionFileError]:
+    """What is wrong with the file as a whole: an id given twice, no question at all."""
+    seen: dict[str, QuestionCase] = {}
+    for case in cases:
+        if case.id in seen:
+            yield QuestionFileError(path, case.line, case.id,
+                                    f"the id is given twice (first on line {seen[case.id].line})")
+        seen.setdefault(case.id, case)
+    if not cases and not errors:
+        yield QuestionFileError(path, None, None, "the file holds no question")
 
 
 def _json_questions(path: Path, text: str, payload: Any) -> Iterator[tuple[int | None, int, Any]]:

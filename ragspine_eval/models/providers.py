@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.provenance import canonical_hash
+from ragspine_eval.fingerprints import canonical_hash
 
 PROVIDERS = ("mock", "anthropic", "litellm", "claude-cli")
 # the engine's defaults, named here only to say which model answered (the engine's constants

@@ -115,7 +115,7 @@ class ModelRun:
 
     def fingerprint(self) -> str:
         """What can change the answers: the spec, and in replay the cassette's calls."""
-        from ragspine_eval.provenance import canonical_hash, file_fingerprint
+        from ragspine_eval.fingerprints import canonical_hash, file_fingerprint
 
         parts: dict[str, Any] = {"spec": self.spec.to_dict()}
         if self.mode == "replay" and self.cassette and Path(self.cassette).is_file():

@@ -24,7 +24,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragspine_eval.provenance import canonical_hash
+from ragspine_eval.fingerprints import canonical_hash
 
 FIELDS = ("provider", "model", "base_url", "params", "tools", "messages", "repeat")
 CLIP = 90

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs.junit import JUnitCase, write_run_junit
-from ragspine_eval.outputs.summary_md import GateRow, TagRow, summary_markdown
+from ragspine_eval.outputs.summary_md import GateRow, Summary, TagRow, summary_markdown
 from ragspine_eval.retrieval.stages import STAGE_TEXT
 from ragspine_eval.stats import format_interval
 
@@ -144,12 +144,12 @@ def answers_summary_markdown(report: AnswerRunReport,
                             f"fails now)" for c in cmp.case_regressions]
             drift += [d["text"] for d in cmp.drift]
     prov = report.provenance
-    return summary_markdown(
+    return summary_markdown(Summary(
         f"ragspine-eval answers {key}", "FAIL" if failed else "PASS",
         list(prov.lines()) if prov else [], gates, regressions, tags,
         notes=[f"skipped {s['case_id']}: {s['reason']}" for s in report.run.skipped]
         + [f"known gap {g['case_id']}: {g['detail'] or '-'}" for g in report.run.known_gaps],
-        errors=[f"{r.route} {r.id}: {r.outcome.error}" for r in report.errors], drift=drift)
+        errors=[f"{r.route} {r.id}: {r.outcome.error}" for r in report.errors], drift=drift))
 
 
 def write_answers_summary(path: str | Path, report: AnswerRunReport,

@@ -22,9 +22,7 @@ repeat it failed in: Maven Surefire's element, which Jenkins and GitLab show as 
 case passed at baseline time has type "Regression" and a message that says so; any other has
 type "AssertionError": a CI reader tells what this change broke from what was failing before. The writer takes
 plain `JUnitCase` rows grouped by `suite` (a QA gate; for extraction, a channel), so any harness
-can use it; `qa_junit_cases` makes the rows of a QA report, `extraction_junit_cases` those of
-an extraction run (one per cell and channel, grouped per channel, and one per ground-truth cell
-for coverage).
+can use it; each harness makes its rows from its report in its own `<harness>_files.py`.
 """
 
 from __future__ import annotations
@@ -40,9 +38,7 @@ from ragspine_eval.outputs import escape
 from ragspine_eval.retrieval.stages import STAGE_TEXT
 
 if TYPE_CHECKING:
-    from ragspine_eval.extraction.run import ExtractionRun
     from ragspine_eval.provenance import Provenance
-    from ragspine_eval.qa.report import QAEvalReport
     from ragspine_eval.ratchet import BaselineComparison
 
 MESSAGE_CHARS = 200
@@ -144,22 +140,7 @@ def write_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
     write_atomic(path, junit_xml(cases, name, properties, time_s, timestamp))
 
 
-# --- the QA report as rows ----------------------------------------------------------------------
-
-
-def qa_junit_cases(report: QAEvalReport, comparison: BaselineComparison | None = None
-                   ) -> list[JUnitCase]:
-    """One row per case and gate, fabrication included, in report order, then each gate's
-    engine errors; with the baseline comparison, the case regressions it found are marked."""
-    regressed = _regressed(comparison)
-    return [JUnitCase(gate, r.id, f"qa.{report.mode}.{gate}", r.passed, r.expected, r.actual,
-                      (gate, r.id) in regressed, r.explanation, r.error,
-                      tuple(metric.flaky.get(r.id, ())), None if r.passed else r.stage)
-            for gate, metric in report.gates().items()
-            for r in (*metric.results, *metric.errors)]
-
-
-def _regressed(comparison: BaselineComparison | None) -> set[tuple[str, str]]:
+def regressed_cases(comparison: BaselineComparison | None) -> set[tuple[str, str]]:
     """(gate or channel, case id or locator) of each case regression of a comparison."""
     return {(c["metric"], c["id"]) for c in comparison.case_regressions} if comparison else set()
 
@@ -184,46 +165,3 @@ def write_run_junit(path: str | Path, cases: Iterable[JUnitCase], name: str,
                 time_s=prov.times.duration_s if prov and prov.times else None,
                 # readers expect a local ISO time without an offset; started_at is UTC
                 timestamp=prov.times.started_at[:19] if prov and prov.times else None)
-
-
-def write_qa_junit(path: str | Path, report: QAEvalReport,
-                   comparison: BaselineComparison | None = None) -> None:
-    """The file of a QA run; one Ctrl-C stopped carries the property interrupted=true, and its
-    cases not run are <error>s like any engine error."""
-    write_run_junit(path, qa_junit_cases(report, comparison), f"ragspine-eval qa {report.mode}",
-                    report.provenance, {"interrupted": "true"} if report.interrupted else None)
-
-
-# --- the extraction report as rows ----------------------------------------------------------------
-
-
-def extraction_junit_cases(run: ExtractionRun,
-                           comparisons: Mapping[str, BaselineComparison | None] | None = None
-                           ) -> list[JUnitCase]:
-    """One row per scored cell and channel, grouped per channel across document sets, then one
-    per ground-truth cell for coverage (failing where no fact was extracted for it). With a
-    baseline comparison per document set, the cells it found regressed are marked."""
-    from ragspine_eval.extraction.report import COVERAGE, FILL
-    from ragspine_eval.extraction.scoring import CHANNELS
-
-    regressed = {key: _regressed((comparisons or {}).get(key)) for key in run.reports}
-    rows = [JUnitCase(channel, f"{key} {cell.locator}", f"extraction.{key}.{channel}",
-                      cell.correct, repr(cell.expected), repr(cell.actual),
-                      (channel, cell.locator) in regressed[key])
-            for channel in (*CHANNELS, FILL) for key, report in run.reports.items()
-            for cell in report.cells if cell.channel == channel]
-    for key, report in run.reports.items():
-        missing = set(report.coverage.missing)
-        rows += [JUnitCase(COVERAGE, f"{key} {loc}", f"extraction.{key}.{COVERAGE}",
-                           loc not in missing, "a fact for this ground-truth cell",
-                           "no fact" if loc in missing else "a fact",
-                           (COVERAGE, loc) in regressed[key])
-                 for loc in sorted(report.golden)]
-    return rows
-
-
-def write_extraction_junit(path: str | Path, run: ExtractionRun,
-                           comparisons: Mapping[str, BaselineComparison | None] | None = None
-                           ) -> None:
-    write_run_junit(path, extraction_junit_cases(run, comparisons),
-                    f"ragspine-eval extraction {','.join(run.reports)}", run.provenance)

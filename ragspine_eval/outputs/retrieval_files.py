@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ragspine_eval.execution import latency
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs.junit import JUnitCase, write_run_junit
-from ragspine_eval.outputs.summary_md import GateRow, TagRow, summary_markdown
+from ragspine_eval.outputs.summary_md import GateRow, Summary, TagRow, summary_markdown
 from ragspine_eval.stats import format_interval
 
 if TYPE_CHECKING:
@@ -114,14 +114,14 @@ def retrieval_summary_markdown(report: RetrievalRunReport, stored: dict[str, Any
     verdict = ("FAIL" if (result is not None and result.exit_code) or report.errors else "PASS")
     prov = report.provenance
     lines = list(prov.lines()) if prov else []
-    return summary_markdown(
+    return summary_markdown(Summary(
         f"ragspine-eval retrieval {key}", verdict, lines, gates, regressions, tags,
         notes=[f"MRR {metrics['mrr']:.4f} (baseline {_base(stored, 'mrr')}), page MRR "
                f"{metrics['page_mrr']:.4f} (baseline {_base(stored, 'page_mrr')}), over "
                f"{metrics['n_judged']} judged questions"]
         + [f"warning: {w}" for w in report.warnings],
         errors=[f"{c.id}: {c.error}" for c in report.errors],
-        drift=[d["text"] for d in (comparison.drift if comparison else [])])
+        drift=[d["text"] for d in (comparison.drift if comparison else [])]))
 
 
 def write_retrieval_summary(path: str | Path, report: RetrievalRunReport,

@@ -2,34 +2,21 @@
 with intervals, drift (a QA run on another knowledge base or engine than its baseline entry, in
 its own section above the regressions), the regressions, and the tags where most cases fail.
 
-The writer takes plain rows (`GateRow`, `TagRow`, regression lines), so any harness can use it;
-`qa_summary_markdown` makes them from a QA report and its gate result, and
-`extraction_summary_markdown` from an extraction run (a row per document set and channel, a
-`table_structure` row where the run scored table structure, as the console table does, the
-sheets where most cells fail as its "tags"). Invariants: short by
+The writer takes a `Summary` of plain rows (`GateRow`, `TagRow`, regression lines), so any
+harness can use it; each harness makes its Summary from its report in its own
+`<harness>_files.py`. Invariants: short by
 construction (one line per gate, at most `TOP_TAGS` tag rows, at most `MAX_REGRESSIONS`
 regression lines with a count of the rest), and pipes in ids or tag values never break a table.
-Fabrication reads as in the CLI (QAEvalReport.fabrication_sentence): the rate of fabricating
-refusal answers, lower is better, with the Wilson interval of that rate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ragspine_eval.extraction.structure import DEFINITION as STRUCTURE_DEFINITION
-from ragspine_eval.extraction.structure import TABLE_STRUCTURE
-from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs import escape
+from ragspine_eval.ratchet import BaselineComparison, describe
 from ragspine_eval.stats import format_interval, wilson_interval
-from ragspine_eval.ratchet import BaselineComparison, GateResult, describe
-
-if TYPE_CHECKING:
-    from ragspine_eval.extraction.run import ExtractionRun
-    from ragspine_eval.qa.report import QAEvalReport
 
 TOP_TAGS = 5
 MAX_REGRESSIONS = 20
@@ -78,20 +65,36 @@ def _cell(text: object) -> str:
     return escape.markdown(text)  # no live HTML, control character or broken table from data
 
 
-def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
-                     gates: Iterable[GateRow], regressions: Sequence[str],
-                     tags: Iterable[TagRow], top_tags: int = TOP_TAGS,
-                     notes: Sequence[str] = (), errors: Sequence[str] = (),
-                     flaky: Sequence[str] = (), drift: Sequence[str] = ()) -> str:
-    """The summary; `drift` (another knowledge base or engine than the baseline's) comes first
-    under the table, above the regressions, since one of them may come from the data; `errors`
-    are the cases with no verdict (engine errors), listed in their own section above the
-    regressions, since they are neither; `flaky` the verdicts that differed between repeats, in
-    a section after the regressions (they are never one)."""
+@dataclass(frozen=True)
+class Summary:
+    """What one run's summary says: its title and verdict, the provenance lines, a row per gate,
+    the regression lines and the tag rows; `notes` under the table; `drift` (another knowledge
+    base or engine than the baseline's) first under it, above the regressions, since one of
+    them may come from the data; `errors` the cases with no verdict (engine errors), in their
+    own section above the regressions, since they are neither; `flaky` the verdicts that
+    differed between repeats, in a section after the regressions (they are never one)."""
+
+    title: str
+    verdict: str
+    provenance_lines: Sequence[str]
+    gates: Sequence[GateRow]
+    regressions: Sequence[str]
+    tags: Sequence[TagRow]
+    notes: Sequence[str] = ()
+    errors: Sequence[str] = ()
+    flaky: Sequence[str] = ()
+    drift: Sequence[str] = ()
+
+
+def summary_markdown(summary: Summary, top_tags: int = TOP_TAGS) -> str:
+    """The summary's Markdown, its sections in the order `Summary` says."""
+    s = summary
+    title, verdict, regressions = s.title, s.verdict, s.regressions
+    notes, errors, flaky, drift = s.notes, s.errors, s.flaky, s.drift
     lines = [f"## {_cell(title)}: {verdict}", ""]
-    lines += [f"{_cell(line)}  " for line in provenance_lines]
+    lines += [f"{_cell(line)}  " for line in s.provenance_lines]
     lines += ["", "| gate | result | 95% CI | passed | baseline |", "|---|---:|---:|---:|---:|"]
-    for g in gates:
+    for g in s.gates:
         interval = (format_interval(g.interval) if g.interval is not None else
                     format_interval(wilson_interval(g.passed, g.total))
                     if g.total and g.proportion else "-")
@@ -118,7 +121,7 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
         lines += [f"- {_cell(f)}" for f in flaky[:MAX_REGRESSIONS]]
         if len(flaky) > MAX_REGRESSIONS:
             lines.append(f"- … and {len(flaky) - MAX_REGRESSIONS} more (see the JSON report)")
-    failing = sorted((t for t in tags if t.failed),
+    failing = sorted((t for t in s.tags if t.failed),
                      key=lambda t: (-t.failed, t.passed / t.total, t.gate, t.tag, t.value))
     lines += ["", "### Top failing tags", ""]
     if failing:
@@ -132,110 +135,9 @@ def summary_markdown(title: str, verdict: str, provenance_lines: Sequence[str],
     return "\n".join(lines) + "\n"
 
 
-# --- the QA report as rows ----------------------------------------------------------------------
-
-
-def qa_summary_markdown(report: QAEvalReport, stored: dict[str, Any] | None = None,
-                        result: GateResult | None = None) -> str:
-    """The summary of a QA run; `stored` is the baseline entry, `result` what the gate said."""
-    from ragspine_eval.qa.answered import baseline_shown
-    from ragspine_eval.qa.gates import FABRICATION
-    from ragspine_eval.qa.repeats import verdict_pattern
-
-    stored, footnote = baseline_shown(report, stored)  # with engine errors: as the gate compares
-    base = (stored or {}).get("metrics", {})
-    rows = [GateRow(name, m.passed, m.total, f"{m.pass_rate:.4f}",
-                    f"{base[name]:.4f}" if isinstance(base.get(name), int | float) else "-")
-            for name, m in report.metrics.items()]
-    fab = report.fabrication
-    stored_fab = (stored or {}).get("fabrication_count")
-    rows.append(GateRow(f"{FABRICATION} (lower is better)", fab.passed, fab.total,
-                        f"{report.fabrication_rate:.4f} ({report.fabrication_count} of "
-                        f"{fab.total} fabricated)",
-                        "-" if stored_fab is None else f"{stored_fab} fabricated",
-                        report.fabrication_interval))
-    tags = [TagRow(gate, key, value, b["passed"], b["total"], gate == FABRICATION)
-            for gate, metric in report.gates().items()
-            for key, values in sorted(metric.by_tag.items())
-            for value, b in sorted(values.items())]
-    verdict = "not gated" if result is None else (
-        f"{'PASS' if result.exit_code == 0 else 'FAIL'} ({result.status})")
-    if report.interrupted:
-        verdict = (f"STOPPED ({report.stopped_by})" if report.stopped_by
-                   else "INTERRUPTED (Ctrl-C)") + ": no verdict, the baseline untouched"
-    regressions = _regression_lines(result.comparison, report.mode) if result else []
-    prov = report.provenance.lines() if report.provenance else []
-    title = f"ragspine-eval qa · {report.mode} · {report.n_cases} cases"
-    notes = ([report.interrupted_sentence() + "."] if report.interrupted else []) + [
-        report.fabrication_sentence()] + ([footnote + "."] if footnote else [])
-    flaky = [f"{gate}: {i} ({verdict_pattern(v)})"
-             for gate, m in report.gates().items() for i, v in sorted(m.flaky.items())]
-    if report.repeats > 1:
-        title += f" · {report.repeats} repeats"
-        notes.append(f"{len(flaky)} flaky verdict(s) in {report.repeats} repeats: a flaky case "
-                     f"counts as passing and is never a regression; only a case that fails in "
-                     f"every repeat is." if flaky else
-                     f"No flaky case: every verdict was the same in all {report.repeats} repeats.")
-    if report.errors:
-        notes.append(f"ENGINE ERRORS: {report.errors_sentence()}.")
-    drift = [d["text"] for d in result.comparison.drift] if result and result.comparison else []
-    return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes,
-                            errors=[f"{c.id}: {c.error}" for c in report.errors], flaky=flaky,
-                            drift=drift)
-
-
-def _regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
+def regression_lines(cmp: BaselineComparison | None, key: str) -> list[str]:
+    """The regressions and case regressions of a comparison, as the gate describes them."""
     if cmp is None:
         return []
     only = BaselineComparison(False, cmp.regressions, cmp.case_regressions, cmp.golden_changes)
     return describe(only, key)
-
-
-def write_qa_summary(path: str | Path, report: QAEvalReport, stored: dict[str, Any] | None = None,
-                     result: GateResult | None = None) -> None:
-    write_atomic(path, qa_summary_markdown(report, stored, result))
-
-
-# --- the extraction run as rows ---------------------------------------------------------------------
-
-
-def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResult]) -> str:
-    """The summary of an extraction run; `results` is what the gate said per document set."""
-    rows, tags, regressions, extracted = [], [], [], []
-    for key, report in run.reports.items():
-        stored = run.baselines.get(key) or {}
-        for name, metric in report.channels.items():
-            value = f"not scored: {metric.not_scored}" if metric.not_scored else f"{metric.accuracy:.4f}"
-            base = stored.get(name)
-            rows.append(GateRow(f"{key} · {name}", metric.correct, metric.total, value,
-                                f"{base:.4f}" if isinstance(base, int | float) else "-"))
-        cov, base = report.coverage, stored.get("coverage")
-        rows.append(GateRow(f"{key} · coverage", cov.matched, cov.ground_truth_cells,
-                            f"{cov.rate:.4f}", f"{base:.4f}" if isinstance(base, int | float) else "-"))
-        if report.structure:  # as the console's row: matched of the ground truth's relations
-            st, base = report.structure, stored.get(TABLE_STRUCTURE)
-            rows.append(GateRow(f"{key} · {TABLE_STRUCTURE}", st["matched"], st["relations"],
-                                f"{st['f1']:.4f}",
-                                f"{base:.4f}" if isinstance(base, int | float) else "-",
-                                proportion=False))
-            extracted.append(f"{key}: {st['extracted']}")
-        by_sheet: dict[tuple[str, str], list[bool]] = {}
-        for cell in report.cells:
-            by_sheet.setdefault((cell.channel, cell.sheet), []).append(cell.correct)
-        tags += [TagRow(channel, "sheet", f"{key}:{sheet}", sum(ok), len(ok))
-                 for (channel, sheet), ok in sorted(by_sheet.items())]
-        if key in results:
-            regressions += _regression_lines(results[key].comparison, key)
-    verdicts = [r.exit_code for r in results.values()]
-    verdict = "not gated" if not verdicts else ("PASS" if max(verdicts) == 0 else "FAIL")
-    prov = run.provenance.lines() if run.provenance else []
-    title = f"ragspine-eval extraction · {', '.join(run.reports)}"
-    notes = [(f"{TABLE_STRUCTURE}: {STRUCTURE_DEFINITION}. Result: the F1; passed: the ground "
-              f"truth's relations matched (relations extracted: {', '.join(extracted)}); no "
-              f"interval, as an F1 is no share of cases.")] if extracted else []
-    return summary_markdown(title, verdict, prov, rows, regressions, tags, notes=notes)
-
-
-def write_extraction_summary(path: str | Path, run: ExtractionRun,
-                             results: dict[str, GateResult]) -> None:
-    write_atomic(path, extraction_summary_markdown(run, results))

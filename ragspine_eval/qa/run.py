@@ -33,7 +33,8 @@ from ragspine_eval.pipeline.keep import keep, scored_saver, streamed_saver
 from ragspine_eval.pipeline.plan import Plan, outcome_cache, plan
 from ragspine_eval.pipeline.report import with_cache, with_latency, workspace_of
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
-from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path, golden_fingerprint
+from ragspine_eval.fingerprints import golden_fingerprint
+from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path
 from ragspine_eval.qa.repeats import combine_repeats
 from ragspine_eval.qa.evaluation import Reuse, evaluate
 from ragspine_eval.qa.report import QAEvalReport
@@ -294,8 +295,8 @@ def qa_provenance(report: QAEvalReport, golden_path: str | Path, kb: InputRef | 
                   clock: Clock | None = None, **engine: Any) -> Provenance:
     """The provenance of a QA report; `engine` may name engine=, engine_version=, judge= and
     kb_files=."""
-    from ragspine_eval.provenance import collect
+    from ragspine_eval.provenance import RunInputs, collect
 
     fps = {c.id: c.fingerprint for c in report.cases}
     golden = InputRef(display_path(golden_path), golden_fingerprint(fps), report.n_cases)
-    return collect(harness="qa", mode=report.mode, golden=golden, kb=kb, clock=clock, **engine)
+    return collect(RunInputs(harness="qa", mode=report.mode, golden=golden, kb=kb, **engine), clock)

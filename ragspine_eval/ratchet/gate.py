@@ -80,66 +80,91 @@ def run_gate(path: str | Path, key: str, current: dict[str, Any],
     path = Path(path)
     options.check()
     if options.require_baseline and not options.update and key not in load_baselines(path):
-        # before the lock: a missing entry writes nothing, not even the lock file
-        where = f"{path} does not exist" if not path.exists() else f"{path} has no entry {key!r}"
-        return GateResult("missing", 1, [
-            f"MISSING BASELINE: {where} and --require-baseline is set, so this run is not "
-            f"gated and fails; nothing was written. Record a baseline with: "
-            f"{options.record_command}, review it and commit it"])
+        return _missing(path, key, options)  # before the lock: not even the lock file written
     with locked(path):
         new_file = not path.exists()
         baselines = load_baselines(path)
         stored = baselines.get(key)
         if stored is None:
-            write_entry(path, baselines, key, current, "bootstrap", None, options.reason)
-            if new_file:
-                line = (f"NEW BASELINE FILE {path} (it did not exist): recorded this run as the "
-                        f"baseline for {key!r}; if you meant an existing baseline, check the "
-                        f"--baseline path")
-            else:
-                line = f"no baseline for {key!r} in {path}: recorded this run as the baseline"
-            return GateResult("bootstrap", 0, [line])
+            return _bootstrap(path, baselines, key, current, options, new_file)
         stored = validate_entry(path, key, stored)
         cmp = compare(current, stored)
         lines = describe(cmp, key, LISTED_PER_KIND)
-
         if options.update or options.accept_golden_change:
             return _update(path, baselines, key, stored, current, cmp, options, lines)
         if not cmp.passed:
-            if cmp.golden_changes:
-                also = " --allow-regression" if cmp.regressions or cmp.case_regressions else ""
-                lines.append(f"if the golden change was reviewed, record it with: "
-                             f"{options.record_command} --accept-golden-change{also} "
-                             f"--reason \"...\"")
-            if current.get("n_cases", 0) > stored.get("n_cases", 0) and cmp.regressions:
-                lines.append(f"note: the golden set grew from {stored.get('n_cases')} to "
-                             f"{current.get('n_cases')} cases; if the drop comes from the new "
-                             f"cases, record it with {options.record_command} --allow-regression "
-                             f"--reason \"...\"")
-            return GateResult("regression", 1, lines, cmp)
+            return GateResult("regression", 1, lines + _regression_hints(cmp, stored, current,
+                                                                         options), cmp)
         if _gained(cmp, stored, current):
-            if options.ratchet and judge_change(stored, current):
-                lines.append("not ratcheted automatically: this run used another judge than the "
-                             "baseline; " + _rejudge_hint(current, options))
-                return GateResult("improved", 0, lines, cmp)
-            if options.ratchet:
-                write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
-                             options.reason or "automatic ratchet after a passing run")
-                return GateResult("ratcheted", 0, lines + [f"baseline {key!r} raised in {path}"], cmp)
-            if cmp.improvements:
-                lines.append(f"this run improved on the baseline; record the gain with: "
-                             f"{options.record_command}")
-            else:
-                new_cases = len(set(current.get("golden", {})) - set(stored.get("golden", {})))
-                lines.append(f"the golden set grew by {new_cases} case(s) the baseline does not "
-                             f"know; record them with: {options.record_command}")
-            return GateResult("improved", 0, lines, cmp)
+            return _on_gain(path, baselines, key, stored, current, cmp, options, lines)
         if cmp.drift:
             what = " and ".join("knowledge base" if d["kind"] == "kb" else d["kind"]
                                 for d in cmp.drift)
             lines.append(f"no regression: drift alone never fails the gate; once reviewed, make "
                          f"the baseline name this run's {what} with: {options.record_command}")
         return GateResult("pass", 0, lines, cmp)
+
+
+def _missing(path: Path, key: str, options: GateOptions) -> GateResult:
+    """--require-baseline and no entry: not gated, a failure, nothing written."""
+    where = f"{path} does not exist" if not path.exists() else f"{path} has no entry {key!r}"
+    return GateResult("missing", 1, [
+        f"MISSING BASELINE: {where} and --require-baseline is set, so this run is not "
+        f"gated and fails; nothing was written. Record a baseline with: "
+        f"{options.record_command}, review it and commit it"])
+
+
+def _bootstrap(path: Path, baselines: dict[str, Any], key: str, current: dict[str, Any],
+               options: GateOptions, new_file: bool) -> GateResult:
+    """No entry under `key` yet: this run is recorded as the baseline, a new file said so."""
+    write_entry(path, baselines, key, current, "bootstrap", None, options.reason)
+    if new_file:
+        line = (f"NEW BASELINE FILE {path} (it did not exist): recorded this run as the "
+                f"baseline for {key!r}; if you meant an existing baseline, check the "
+                f"--baseline path")
+    else:
+        line = f"no baseline for {key!r} in {path}: recorded this run as the baseline"
+    return GateResult("bootstrap", 0, [line])
+
+
+def _regression_hints(cmp: BaselineComparison, stored: dict[str, Any], current: dict[str, Any],
+                      options: GateOptions) -> list[str]:
+    """How to record a failing run once reviewed: a golden change, a golden set that grew."""
+    lines = []
+    if cmp.golden_changes:
+        also = " --allow-regression" if cmp.regressions or cmp.case_regressions else ""
+        lines.append(f"if the golden change was reviewed, record it with: "
+                     f"{options.record_command} --accept-golden-change{also} "
+                     f"--reason \"...\"")
+    if current.get("n_cases", 0) > stored.get("n_cases", 0) and cmp.regressions:
+        lines.append(f"note: the golden set grew from {stored.get('n_cases')} to "
+                     f"{current.get('n_cases')} cases; if the drop comes from the new "
+                     f"cases, record it with {options.record_command} --allow-regression "
+                     f"--reason \"...\"")
+    return lines
+
+
+def _on_gain(path: Path, baselines: dict[str, Any], key: str, stored: dict[str, Any],
+             current: dict[str, Any], cmp: BaselineComparison, options: GateOptions,
+             lines: list[str]) -> GateResult:
+    """A passing run that gained: ratcheted up where asked (never over a judge change), else
+    the command that records the gain or the new cases."""
+    if options.ratchet and judge_change(stored, current):
+        lines.append("not ratcheted automatically: this run used another judge than the "
+                     "baseline; " + _rejudge_hint(current, options))
+        return GateResult("improved", 0, lines, cmp)
+    if options.ratchet:
+        write_entry(path, baselines, key, ratcheted(stored, current), "ratchet", stored,
+                    options.reason or "automatic ratchet after a passing run")
+        return GateResult("ratcheted", 0, lines + [f"baseline {key!r} raised in {path}"], cmp)
+    if cmp.improvements:
+        lines.append(f"this run improved on the baseline; record the gain with: "
+                     f"{options.record_command}")
+    else:
+        new_cases = len(set(current.get("golden", {})) - set(stored.get("golden", {})))
+        lines.append(f"the golden set grew by {new_cases} case(s) the baseline does not "
+                     f"know; record them with: {options.record_command}")
+    return GateResult("improved", 0, lines, cmp)
 
 
 def check_without_recording(path: str | Path, key: str, comparison: BaselineComparison | None,

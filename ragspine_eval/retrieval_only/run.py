@@ -48,7 +48,8 @@ from ragspine_eval.pipeline.answer import Answers, answer, run_options
 from ragspine_eval.pipeline.plan import outcome_cache, plan
 from ragspine_eval.pipeline.report import with_cache, with_latency
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
-from ragspine_eval.provenance import Clock, InputRef, collect, display_path, golden_fingerprint
+from ragspine_eval.fingerprints import golden_fingerprint
+from ragspine_eval.provenance import Clock, InputRef, RunInputs, collect, display_path
 from ragspine_eval.retrieval.metrics import question_file_ranks
 from ragspine_eval.retrieval.passages import kept, passages_from
 from ragspine_eval.retrieval.relevance import question_file_rules
@@ -210,10 +211,10 @@ def _provenance(run: RetrievalRun, report: RetrievalRunReport, clock: Clock) -> 
                      **({"vector_channel": run.channel} if run.channel else {}),
                      **({"warnings": report.warnings} if report.warnings else {})}
     fingerprints = {c.id: c.fingerprint for c in report.cases}
-    return collect(
-        harness="retrieval", mode=run.mode, clock=clock,
+    return collect(RunInputs(
+        harness="retrieval", mode=run.mode,
         golden=InputRef(display_path(what.golden), golden_fingerprint(fingerprints),
                         len(report.cases)),
         kb=InputRef(display_path(what.kb), ws.fingerprint), kb_files=dict(ws.files),
         engine_config=engine_config, workspace={"chunking": chunking_of(ws)},
-        model=what.model.to_dict() if what.model is not None else None)
+        model=what.model.to_dict() if what.model is not None else None), clock)

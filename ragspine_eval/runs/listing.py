@@ -8,7 +8,7 @@ and spelled out in a legend under the table. An extraction run over several docu
 shows, per channel, its lowest rate over the sets. QA and extraction runs listed together get
 a table each, since their gates differ. Every field is escaped for the terminal.
 `show_lines(ref)` prints one run: its summary as a header, then the same per-gate table the
-run printed (outputs.console), failing case ids included.
+run printed (outputs/<harness>_files.py), failing case ids included.
 """
 
 from __future__ import annotations
@@ -134,16 +134,15 @@ def _when(created: str) -> str:
 
 
 def _table_of(report: dict[str, Any]) -> list[str]:
-    from ragspine_eval.outputs import console
-
     if report.get("harness") == "extraction":
         from ragspine_eval.extraction.run import ExtractionRun
+        from ragspine_eval.outputs.extraction_files import extraction_table
 
         run = ExtractionRun.from_dict(report)
         lines = []
         for key, rep in run.reports.items():
-            lines += console.extraction_table(key, rep, (run.baselines or {}).get(key) and
-                                              {"metrics": run.baselines[key]}, run.engine)
+            lines += extraction_table(key, rep, (run.baselines or {}).get(key) and
+                                      {"metrics": run.baselines[key]}, run.engine)
         return lines
     if report.get("harness") == "retrieval":
         from ragspine_eval.outputs.retrieval_files import retrieval_table
@@ -153,10 +152,11 @@ def _table_of(report: dict[str, Any]) -> list[str]:
         return [*(rr.provenance.lines() if rr.provenance else []), *retrieval_table(rr)]
     if report.get("harness") == "answers":
         return _answers_lines(report)
+    from ragspine_eval.outputs.qa_files import gate_table
     from ragspine_eval.qa.report import QAEvalReport
 
     qa = QAEvalReport.from_dict(report)
-    return [*(qa.provenance.lines() if qa.provenance else []), *console.gate_table(qa)]
+    return [*(qa.provenance.lines() if qa.provenance else []), *gate_table(qa)]
 
 
 def _answers_lines(report: dict[str, Any]) -> list[str]:

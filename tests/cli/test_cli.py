@@ -348,7 +348,7 @@ def test_junit_and_summary_match_the_report_and_the_report_names_its_baseline(ca
 
     from builders import check_junit_shape
 
-    from ragspine_eval.provenance import entry_fingerprint
+    from ragspine_eval.fingerprints import entry_fingerprint
 
     baseline = tmp_path / "qa_baseline.json"
     shutil.copy(paths.QA_BASELINE, baseline)

@@ -17,7 +17,8 @@ from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.extraction.records import load_ground_truth
 from ragspine_eval.extraction.report import COVERAGE
 from ragspine_eval.extraction.run import ExtractionRun
-from ragspine_eval.extraction.scoring import CHANNELS, fingerprint
+from ragspine_eval.extraction.claims import fingerprint
+from ragspine_eval.extraction.scoring import CHANNELS
 from ragspine_eval.ratchet import history_path
 
 BASELINE = paths.EXTRACTION_BASELINE

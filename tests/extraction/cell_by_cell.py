@@ -26,18 +26,16 @@ from ragspine_eval.extraction.report import (
     Coverage,
     EvalReport,
 )
-from ragspine_eval.extraction.scoring import (
-    _ABSENT,
-    _CLAIMS,
-    _NO_FACT,
-    _SAME,
-    NO_FACTS,
-    _collector_paused,
-    _fingerprint,
-    _stated_claims,
+from ragspine_eval.extraction.claims import (
+    CLAIMS,
+    NOT_STATED,
+    SAME,
+    fingerprint_of,
     same_cell_value,
+    stated_claims,
     states,
 )
+from ragspine_eval.extraction.scoring import NO_FACTS, _NO_FACT, _collector_paused
 from ragspine_eval.extraction.structure import structure_score
 
 
@@ -73,27 +71,27 @@ def run_eval_by_cell(facts: Iterable[Mapping[str, Any]], ground_truth: Any, *,
                                        f"extractor does not provide this channel")
 
     options = compare_options(ground_truth)
-    same_of = {**_SAME, "cell_value": value_comparer(options, same_cell_value)}
+    same_of = {**SAME, "cell_value": value_comparer(options, same_cell_value)}
     tallies = {ch: _Tally() for ch in names_scored}
-    scoring = [(ch, _CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
+    scoring = [(ch, CLAIMS[ch], same_of[ch], tallies[ch]) for ch in names_scored
                if ch not in not_scored]
     scores: list[CellScore] = []
     missing: list[str] = []
     golden: dict[str, str] = {}
     with _collector_paused():
         for loc, cell in truth.items():
-            claims = _stated_claims(cell)
-            golden[loc] = _fingerprint(loc, claims)
+            claims = stated_claims(cell)
+            golden[loc] = fingerprint_of(loc, claims)
             fact = by_locator.get(loc)
             if fact is None:
-                if is_blank(claims.get("cell_value", _ABSENT)):
+                if is_blank(claims.get("cell_value", NOT_STATED)):
                     fact = _NO_FACT  # a blank asserted: no fact is what it expects
                 else:
                     missing.append(loc)
                     continue
             for channel, claim, same, tally in scoring:
-                expected = claims.get(channel, _ABSENT)
-                if expected is _ABSENT or (fact is _NO_FACT and channel != "cell_value"):
+                expected = claims.get(channel, NOT_STATED)
+                if expected is NOT_STATED or (fact is _NO_FACT and channel != "cell_value"):
                     continue
                 actual = claim(fact)
                 if same(expected, actual):

@@ -12,7 +12,8 @@ from openpyxl.styles import PatternFill
 from ragspine_eval.extraction.compare import stated_legend
 from ragspine_eval.extraction.records import ExtractionInputError
 from ragspine_eval.extraction.run import Target, score_engine
-from ragspine_eval.extraction.scoring import CHANNELS, fingerprint, run_eval
+from ragspine_eval.extraction.claims import fingerprint
+from ragspine_eval.extraction.scoring import CHANNELS, run_eval
 from ragspine_eval.extraction.truth import draft_truth
 
 

@@ -17,13 +17,12 @@ from ragspine_eval.extraction.report import (
     compare_to_baseline,
     make_baseline_entry,
 )
+from ragspine_eval.extraction.claims import fingerprint, same_value
 from ragspine_eval.extraction.scoring import (
     CHANNELS,
     ChannelMetric,
     EvalReport,
-    fingerprint,
     run_eval,
-    same_value,
 )
 from ragspine_eval.ratchet import compare
 
@@ -277,15 +276,11 @@ _CELL = st.fixed_dictionaries(
 @example({"sheet": "S", "cell_ref": "A1", "value": [1, "x", None], "merge_span": None})
 def test_the_fingerprint_written_directly_is_the_canonical_json_one(cell_):
     """Stored baselines hold fingerprints: the fast text must be json's, byte for byte."""
-    from ragspine_eval.extraction.scoring import (
-        _canonical,
-        _canonical_by_json,
-        _stated_claims,
-    )
+    from ragspine_eval.extraction.claims import canonical, canonical_by_json, stated_claims
 
-    claims = _stated_claims(cell_)
+    claims = stated_claims(cell_)
     loc = f"{cell_['sheet']}!{cell_['cell_ref']}"
-    assert _canonical(loc, claims) == _canonical_by_json(loc, claims)
+    assert canonical(loc, claims) == canonical_by_json(loc, claims)
 
 
 def test_the_baseline_entry_has_the_shape_the_ratchet_reads():

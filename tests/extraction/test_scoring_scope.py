@@ -9,7 +9,7 @@ import pytest
 from ragspine_eval.extraction.records import ExtractionInputError
 from ragspine_eval.extraction.run import Target, check_aligned
 from ragspine_eval.extraction.scoring import run_eval
-from ragspine_eval.outputs.console import extraction_table, mismatch_examples
+from ragspine_eval.outputs.extraction_files import extraction_table, mismatch_examples
 
 
 def fact(sheet: str, ref: str, value) -> dict:

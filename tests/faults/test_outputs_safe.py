@@ -13,7 +13,7 @@ import pytest
 from ragspine_eval import paths
 from ragspine_eval.cli.app import main
 from ragspine_eval.outputs.junit import JUnitCase, junit_xml
-from ragspine_eval.outputs.summary_md import GateRow, summary_markdown
+from ragspine_eval.outputs.summary_md import GateRow, Summary, summary_markdown
 from ragspine_eval.ratchet.baseline_file import history_path
 
 HOSTILE = "clar-\x01\x1b[2J\x0c\ud800\ufffe<img src=x onerror=alert(3)>"
@@ -33,8 +33,8 @@ def test_junit_parses_whatever_the_names_and_answers_hold():
 
 
 def test_markdown_shows_html_from_data_as_text():
-    text = summary_markdown(HOSTILE, "FAIL", [HOSTILE], [GateRow(HOSTILE, 0, 1, "0")], [HOSTILE],
-                            [])
+    text = summary_markdown(Summary(HOSTILE, "FAIL", [HOSTILE], [GateRow(HOSTILE, 0, 1, "0")],
+                                    [HOSTILE], []))
     assert "<img" not in text and "&lt;img src=x onerror=alert(3)>" in text
     assert "\x1b" not in text and "\x01" not in text
 

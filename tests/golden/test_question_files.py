@@ -12,7 +12,6 @@ from ragspine_eval.golden.question_files import (
     check_question_file,
     is_question_file,
     load_question_file,
-    parse_pages,
 )
 
 
@@ -105,14 +104,6 @@ def test_a_qa_golden_set_is_not_a_question_file(tmp_path):
     assert not is_question_file(golden)
     assert is_question_file(write(tmp_path, "q.jsonl", '{"question": "a"}\n'))
     assert not is_question_file(tmp_path / "q.md")
-
-
-def test_parse_pages():
-    assert parse_pages("12, 14-15") == {12, 14, 15}
-    assert parse_pages([1, "3-4"]) == {1, 3, 4}
-    assert parse_pages(None) == parse_pages("") == frozenset()
-    with pytest.raises(ValueError):
-        parse_pages([[1]])
 
 
 def test_the_fingerprint_covers_what_a_question_asserts_not_its_tags(tmp_path):

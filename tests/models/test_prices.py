@@ -72,13 +72,13 @@ def test_cost_per_run_and_by_tag_and_a_replay_bills_nothing(tmp_path, mode, bill
 
 
 def test_the_run_lines_say_the_cost_per_run_and_by_tag(tmp_path):
-    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.provenance import InputRef, RunInputs, collect
 
     run = ModelRun(ProviderSpec("litellm", "openai/m", "http://127.0.0.1:1/v1"), None, "live",
                    str(table(tmp_path)))
     model = run.to_dict([outcome(3000, 500), outcome(1000, 0)], [{"topic": "FIN"},
                                                                   {"topic": "OPS"}])
-    prov = collect(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model)
+    prov = collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model))
     lines = prov.lines()
     assert any("cost 0.0120 EUR, billed 0.0120 EUR" in line for line in lines)
     assert "cost by tag: topic=FIN 0.0100 EUR · topic=OPS 0.0020 EUR" in lines

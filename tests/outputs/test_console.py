@@ -7,7 +7,8 @@ from builders import sample_report
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragspine_eval.outputs.console import gate_table, progress_line
+from ragspine_eval.outputs.console import progress_line
+from ragspine_eval.outputs.qa_files import gate_table
 from ragspine_eval.stats import format_interval, wilson_interval
 
 
@@ -39,11 +40,3 @@ def test_progress_bar_keeps_its_width_and_fills_monotonically(total, data):
     later = progress_line("x", min(total, done + 1), total, width=20).split("[")[1].split("]")[0]
     assert len(bar) == 20 and bar.count("#") <= later.count("#")
     assert (bar.count("#") == 20) == (done == total)
-
-
-def test_the_coverage_name_is_the_extraction_reports():
-    # console keeps its own copy so that a QA run's table never imports the extraction side
-    from ragspine_eval.extraction.report import COVERAGE
-    from ragspine_eval.outputs import console
-
-    assert console.COVERAGE == COVERAGE

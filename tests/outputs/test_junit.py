@@ -6,12 +6,8 @@ import xml.etree.ElementTree as ET
 
 from builders import check_junit_shape, sample_report
 
-from ragspine_eval.outputs.junit import (
-    JUnitCase,
-    junit_xml,
-    qa_junit_cases,
-    write_qa_junit,
-)
+from ragspine_eval.outputs.junit import JUnitCase, junit_xml
+from ragspine_eval.outputs.qa_files import qa_junit_cases, write_qa_junit
 
 # What each element may hold and carry; readers (Jenkins, GitLab, GitHub report actions) accept
 # this subset of the Ant JUnit schema.
@@ -72,11 +68,11 @@ def test_answers_with_markup_and_control_characters_stay_well_formed():
 
 
 def test_provenance_travels_as_properties_when_the_report_has_one(tmp_path):
-    from ragspine_eval.provenance import Clock, InputRef, collect
+    from ragspine_eval.provenance import Clock, InputRef, RunInputs, collect
 
     report = sample_report()
-    report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
-                                clock=Clock())
+    report.provenance = collect(RunInputs(harness="qa", mode="tool",
+                                          golden=InputRef("g", "f00d", 3)), Clock())
     path = tmp_path / "qa.xml"
     write_qa_junit(path, report)
     root = ET.parse(path).getroot()
@@ -89,7 +85,7 @@ def test_extraction_junit_has_a_testcase_per_cell_and_channel_grouped_per_channe
     from builders import TRUTHS, fact_of, write_jsonl
 
     from ragspine_eval.extraction.run import fixture_targets, score_facts_file
-    from ragspine_eval.outputs.junit import write_extraction_junit
+    from ragspine_eval.outputs.extraction_files import write_extraction_junit
 
     facts = [fact_of(c) for c in TRUTHS["pptx"]["cells"]]
     facts[0]["value"] = "WRONG"
@@ -115,7 +111,7 @@ def test_an_extraction_cell_that_was_right_at_baseline_time_fails_as_a_regressio
 
     from ragspine_eval.extraction.report import compare_to_baseline, make_baseline_entry
     from ragspine_eval.extraction.run import fixture_targets, score_facts_file
-    from ragspine_eval.outputs.junit import extraction_junit_cases
+    from ragspine_eval.outputs.extraction_files import extraction_junit_cases
 
     cells = TRUTHS["pptx"]["cells"]
     right = score_facts_file(write_jsonl(tmp_path / "ok.jsonl", [fact_of(c) for c in cells]),

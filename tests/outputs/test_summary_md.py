@@ -6,12 +6,8 @@ import json
 
 from builders import sample_report
 
-from ragspine_eval.outputs.summary_md import (
-    MAX_REGRESSIONS,
-    TagRow,
-    qa_summary_markdown,
-    summary_markdown,
-)
+from ragspine_eval.outputs.qa_files import qa_summary_markdown
+from ragspine_eval.outputs.summary_md import MAX_REGRESSIONS, Summary, TagRow, summary_markdown
 from ragspine_eval.ratchet import BaselineComparison, GateResult
 
 
@@ -39,14 +35,14 @@ def test_summary_has_a_row_per_gate_the_regressions_and_the_worst_tags():
 
 
 def test_summary_of_an_ungated_clean_run_says_so():
-    text = summary_markdown("x", "PASS (pass)", [], [], [], [TagRow("g", "k", "v", 3, 3)])
+    text = summary_markdown(Summary("x", "PASS (pass)", [], [], [], [TagRow("g", "k", "v", 3, 3)]))
     assert "None." in text and "No case fails." in text
 
 
 def test_summary_stays_short_and_tables_survive_pipes():
     many = [f"CASE REGRESSION [tool] g: c{i}" for i in range(MAX_REGRESSIONS + 7)]
     tags = [TagRow("g", "topic", f"T|{i}", 0, 5) for i in range(30)]
-    text = summary_markdown("t", "FAIL", [], [], many, tags)
+    text = summary_markdown(Summary("t", "FAIL", [], [], many, tags))
     assert "… and 7 more" in text and text.count("CASE REGRESSION") == MAX_REGRESSIONS
     assert text.count("topic=T\\|") == 5
 
@@ -56,7 +52,7 @@ def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(t
 
     from ragspine_eval.extraction.report import make_baseline_entry
     from ragspine_eval.extraction.run import fixture_targets, score_facts_file
-    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+    from ragspine_eval.outputs.extraction_files import extraction_summary_markdown
     from ragspine_eval.ratchet import run_gate
 
     cells = TRUTHS["pptx"]["cells"]
@@ -77,7 +73,7 @@ def test_extraction_summary_has_a_row_per_set_and_channel_and_the_worst_sheets(t
 
 def test_fabrication_reads_the_same_in_the_cli_and_the_summary_on_a_real_run(tmp_path):
     """Issue 13 item 7: one figure and one interval for fabrication, in both outputs."""
-    from ragspine_eval.outputs.console import gate_table
+    from ragspine_eval.outputs.qa_files import gate_table
     from ragspine_eval.stats import format_interval
     from ragspine_eval.paths import QA_GOLDEN_SET
     from ragspine_eval.qa.run import run_qa_eval
@@ -139,8 +135,8 @@ def _structure_run(tmp_path, name: str, facts: list[dict]):
 def test_extraction_summary_shows_table_structure_as_the_console_does_and_its_regressions(
         tmp_path):
     from ragspine_eval.extraction.report import make_baseline_entry
-    from ragspine_eval.outputs.console import extraction_table
-    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+    from ragspine_eval.outputs.extraction_files import extraction_table
+    from ragspine_eval.outputs.extraction_files import extraction_summary_markdown
     from ragspine_eval.ratchet import run_gate
 
     good = _structure_run(tmp_path, "good.jsonl", STRUCTURE_TABLE)
@@ -174,7 +170,7 @@ def test_extraction_summary_has_no_table_structure_row_when_the_run_scored_none(
     from builders import TRUTHS, fact_of, write_jsonl
 
     from ragspine_eval.extraction.run import Target, fixture_targets, score_facts_file
-    from ragspine_eval.outputs.summary_md import extraction_summary_markdown
+    from ragspine_eval.outputs.extraction_files import extraction_summary_markdown
 
     cells = TRUTHS["xlsx"]["cells"]
     run = score_facts_file(write_jsonl(tmp_path / "f.jsonl", [fact_of(c) for c in cells]),

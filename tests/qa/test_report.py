@@ -225,15 +225,16 @@ def test_fabrication_is_one_sentence_with_its_rate_and_interval():
 
 
 def test_the_entry_records_the_kb_its_files_and_the_engine_from_the_provenance():
-    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.provenance import InputRef, RunInputs, collect
     from ragspine_eval.qa.baseline_entry import make_baseline_entry
 
     report = sample_report()
     assert not {"kb", "engine", "judge"} & set(make_baseline_entry(report))  # no provenance
     files = {"facts.csv": "0123456789abcdef", "narratives.jsonl": "fedcba9876543210"}
-    report.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
-                                kb=InputRef("data/kb", "aaaabbbbccccdddd"), kb_files=files,
-                                engine="rag-spine", engine_version="0.17.2")
+    report.provenance = collect(RunInputs(harness="qa", mode="tool", golden=InputRef("g", "f00d", 3),
+                                          kb=InputRef("data/kb", "aaaabbbbccccdddd"),
+                                          kb_files=files, engine="rag-spine",
+                                          engine_version="0.17.2"))
     entry = make_baseline_entry(report)
     assert entry["kb"] == {"fingerprint": "aaaabbbbccccdddd", "files": files}
     assert entry["engine"] == {"name": "rag-spine", "version": "0.17.2"}
@@ -243,13 +244,14 @@ def test_the_entry_records_the_kb_its_files_and_the_engine_from_the_provenance()
 
 
 def test_an_http_engine_is_recorded_with_an_unknown_version():
-    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.provenance import InputRef, RunInputs, collect
     from ragspine_eval.qa.baseline_entry import make_baseline_entry
 
     report = sample_report()
-    report.provenance = collect(harness="qa", mode="agent", golden=InputRef("g", "f00d", 3),
-                                kb=InputRef("data/kb", "aaaabbbbccccdddd"),
-                                engine="http://127.0.0.1:8000", engine_version=None)
+    report.provenance = collect(RunInputs(harness="qa", mode="agent",
+                                          golden=InputRef("g", "f00d", 3),
+                                          kb=InputRef("data/kb", "aaaabbbbccccdddd"),
+                                          engine="http://127.0.0.1:8000"))
     entry = make_baseline_entry(report)
     assert entry["engine"] == {"name": "http://127.0.0.1:8000", "version": None}
     assert entry["kb"] == {"fingerprint": "aaaabbbbccccdddd"}  # a provenance without files

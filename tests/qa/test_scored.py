@@ -17,8 +17,7 @@ from dataclasses import replace
 import pytest
 
 from ragspine_eval import paths
-from ragspine_eval.outputs.junit import write_qa_junit
-from ragspine_eval.outputs.summary_md import write_qa_summary
+from ragspine_eval.outputs.qa_files import write_qa_junit, write_qa_summary
 from ragspine_eval.execution import cache as cache_mod
 from ragspine_eval.execution.cache_db import DB_NAME
 from ragspine_eval.judges import registry as judges

@@ -185,10 +185,10 @@ def test_a_banner_without_drift_has_no_drift_line():
 def test_the_banner_says_which_model_answered_and_nothing_for_the_mock_provider():
     from dataclasses import replace
 
-    from ragspine_eval.provenance import InputRef, collect
+    from ragspine_eval.provenance import InputRef, RunInputs, collect
 
     plain = report()
-    plain.provenance = collect(harness="qa", mode="tool", golden=InputRef("g", "f"))
+    plain.provenance = collect(RunInputs(harness="qa", mode="tool", golden=InputRef("g", "f")))
     assert 'class="rse-model"' not in drilldown.verdict_html(plain, None, None, "tool")
     model = {"provider": "litellm", "model": "openai/loop-1",
              "calls": {"calls": 128, "input_tokens": 1, "output_tokens": 1, "misses": 2,

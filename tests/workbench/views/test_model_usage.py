@@ -9,7 +9,7 @@ from html import unescape
 
 import pandas as pd
 
-from ragspine_eval.provenance import InputRef, RunTimes, collect
+from ragspine_eval.provenance import InputRef, RunInputs, RunTimes, collect
 from ragspine_eval.workbench.views import model_usage
 
 MODEL = {"provider": "litellm", "model": "openai/loop-1",
@@ -36,7 +36,7 @@ LATENCY = {"run": {"n": 3, "p50": 0.02, "p95": 0.3, "max": 0.3},
 
 
 def provenance(model=MODEL, latency=LATENCY):
-    prov = collect(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model)
+    prov = collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model))
     return replace(prov, times=RunTimes("t", 1.0, latency))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from benchmarks.extraction import synthetic
 
-from ragspine_eval.extraction import scoring
+from ragspine_eval.extraction import claims
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
 from ragspine_eval.extraction.records import load_ground_truth
 from ragspine_eval.extraction.scoring import run_eval
@@ -24,7 +24,7 @@ def _fresh_color(record: Any) -> dict[str, str]:  # the claims as they were befo
 def _fresh_header(record: Any) -> dict[str, Any]:
     span, origin = record.get("merge_span"), record.get("is_merged_origin")
     return {"is_merged_origin": span is not None if origin is None else origin,
-            "merge_span": scoring._jsonable(span) if span is not None else None}
+            "merge_span": claims.jsonable(span) if span is not None else None}
 
 
 def _report_text(facts: list, truth: dict) -> str:
@@ -46,16 +46,16 @@ def _inputs() -> list[tuple[str, list, dict]]:
                          isinstance(v, str) else "")
 def test_shared_claims_give_the_report_fresh_claims_give(monkeypatch, name, facts, truth):
     shared = _report_text(facts, truth)
-    monkeypatch.setattr(scoring, "_color_claim", _fresh_color)
-    monkeypatch.setattr(scoring, "_header_claim", _fresh_header)
-    monkeypatch.setitem(scoring._CLAIMS, "color_mapping", _fresh_color)
-    monkeypatch.setitem(scoring._CLAIMS, "header_attribution", _fresh_header)
+    monkeypatch.setattr(claims, "color_claim", _fresh_color)
+    monkeypatch.setattr(claims, "header_claim", _fresh_header)
+    monkeypatch.setitem(claims.CLAIMS, "color_mapping", _fresh_color)
+    monkeypatch.setitem(claims.CLAIMS, "header_attribution", _fresh_header)
     assert _report_text(facts, truth) == shared
 
 
 def test_a_run_leaves_the_shared_claims_as_they_were():
     facts, cells = synthetic(500)
     report = run_eval(facts, {"cells": cells})
-    assert scoring._NO_TAGS == {}
-    assert scoring._NOT_MERGED == {"is_merged_origin": False, "merge_span": None}
-    assert any(s.expected is scoring._NOT_MERGED for s in report.cells)  # they are shared
+    assert claims.NO_TAGS == {}
+    assert claims.NOT_MERGED == {"is_merged_origin": False, "merge_span": None}
+    assert any(s.expected is claims.NOT_MERGED for s in report.cells)  # they are shared
