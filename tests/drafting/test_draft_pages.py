@@ -1,5 +1,6 @@
-"""A workspace's pages as the engine read them: chunks joined with their shared lines once, and
-every place a figure or a quote sits, its passage the line it is on."""
+"""drafting/pages.py (a name apart from tests/golden/test_pages.py): a workspace's pages as the
+engine read them, chunks joined with their shared lines once, and every place a figure or a
+quote sits, its passage the line it is on."""
 
 from __future__ import annotations
 
