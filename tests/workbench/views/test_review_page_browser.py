@@ -19,7 +19,7 @@ pytest.importorskip("playwright")
 
 SHA = "c" * 64
 RAIN = ("REGION : SOUTH <script>alert(1)</script>\n7 KERALA 30.5 23.9 28% E 777.5 914.6\n"
-        "6 GOA 19.8 25.6\n")
+        "6 GOA 19.8 25.6\nCOUNTRY (to 9 July) 254.6\n")
 PAGES = Pages((Page("rain.pdf", SHA, 1, RAIN), Page("rain.pdf", SHA, 2, "COUNTRY 254.6\n")),
               sha256={"rain.pdf": SHA})
 
@@ -81,7 +81,9 @@ def test_the_page_marks_each_claim_and_its_decisions_apply(tmp_path):
         assert "rse-dropped" in kerala.locator('mark[data-claim="2"]').get_attribute("class")
         kerala.locator('tr.rse-anchor[data-claim="1"] input.rse-value').fill("30.5")
         _case(page, "goa").locator('input.rse-decision[value="reject"]').check()
-        _case(page, "country").locator('input.rse-decision[value="accept"]').check()
+        country = _case(page, "country")
+        country.locator('input.rse-decision[value="accept"]').check()
+        country.locator('tr.rse-anchor[data-claim="1"] input.rse-page').fill("1")
         assert page.inner_text("#rse-count-accept") == "2"
         assert page.inner_text("#rse-count-undecided") == "1"
 
@@ -92,8 +94,11 @@ def test_the_page_marks_each_claim_and_its_decisions_apply(tmp_path):
     assert [c["case_id"] for c in gold["cases"]] == ["kerala", "country"]
     assert gold["cases"][0]["expected"]["required_claims"] == [
         {"kind": "number", "page_index": 0, "value": "30.5", "document_sha256": SHA}]
-    assert any(e["change"] == "reviewed: claim 1 edited" and "review by bob" in e["evidence"]
-               for e in gold["changelog"])
+    assert gold["cases"][1]["expected"]["required_claims"][0]["page_index"] == 0
+    edits = {(e["case_id"], e["old"], e["new"]) for e in gold["changelog"]
+             if e["change"] == "reviewed: claim 1 edited" and "review by bob" in e["evidence"]}
+    assert edits == {("kerala", "777.5 on page 1", "30.5 on page 1"),
+                     ("country", "254.6 on page 2", "254.6 on page 1")}
 
 
 def test_rejecting_one_case_in_the_page_removes_exactly_it(tmp_path):
