@@ -1,7 +1,7 @@
 """The offline review page in a real headless Chromium: each case's page text with its claims
-marked and numbered as the claims table numbers them; accept, reject, untick a claim, edit
-a value and a page; the exported decisions, applied, give exactly the accepted cases with the edits; a
-rejected case is exactly gone. Skipped where Chromium is absent (tests/browser.py)."""
+marked and numbered as the claims table numbers them; accept, reject, untick a claim, edit a
+value and a page; the exported decisions, applied, give exactly the accepted cases with the
+edits; a rejected case is exactly gone. Skipped where Chromium is absent (tests/browser.py)."""
 
 from __future__ import annotations
 
