@@ -40,6 +40,9 @@ FLOORS = {
     # the answer harness calls the engine's ask route over a workspace: floor 5, beside them
     "ragspine_eval.answers": 5,
     "ragspine_eval.outputs": 6,
+    # gold drafts ask the engine through the answer harness (floor 5) and read workspaces and
+    # gold files (floor 1); the workbench's review views and the CLI use them
+    "ragspine_eval.drafting": 6,
     "ragspine_eval.runs": 7,
     "ragspine_eval.gated": 8,
     "ragspine_eval.workbench": 9,

@@ -147,16 +147,19 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
     what = RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None, config,
                    model=model)
     return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages,
-                       allow_gold_errors)
+                       allow_gold_errors=allow_gold_errors)
 
 
 def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None,
-                allow_gold_errors: bool = False) -> AnswerRun:
+                cases: Sequence[AnswerCase] | None = None, allow_gold_errors: bool = False
+                ) -> AnswerRun:
     """The answer run of `what` (its `mode`: the routes joined by "+"), run as `how` says: the
-    pipeline's steps in turn, after the gold is checked against the workspace."""
+    pipeline's steps in turn, after the gold is checked against the workspace; `cases` (None:
+    read from `what.golden`) are asked instead of the file's, as a gold draft asks a question
+    file's questions (drafting/questions.py): those have no gold to check."""
     if what.model is not None:  # what the provider or the cassette needs: exit 2 first
         what.model.check()
-    cases, gold = checked_gold(what, allow_gold_errors)
+    cases, gold = checked_gold(what, allow_gold_errors, cases)
     cache = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
                           AnswerQuestion.fingerprint, AnswerOutcome)
     run = _answer_run(what, how.repeat, cache, cases)
@@ -176,13 +179,16 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     return run
 
 
-def checked_gold(what: RunWhat, allow_gold_errors: bool = False
-                 ) -> tuple[tuple[AnswerCase, ...], GoldCheck]:
+def checked_gold(what: RunWhat, allow_gold_errors: bool = False,
+                 cases: Sequence[AnswerCase] | None = None
+                 ) -> tuple[tuple[AnswerCase, ...], GoldCheck | None]:
     """The gold file's cases and their check against the workspace (gold_check.py); GoldError
     (exit 2) for a case the workspace cannot answer, unless `allow_gold_errors`."""
     from ragspine_eval.answers.gold_check import check_gold
     from ragspine_eval.knowledge.workspace import read_workspace
 
+    if cases is not None:  # a draft's questions: no gold file to check them against
+        return tuple(cases), None
     cases = answer_cases_of(what.golden)
     gold = check_gold(what.golden, cases, read_workspace(what.kb))
     if not allow_gold_errors:

@@ -29,7 +29,8 @@ from ragspine_eval.cli.common import (
 )
 from ragspine_eval.errors import RagspineEvalError
 
-SUBCOMMANDS = ("qa", "extraction", "retrieval", "answers", "kb", "truth", "golden", "diff", "judge",
+SUBCOMMANDS = ("qa", "extraction", "retrieval", "answers", "kb", "truth", "golden", "gold", "diff",
+               "judge",
                "notebooks", "serve", "fixtures", "cache", "runs")
 
 DESCRIPTION = """\
@@ -41,6 +42,7 @@ Score the RAGSpine engine against version-controlled golden sets and fail on any
   ragspine-eval answers --kb W --golden G   answers on your documents, claim by claim
   ragspine-eval kb build DOCS --out W       a workspace of your own documents, by the engine
   ragspine-eval golden FILE                 check a golden set before you commit it
+  ragspine-eval gold draft --kb W --questions Q --out G   a gold draft, to review page by page
   ragspine-eval diff OLD.json NEW.json      what changed between two runs
   ragspine-eval runs                        the stored runs; diff @tool~1 @tool compares two
   ragspine-eval notebooks --out out/        the HTML reports

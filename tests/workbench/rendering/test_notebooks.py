@@ -26,13 +26,16 @@ PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb
                                   "report_path", "require_baseline", "store"},
               "answers.ipynb": {"kb", "golden", "routes", "engine_config", "baseline_path",
                                 "report_path", "require_baseline", "store", "provider", "model",
-                                "base_url", "cassette", "cassette_mode", "prices"}}
-# what each notebook's last cell calls: its gate (history has none: it draws, it decides nothing)
+                                "base_url", "cassette", "cassette_mode", "prices"},
+              "review.ipynb": {"draft", "kb", "decisions_path"}}
+# what each notebook's last cell calls: its gate (history and review have none: history draws,
+# review's decisions are saved by its button and applied by `gold review apply`)
 LAST_CELL = {"qa.ipynb": "workbench.assert_gate", "extraction.ipynb": "workbench.assert_gates_of",
              "compare.ipynb": "compare.assert_no_flips(pair, fail_on_flips)",
              "history.ipynb": "history.changes_table",
              "retrieval.ipynb": "retrieval.assert_gate",
-             "answers.ipynb": "answers.assert_gate"}
+             "answers.ipynb": "answers.assert_gate",
+             "review.ipynb": "session.coverage()"}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
 
