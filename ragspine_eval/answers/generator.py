@@ -75,7 +75,10 @@ def figures(answer: str, question: str, passages: Sequence[Mapping[str, Any]]) -
 
 
 @dataclass(frozen=True)
-class Figure:
+class AnswerFigure:
+    """A figure the answer states, judged: right or not, the first passage holding it, and
+    whether that passage holds a required claim (its `kind`: the module docstring)."""
+
     text: str
     correct: bool
     supported_by: int | None  # the rank of the first passage holding it
@@ -97,7 +100,7 @@ class Diagnosis:
     claims: int = 0
     retrieved: int = 0
     retrieved_and_stated: int = 0
-    figures: tuple[Figure, ...] = field(default_factory=tuple)
+    figures: tuple[AnswerFigure, ...] = field(default_factory=tuple)
 
     def rate(self, name: str) -> float | None:
         n = len(self.figures)
@@ -168,7 +171,7 @@ def diagnose(case: Any, verdict: Any, answer: str, question: str,
     found = []
     for figure in figures(answer, question, passages):
         ranks = [i for i, t in enumerate(texts) if contains_normalized(t, figure)]
-        found.append(Figure(figure, bool(groups) and contains_normalized(gold, figure),
+        found.append(AnswerFigure(figure, bool(groups) and contains_normalized(gold, figure),
                             int(passages[ranks[0]].get("rank") or ranks[0] + 1) if ranks
                             else None, any(relevant[i] for i in ranks)))
     return Diagnosis(len(groups), sum(retrieved),

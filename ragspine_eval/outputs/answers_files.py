@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragspine_eval.answers.report import RATE_GATES
 from ragspine_eval.files import write_atomic
 from ragspine_eval.outputs.junit import JUnitCase, write_run_junit
 from ragspine_eval.outputs.summary_md import GateRow, Summary, TagRow, summary_markdown
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
     from ragspine_eval.answers.report import AnswerRunReport
     from ragspine_eval.ratchet import BaselineComparison
 
-RATE_GATES = ("claim_content", "claim_citation", "claim_citation_strict", "abstention",
-              "question_pass")
+_W = max(len(g) for g in (*RATE_GATES, "fabrication_count")) + 1  # the gate column's width
 MAX_SHOWN = 20
 NOT_COMPARED = ("no earlier run was compared: the gates above are this run's own results, "
                 "not a comparison")
@@ -74,14 +74,14 @@ def answers_table(report: AnswerRunReport, stored: Mapping[str, Mapping[str, Any
         out.append(f"answers {keys.get(route, route)} · route {route} · "
                    f"{sum(r.scored for r in results)} questions scored, "
                    f"{sum(not r.scored for r in results)} known gaps apart")
-        out.append(f"  {'gate':<18} {'value':>7}  {'95% CI':<14} {'passed':>9}  baseline")
+        out.append(f"  {'gate':<{_W}} {'value':>7}  {'95% CI':<14} {'passed':>9}  baseline")
         for g in RATE_GATES:
             x = m[g]
-            out.append(f"  {g:<18} {x['pass_rate']:>7.4f}  "
+            out.append(f"  {g:<{_W}} {x['pass_rate']:>7.4f}  "
                        f"{format_interval((x['ci_lo'], x['ci_hi'])):<14} "
                        f"{x['passed']:>4}/{x['total']:<4}  {_base(stored.get(route), g)}")
         fab = m["fabrication_count"]
-        out.append(f"  {'fabrication_count':<18} {fab['count']:>7}  {'(forbidden numbers)':<14} "
+        out.append(f"  {'fabrication_count':<{_W}} {fab['count']:>7}  {'(forbidden numbers)':<14}"
                    f"{'':>9}  {_base(stored.get(route), 'fabrication_count')}")
         new = [g for g in RATE_GATES if stored.get(route) is not None
                and g not in (stored[route].get("metrics") or {})]
