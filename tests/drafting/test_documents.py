@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from held_out_pdfs import held_out_ws, pdf_text  # noqa: F401
 from test_questions import _anchors, on_pdf_page
 
 from ragspine_eval.drafting.documents import draft_from_documents, facts_of, period_of

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from held_out_pdfs import HELD_OUT, hand_written
+from held_out_pdfs import HELD_OUT, hand_written, held_out_ws, pdf_text  # noqa: F401
 
 from ragspine_eval.drafting.draft_file import draft_document, dumps
 from ragspine_eval.drafting.pages import read_pages
