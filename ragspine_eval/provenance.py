@@ -61,10 +61,13 @@ class RunTimes:
 
     started_at: str
     duration_s: float
-    # wall time per case and its p50/p95/max per run and by tag, the LLM calls per stage
-    # (execution/latency.py), and where a harness keeps them here the model's calls and cost
-    # ("model": gated/answers.py); None where the harness does not time its cases
+    # wall time per case and its p50/p95/max per run and by tag (execution/latency.py); None
+    # where the harness does not time its cases
     latency: dict[str, Any] | None = None
+    # what the model calls used, over every repeat: calls, tokens, ms and cost per run, stage
+    # and tag (models/usage.py `ModelUsage`); None: no model and no call (read it through
+    # `Provenance.model_usage`, which derives it for a report written before)
+    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,8 +111,9 @@ class Provenance:
         for key in _OMITTED_WHEN_NONE:  # later fields: a report without them reads as before
             if data.get(key) is None:
                 data.pop(key, None)
-        if data.get("times") is not None and data["times"].get("latency") is None:
-            data["times"].pop("latency", None)
+        for key in ("latency", "usage"):
+            if data.get("times") is not None and data["times"].get(key) is None:
+                data["times"].pop(key, None)
         return data
 
     @classmethod
@@ -128,14 +132,14 @@ class Provenance:
         return cls(**values)
 
     @property
-    def model_used(self) -> dict[str, Any] | None:
-        """The model with its calls, tokens and cost: `model` where it holds them (qa), else
-        joined with what this run's computed answers used, kept under `times.latency.model`
-        by a harness whose calls depend on the engine's caches (answers)."""
-        if self.model is None or "calls" in self.model:
-            return self.model
-        used = ((self.times.latency or {}).get("model") or {}) if self.times else {}
-        return {**self.model, **used}
+    def model_usage(self) -> dict[str, Any] | None:
+        """What the model calls used (models/usage.py's `ModelUsage` as a dict: repeats, run,
+        stages, by_tag, cost, paid, request), from `times.usage`; for a report written before
+        it, derived from where that report kept its counts (`_older_usage`); None: no model
+        and no call recorded."""
+        if self.times is not None and self.times.usage is not None:
+            return self.times.usage
+        return _older_usage(self.model, (self.times.latency or {}) if self.times else {})
 
     def lines(self) -> list[str]:
         """Short lines for a person: the CLI header, the Markdown summary, a notebook's top."""
@@ -159,13 +163,13 @@ class Provenance:
             out.append(f"engine config {self.engine_config.get('label')} "
                        f"[{self.engine_config.get('fingerprint')}]: {shown}")
             out += [f"warning: {w}" for w in self.engine_config.get("warnings") or ()]
-        model = self.model_used
-        if model is not None:
-            out.append(model_line(model))
-            by_tag = (model.get("cost") or {}).get("by_tag") or {}
-            priced = {tag: v["cost"] for tag, v in by_tag.items() if v.get("cost") is not None}
+        usage = self.model_usage
+        if self.model is not None:
+            out.append(model_line(self.model, usage))
+            priced = {tag: v["cost"] for tag, v in ((usage or {}).get("by_tag") or {}).items()
+                      if v.get("cost") is not None}
             if priced:
-                unit = model["cost"].get("currency", "")
+                unit = ((usage or {}).get("cost") or {}).get("currency", "")
                 out.append("cost by tag: " + " · ".join(f"{tag} {cost:.4f} {unit}"
                                                         for tag, cost in priced.items()))
         if self.baseline is not None:
@@ -186,41 +190,40 @@ class Provenance:
 
             out.append(f"latency per case: p50 {ms('p50')} · p95 {ms('p95')} · max {ms('max')} "
                        f"({run['n']} cases timed)")
-        llm = ((self.times.latency or {}).get("llm") or {}) if self.times else {}
-        if llm:
-            out.append(_stages_line(llm, (model or {}).get("cost") or {}))
+        if usage and usage.get("stages"):
+            out.append(stages_line(usage))
         return out
 
 
-def _stages_line(llm: Mapping[str, Any], cost: Mapping[str, Any]) -> str:
-    """What the engine's trace reported per LLM stage: calls, time, tokens, and their cost from
-    the run's price table. The "(request)" pseudo-stage (the request's own token totals, kept
-    in the JSON) is no stage: it is shown only for an older report that has no tokens per
-    stage."""
-    priced = cost.get("by_stage") or {}
-    unit = cost.get("currency", "")
+def stages_line(usage: Mapping[str, Any]) -> str:
+    """What the engine's trace reported per LLM stage (the `ModelUsage` of `usage`): calls,
+    time, tokens, and their cost from the run's price table, over every repeat; the stages
+    add up to the model line's calls and tokens. An older report that kept tokens only as the
+    request's own totals says so."""
+    unit = (usage.get("cost") or {}).get("currency", "")
     parts = []
-    for stage, v in llm.items():
-        if stage == "(request)":
-            continue
+    for stage, v in (usage.get("stages") or {}).items():
         said = f"{v.get('ms', 0)} ms"
         if "input_tokens" in v:
             said += f", {v['input_tokens']:,} in / {v.get('output_tokens', 0):,} out tokens"
-        if (priced.get(stage) or {}).get("cost") is not None:
-            said += f", {priced[stage]['cost']:.4f} {unit}"
-        parts.append(f"{stage} {v.get('calls', 0)} ({said})")
-    line = "LLM calls per stage (the engine's trace): " + ", ".join(parts)
-    request = llm.get("(request)") or {}
-    if "input_tokens" in request and not any("input_tokens" in v for v in llm.values()
-                                             if v is not request):
+        if v.get("cost") is not None:
+            said += f", {v['cost']:.4f} {unit}"
+        parts.append(f"{stage} {v.get('calls', 0):,} ({said})")
+    repeats = usage.get("repeats") or 1
+    over = f", all {repeats} repeats" if repeats > 1 else ""
+    line = f"LLM calls per stage (the engine's trace{over}): " + ", ".join(parts)
+    request = usage.get("request") or {}
+    if "input_tokens" in request and not any("input_tokens" in v for v in
+                                             (usage.get("stages") or {}).values()):
         line += (f"; tokens per request only: {request['input_tokens']:,} in / "
                  f"{request.get('output_tokens', 0):,} out")
     return line
 
 
-def model_line(model: Mapping[str, Any]) -> str:
+def model_line(model: Mapping[str, Any], usage: Mapping[str, Any] | None = None) -> str:
     """Which model answered, and whether it was replayed: "model litellm openai/x at URL ·
-    replayed from cassette C (recorded 2026-12-05T..., rag-spine 0.17.2)"."""
+    replayed from cassette C (recorded 2026-12-05T..., rag-spine 0.17.2)", then from `usage`
+    (a `ModelUsage` as a dict) its calls, tokens and cost: the per-stage line's sums."""
     where = f" at {model['base_url']}" if model.get("base_url") else ""
     line = f"model {model.get('provider')} {model.get('model') or '(its default)'}{where}"
     tape = model.get("cassette")
@@ -230,66 +233,59 @@ def model_line(model: Mapping[str, Any]) -> str:
         line += f" · {verb} cassette {tape.get('path')}"
         if tape.get("recorded"):
             line += f" (recorded {tape.get('recorded')}, {tape.get('engine')})"
-    calls = model.get("calls")
-    if isinstance(calls, Mapping):
+    run = (usage or {}).get("run")
+    if isinstance(run, Mapping):
         replayed = isinstance(tape, Mapping) and tape.get("mode") == "replay"
-        paid = (model.get("paid") or {}).get("calls")
-        from_tape = (f" ({paid:,} paid, {calls.get('calls', 0) - paid:,} from the cassette)"
-                     if isinstance(paid, int) and 0 < paid < calls.get("calls", 0) else "")
-        line += (f" · {calls.get('calls', 0):,} calls{' replayed' if replayed else ''}{from_tape}, "
-                 f"{calls.get('input_tokens', 0):,} in / {calls.get('output_tokens', 0):,} out "
-                 f"tokens; {calls.get('misses', 0)} misses, {calls.get('failed', 0)} failed")
-    cost = model.get("cost")
-    if isinstance(cost, Mapping):
-        unit = cost.get("currency", "")
-        if cost.get("run") is None:  # never a guessed cost, nor a billed 0 that reads as free
-            line += f" · no cost: {model.get('model')} is not in the price table"
-        else:
-            line += f" · cost {cost['run']:.4f} {unit}, billed {cost.get('billed') or 0:.4f} {unit}"
+        calls = run.get("calls", 0)
+        paid = ((usage or {}).get("paid") or {}).get("calls")
+        from_tape = (f" ({paid:,} paid, {calls - paid:,} from the cassette)"
+                     if isinstance(paid, int) and 0 < paid < calls else "")
+        repeats = (usage or {}).get("repeats") or 1
+        over = f" over {repeats} repeats" if repeats > 1 else ""
+        line += (f" · {calls:,} calls{' replayed' if replayed else ''}{from_tape}{over}, "
+                 f"{run.get('input_tokens', 0):,} in / {run.get('output_tokens', 0):,} out "
+                 f"tokens; {run.get('misses', 0)} misses, {run.get('failed', 0)} failed")
+        cost = (usage or {}).get("cost")
+        if isinstance(cost, Mapping):
+            unit = cost.get("currency", "")
+            if run.get("cost") is None:  # never a guessed cost, nor a billed 0 that reads as free
+                line += f" · no cost: {model.get('model')} is not in the price table"
+            else:
+                line += (f" · cost {run['cost']:.4f} {unit}, billed "
+                         f"{cost.get('billed') or 0:.4f} {unit}")
     return line
 
 
-def answered_by(model: Mapping[str, Any] | None, *, html: bool = False,
-                cache: Mapping[str, Any] | None = None) -> str | None:
-    """Which model answered and whether it was replayed, the sentence a banner opens with:
-    "model litellm openai/x · 128 calls replayed, recorded 2026-12-06 with litellm openai/x;
-    0 misses". None without a model (the MockProvider without a cassette: the provenance has
-    no `model`). `html`: escaped, and misses or failed calls in red when there are any.
-    `cache` (the provenance's): the cases reused from the outcome cache are said, since they
-    made no call."""
-    if not model or (model.get("provider") == "mock" and not model.get("cassette")):
+def _older_usage(model: Mapping[str, Any] | None, latency: Mapping[str, Any]
+                 ) -> dict[str, Any] | None:
+    """A `ModelUsage` dict from a report written before `times.usage`: the counts a QA report
+    kept in `model` (calls, stages, by_tag, cost, paid), an answers report under
+    `times.latency.model`, and the engine's trace per stage under `times.latency.llm` (its
+    milliseconds; its counts where the model kept none). `repeats` None: not said."""
+    kept = model if model and "calls" in model else (latency.get("model") or {})
+    llm = latency.get("llm") or {}
+    if not kept and not llm:
         return None
-    from html import escape
-
-    def text(value: str) -> str:
-        return escape(value) if html else value
-
-    def alarm(count: int, noun: str) -> str:
-        said = f"{count:,} {noun}"
-        return (f'<b style="color:#b2182b">{escape(said)}</b>' if html and count else said)
-
-    tape = model.get("cassette") if isinstance(model.get("cassette"), Mapping) else {}
-    mode = str(tape.get("mode") or "live")
-    calls = model.get("calls") if isinstance(model.get("calls"), Mapping) else None
-    counted = f"{calls.get('calls', 0):,} calls " if calls is not None else ""
-    if mode == "replay":
-        when = str(tape.get("recorded") or "")[:10] or "(date unknown)"
-        recorded_with = str(tape.get("models") or "(models unknown)").split(" @ ")[0]
-        what = f"{counted}replayed, recorded {when} with {recorded_with}"
-    elif mode == "record":
-        what = f"{counted}recorded into {tape.get('path')}"
-    else:
-        what = f"{counted}live, nothing recorded"
-    out = text(f"model {model.get('provider')} {model.get('model') or '(its default)'} · "
-               f"{what.strip()}")
-    reused = int((cache or {}).get("reused") or 0)
-    if reused:
-        out += text(f" ({reused:,} case{'s' if reused != 1 else ''} reused from the outcome "
-                    f"cache, with no call)")
-    if calls is not None:
-        out += text("; ") + alarm(int(calls.get("misses", 0) or 0), "misses")
-        if calls.get("failed"):
-            out += text(", ") + alarm(int(calls["failed"]), "failed")
+    trace = {stage: v for stage, v in llm.items() if stage != "(request)"}
+    counts, cost = kept.get("stages") or trace, kept.get("cost")
+    stages = {}
+    for stage, c in sorted(counts.items()):
+        stages[stage] = {**{k: c[k] for k in ("calls", "input_tokens", "output_tokens") if k in c},
+                         "ms": (trace.get(stage) or {}).get("ms", 0)}
+        if cost:
+            stages[stage]["cost"] = ((cost.get("by_stage") or {}).get(stage) or {}).get("cost")
+    run = dict(kept.get("calls") or {"calls": sum(v.get("calls", 0) for v in stages.values())})
+    by_tag = {tag: dict(v) for tag, v in (kept.get("by_tag") or {}).items()}
+    out: dict[str, Any] = {"repeats": None, "run": run, "stages": stages, "by_tag": by_tag}
+    if cost:
+        run["cost"] = cost.get("run")
+        for tag, v in by_tag.items():
+            v["cost"] = ((cost.get("by_tag") or {}).get(tag) or {}).get("cost")
+        out["cost"] = {k: cost.get(k) for k in ("currency", "prices", "billed")}
+    if kept.get("paid") is not None:
+        out["paid"] = kept["paid"]
+    if "input_tokens" in (llm.get("(request)") or {}):
+        out["request"] = {k: llm["(request)"].get(k, 0) for k in ("input_tokens", "output_tokens")}
     return out
 
 

@@ -140,69 +140,77 @@ def test_lines_show_the_provenance_for_a_person(two_tool_runs):
         assert part in text
 
 
-def test_the_llm_line_shows_tokens_and_cost_per_stage_and_no_request_pseudo_stage():
-    from ragspine_eval.provenance import InputRef, RunTimes
+USAGE = {"repeats": 1,
+         "run": {"calls": 5, "input_tokens": 130, "output_tokens": 20, "ms": 49, "cases": 2,
+                 "misses": 0, "failed": 0, "cost": 0.25},
+         "stages": {"synthesis": {"calls": 3, "input_tokens": 100, "output_tokens": 15,
+                                  "ms": 40, "cost": 0.25},
+                    "tool_round": {"calls": 2, "input_tokens": 30, "output_tokens": 5, "ms": 9,
+                                   "cost": None}},
+         "by_tag": {}, "cost": {"currency": "EUR", "prices": "p.toml", "billed": 0.25},
+         "request": {"input_tokens": 130, "output_tokens": 20}}
 
-    llm = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 130, "output_tokens": 20},
+
+def with_times(prov, latency=None, usage=None):
+    from ragspine_eval.provenance import RunTimes
+
+    return replace(prov, times=RunTimes("t", 1.0, latency, usage))
+
+
+def test_the_llm_line_shows_tokens_and_cost_per_stage_and_no_request_pseudo_stage():
+    model = {"provider": "litellm", "model": "openai/m"}
+    prov = collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model))
+    lines = with_times(prov, usage=USAGE).lines()
+    assert lines[-1] == ("LLM calls per stage (the engine's trace): synthesis 3 (40 ms, 100 in / "
+                         "15 out tokens, 0.2500 EUR), tool_round 2 (9 ms, 30 in / 5 out tokens)")
+    assert any(line.startswith("model litellm openai/m · 5 calls, 130 in / 20 out tokens; 0 "
+                               "misses, 0 failed · cost 0.2500 EUR") for line in lines)
+    repeated = with_times(prov, usage={**USAGE, "repeats": 5}).lines()
+    assert repeated[-1].startswith("LLM calls per stage (the engine's trace, all 5 repeats): ")
+    assert any(" · 5 calls over 5 repeats, 130 in" in line for line in repeated)
+    # no model, no call (a tool run): neither line, nor a usage key in the JSON
+    bare = with_times(replace(prov, model=None))
+    assert not any("LLM calls" in line for line in bare.lines())
+    assert "usage" not in bare.to_dict()["times"]
+
+
+# what reports written before `times.usage` kept, and where (a run store holds them)
+OLD_LLM = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 130, "output_tokens": 20},
            "synthesis": {"calls": 3, "ms": 40, "input_tokens": 100, "output_tokens": 15},
            "tool_round": {"calls": 2, "ms": 9, "input_tokens": 30, "output_tokens": 5}}
-    model = {"provider": "litellm", "model": "openai/m",
-             "cost": {"currency": "EUR", "by_stage": {"synthesis": {"cost": 0.25},
-                                                      "tool_round": {"cost": None}}}}
-    prov = collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"), model=model))
-    prov = replace(prov, times=RunTimes("t", 1.0, {"llm": llm}))
-    line = prov.lines()[-1]
-    assert line == ("LLM calls per stage (the engine's trace): synthesis 3 (40 ms, 100 in / 15 "
-                    "out tokens, 0.2500 EUR), tool_round 2 (9 ms, 30 in / 5 out tokens)")
-    # an older report: tokens only as the request's totals, said as such
-    old = replace(prov, model=None, times=RunTimes("t", 1.0, {"llm": {
-        "(request)": llm["(request)"], "synthesis": {"calls": 3, "ms": 40}}}))
+OLD_COUNTS = {"calls": {"calls": 5, "input_tokens": 130, "output_tokens": 20, "misses": 0,
+                        "failed": 0},
+              "stages": {"synthesis": {"calls": 3, "input_tokens": 100, "output_tokens": 15},
+                         "tool_round": {"calls": 2, "input_tokens": 30, "output_tokens": 5}},
+              "by_tag": {"scope=HK": {"cases": 2, "calls": 5, "input_tokens": 130,
+                                      "output_tokens": 20}},
+              "cost": {"currency": "EUR", "prices": "p.toml", "run": 0.25, "billed": 0.25,
+                       "by_stage": {"synthesis": {"cost": 0.25}, "tool_round": {"cost": None}},
+                       "by_tag": {"scope=HK": {"cost": 0.25}}}}
+
+
+@pytest.mark.parametrize("where", ["qa model", "answers latency"])
+def test_a_report_written_before_usage_reads_the_same_figures(where):
+    spec = {"provider": "litellm", "model": "openai/m"}
+    model = {**spec, **OLD_COUNTS} if where == "qa model" else spec
+    latency = {"llm": OLD_LLM, **({"model": OLD_COUNTS} if where != "qa model" else {})}
+    data = with_times(collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"),
+                                        model=model)), latency).to_dict()
+    prov = Provenance.from_dict(json.loads(json.dumps(data)))  # as a run store reads it
+    usage = prov.model_usage
+    assert usage["run"]["calls"] == 5 and usage["run"]["cost"] == 0.25
+    assert usage["stages"]["synthesis"] == {"calls": 3, "input_tokens": 100,
+                                            "output_tokens": 15, "ms": 40, "cost": 0.25}
+    assert usage["by_tag"]["scope=HK"]["cost"] == 0.25
+    new = with_times(collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"),
+                                       model=spec)), usage=USAGE)
+    assert prov.lines()[-1] == new.lines()[-1]
+
+
+def test_an_older_report_with_tokens_only_per_request_says_so():
+    old = with_times(collect(RunInputs(harness="qa", mode="agent", golden=InputRef("g", "f"))),
+                     {"llm": {"(request)": OLD_LLM["(request)"],
+                              "synthesis": {"calls": 3, "ms": 40}}})
     assert old.lines()[-1].endswith("synthesis 3 (40 ms); tokens per request only: 130 in / "
                                     "20 out")
-
-
-REPLAYED = {"provider": "litellm", "model": "openai/loop-1", "base_url": "http://h/v1",
-            "calls": {"calls": 1204, "input_tokens": 9, "output_tokens": 9, "misses": 0,
-                      "failed": 0},
-            "cassette": {"path": "c.cassette", "mode": "replay", "engine": "rag-spine 0.17.2",
-                         "models": "litellm openai/loop-0 @ http://h/v1",
-                         "recorded": "2026-12-05T10:00:00+00:00"}}
-
-
-def test_the_banner_sentence_says_which_model_answered_and_whether_it_was_replayed():
-    from ragspine_eval.provenance import answered_by
-
-    # the model the cassette was recorded with is the header's, not this run's flag
-    assert answered_by(REPLAYED) == ("model litellm openai/loop-1 · 1,204 calls replayed, "
-                                     "recorded 2026-12-05 with litellm openai/loop-0; 0 misses")
-    recording = {**REPLAYED, "cassette": {"path": "c.cassette", "mode": "record"}}
-    assert answered_by(recording) == ("model litellm openai/loop-1 · 1,204 calls recorded into "
-                                      "c.cassette; 0 misses")
-    live = {k: v for k, v in REPLAYED.items() if k != "cassette"}
-    assert answered_by(live) == "model litellm openai/loop-1 · 1,204 calls live, nothing " \
-                                "recorded; 0 misses"
-    # the default MockProvider without a cassette: the provenance has no model, nothing said
-    assert answered_by(None) is None and answered_by({"provider": "mock", "model": None}) is None
-
-
-def test_the_banner_sentence_marks_misses_in_red_and_escapes_in_html():
-    from ragspine_eval.provenance import answered_by
-
-    missed = {**REPLAYED, "model": "<m>", "calls": {**REPLAYED["calls"], "misses": 3,
-                                                   "failed": 1}}
-    html = answered_by(missed, html=True)
-    assert "model litellm &lt;m&gt;" in html
-    assert html.endswith('; <b style="color:#b2182b">3 misses</b>, '
-                         '<b style="color:#b2182b">1 failed</b>')
-    assert "color" not in answered_by(REPLAYED, html=True)  # 0 misses: not alarming
-    assert answered_by(missed).endswith("; 3 misses, 1 failed")
-
-
-def test_the_banner_sentence_says_when_cases_made_no_call_because_the_cache_had_them():
-    from ragspine_eval.provenance import answered_by
-
-    said = answered_by({**REPLAYED, "calls": {**REPLAYED["calls"], "calls": 0}},
-                       cache={"reused": 71, "computed": 0})
-    assert said == ("model litellm openai/loop-1 · 0 calls replayed, recorded 2026-12-05 with "
-                    "litellm openai/loop-0 (71 cases reused from the outcome cache, with no "
-                    "call); 0 misses")
+    assert with_times(old, {}).model_usage is None  # nothing recorded: nothing derived

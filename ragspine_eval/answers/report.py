@@ -27,7 +27,7 @@ answers/placing.py's.
 
 Invariants: `to_dict` is deterministic for the same inputs (times only under the provenance,
 and so the LLM calls: how many a question costs depends on what the engine's caches already
-hold, so on which worker asked it after which question: `provenance.times.latency.llm`);
+hold, so on which worker asked it after which question: `provenance.times.usage`);
 each failing question carries its stage (retrieval.stages.answer_stage); the baseline entry of
 a route has the ratchet's shape ("metrics", "fabrication_count", "passed_ids", "golden", "kb",
 "engine", "engine_config") and is keyed per workspace, route and engine configuration by the

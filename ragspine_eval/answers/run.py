@@ -44,9 +44,10 @@ from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.workspace_answers import ROUTES, AnswerOutcome, Route
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.nl_answers import AnswerCase, answer_cases_of
+from ragspine_eval.models.usage import ModelUsage
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
 from ragspine_eval.pipeline.plan import outcome_cache, plan
-from ragspine_eval.pipeline.report import with_latency
+from ragspine_eval.pipeline.report import with_latency, with_usage
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 
 
@@ -93,6 +94,9 @@ class AnswerRun:
     preset: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, Any] | None = None
     asked: tuple[list, list, list] = field(default=([], [], []), repr=False)
+    # what the model calls of every repeat used (models/usage.py ModelUsage; None: no model
+    # and no call), set by the run, kept in the provenance by `how_it_ran`
+    usage: Any = field(default=None, repr=False)
     gold_check: GoldCheck | None = None  # the gold against the workspace (gold_check.py)
 
     @property
@@ -106,10 +110,11 @@ class AnswerRun:
                 for c in self.cases if c.case_class == "known-gap"]
 
     def how_it_ran(self, provenance: Any) -> Any:
-        """The provenance with the cache's share and each answer's wall time (pipeline/report.py)."""
+        """The provenance with the cache's share, each answer's wall time and what the model
+        calls used (pipeline/report.py)."""
         if self.cache is not None:
             provenance = replace(provenance, cache=self.cache)
-        return with_latency(provenance, *self.asked)
+        return with_usage(with_latency(provenance, *self.asked), self.usage)
 
 
 def score(case: AnswerCase, outcome: AnswerOutcome, gold: GoldCheck | None = None
@@ -174,6 +179,7 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     run.results = _scored(questions, answers, gold)
     run.cache = None if cache is None else cache.summary(len(questions))
     run.asked = (questions, answers.outcomes, answers.reused)
+    run.usage = ModelUsage.of(questions, answers.runs, what.model)
     if answers.interrupted:
         raise RunInterrupted.of(answers.outcomes)
     return run

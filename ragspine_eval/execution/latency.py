@@ -1,5 +1,6 @@
-"""Latency per case and its summary per run and by tag: p50, p95 and max of the wall time, and
-the engine's LLM calls per stage and tokens where its trace reports them.
+"""Latency per case and its summary per run and by tag: p50, p95 and max of the wall time; and
+each case's LLM calls as the engine's trace reported them, kept on its outcome (`timed`) for
+models/usage.py, which counts them (per stage and tag, every repeat) into `times.usage`.
 
 Invariants:
 - a latency is wall time measured around one case's engine call (`time.perf_counter`), in
@@ -8,8 +9,7 @@ Invariants:
   or below it): a p95 is a time some case took, never an interpolation between two;
 - the LLM calls are those the engine's trace reported (engines/trace.py's `LLMTrace`: counts
   per calling thread, never prompt or answer text; the request's own totals as the
-  pseudo-stage `REQUEST`, so a report's JSON reads as before); what a person reads leaves
-  `REQUEST` out (`stages`);
+  pseudo-stage `REQUEST`, which models/usage.py keeps apart from every stage);
 - everything here varies between two runs of the same inputs, so a report keeps it under
   `provenance.times` (provenance.py), the one part left out of the byte-identical comparison.
 """
@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ragspine_eval.engines.trace import REQUEST, TRACE_LOGGER, LLMTrace
+from ragspine_eval.engines.trace import TRACE_LOGGER, LLMTrace
 
 SECONDS_ATTR = "seconds_taken"  # a timed outcome's wall time: an attribute, never a field
 
@@ -55,20 +55,6 @@ def seconds_of(outcome: Any) -> float | None:
     """The wall time `timed` set on an outcome (None: not timed, e.g. reused from the cache)."""
     value = getattr(outcome, SECONDS_ATTR, None)
     return value if isinstance(value, float) else None
-
-
-def llm_totals(outcomes: Iterable[Any]) -> dict[str, dict[str, Any]]:
-    """Per stage {"calls", "ms", tokens} over the LLM calls `timed` saw on these outcomes."""
-    totals: dict[str, dict[str, Any]] = {}
-    for outcome in outcomes:
-        for call in getattr(outcome, LLM_ATTR, None) or ():
-            stage = totals.setdefault(call["stage"], {"calls": 0, "ms": 0})
-            stage["calls"] += call["stage"] != REQUEST
-            stage["ms"] += call.get("ms", 0)
-            for key in ("input_tokens", "output_tokens"):
-                if key in call:
-                    stage[key] = stage.get(key, 0) + call[key]
-    return totals
 
 
 _SHARED: dict[str, Any] = {"trace": None, "users": 0, "level": None}
@@ -145,11 +131,11 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
 
 
-def summarize(cases: Iterable[tuple[str, Mapping[str, str], float | None, bool]],
-              llm: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def summarize(cases: Iterable[tuple[str, Mapping[str, str], float | None, bool]]
+              ) -> dict[str, Any]:
     """The latency record of a run from (case id, tags, seconds or None, errored) per case:
-    {"unit": "s", "run": summary, "by_tag": {"key=value": summary}, "cases": {id: seconds},
-    "llm": the trace's per-stage totals (omitted when the trace reported no call)}."""
+    {"unit": "s", "run": summary, "by_tag": {"key=value": summary}, "cases": {id: seconds}}
+    (a report written before `times.usage` also held "llm", the trace's per-stage totals)."""
     per_case: dict[str, float] = {}
     by_tag: dict[str, list[float]] = {}
     timed = []
@@ -162,24 +148,15 @@ def summarize(cases: Iterable[tuple[str, Mapping[str, str], float | None, bool]]
         timed.append(seconds)
         for key, value in sorted(tags.items()):
             by_tag.setdefault(f"{key}={value}", []).append(seconds)
-    out: dict[str, Any] = {"unit": "s", "run": LatencySummary.of(timed).to_dict(),
-                           "by_tag": {k: LatencySummary.of(v).to_dict()
-                                      for k, v in sorted(by_tag.items())},
-                           "cases": per_case}
-    if llm:
-        out["llm"] = {stage: dict(v) for stage, v in sorted(llm.items())}
-    return out
-
-
-def stages(llm: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A report's `latency.llm` without the `REQUEST` pseudo-stage: the stages a person reads."""
-    return {stage: value for stage, value in (llm or {}).items() if stage != REQUEST}
+    return {"unit": "s", "run": LatencySummary.of(timed).to_dict(),
+            "by_tag": {k: LatencySummary.of(v).to_dict() for k, v in sorted(by_tag.items())},
+            "cases": per_case}
 
 
 def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
           run_line: bool = True) -> list[str]:
     """Console lines: the run's p50/p95/max (unless `run_line` is False: the provenance's lines
-    show it), the slowest tag buckets by p95, the LLM stages."""
+    show it), the slowest tag buckets by p95 (the LLM stages are the provenance's line)."""
     if not latency:
         return []
     run = latency.get("run") or {}
@@ -190,9 +167,4 @@ def lines(latency: Mapping[str, Any] | None, *, tags_shown: int = 5,
                      key=lambda kv: (-(kv[1].get("p95") or 0), kv[0]))
     for key, value in buckets[:tags_shown]:
         out.append(f"  {key}: {LatencySummary(**value).text()}")
-    for stage, value in stages(latency.get("llm")).items():
-        tokens = ""
-        if value.get("input_tokens") is not None:
-            tokens = f", tokens {value['input_tokens']} in / {value.get('output_tokens')} out"
-        out.append(f"  LLM stage {stage}: {value['calls']} calls, {value['ms']} ms{tokens}")
     return out

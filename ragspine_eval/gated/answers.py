@@ -151,8 +151,8 @@ def run_gated_answers(workspace: str | Path, gold: str | Path, *,
                                repeat=repeat, config=config, progress=progress, model=model,
                                allow_gold_errors=allow_gold_errors, **run_options)
     report = report_of(answered, clock)
-    if model is not None and not model.is_default:
-        report.provenance = _with_model(report.provenance, model, answered)
+    if model is not None and not model.is_default:  # what its calls used: `times.usage`
+        report.provenance = replace(report.provenance, model=model.to_dict())
     for line in (*answers_table(report, stored, keys), *report.provenance.lines()):
         say(line)
     run = AnswersGatedRun(report, keys, baseline_path, stored,
@@ -198,19 +198,3 @@ def _write_ci_files(run: AnswersGatedRun, outputs: GatedOutputs, say: Echo) -> N
                     lambda p: write_answers_summary(p, run.report, run.stored, comparisons,
                                                     run.exit_code != 0, key, run.headline),
                     run.written, say)
-
-
-def _with_model(provenance: Any, model: Any, answered: Any) -> Any:
-    """The provenance naming the model, and what this run's computed answers used (calls,
-    tokens per stage and by tag, cost) under `times.latency.model`: how many calls a question
-    makes depends on what the engine's caches hold (answers/report.py), so they stay out of
-    the report's deterministic part (`Provenance.model_used` joins them back for a reader)."""
-    provenance = replace(provenance, model=model.to_dict())
-    cases, outcomes, reused = answered.asked
-    computed = [(c, o) for c, o, was in zip(cases, outcomes, reused) if not was]
-    if provenance.times is None or provenance.times.latency is None:
-        return provenance
-    used = model.to_dict([o for _, o in computed], [dict(c.tags) for c, _ in computed])
-    kept = {k: used[k] for k in ("calls", "stages", "by_tag", "cost", "paid") if k in used}
-    return replace(provenance, times=replace(provenance.times, latency={
-        **provenance.times.latency, "model": kept}))

@@ -42,7 +42,6 @@ from typing import Any
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.models import budget
 from ragspine_eval.models import cassette as tape
-from ragspine_eval.models import usage
 from ragspine_eval.models.budget import BudgetReached
 from ragspine_eval.models.providers import (
     DEFAULT,
@@ -147,32 +146,11 @@ class ModelRun:
                                 f"model {self.spec.model or '(the provider default)'}; add "
                                 f"[models.\"{self.spec.model}\"] with input and output")
 
-    def to_dict(self, outcomes: Any = None, tags: Any = None) -> dict[str, Any]:
-        """For the provenance: provider, model, base URL; the calls the run's `outcomes` made,
-        per run, per stage and by tag (`tags` each outcome's case tags), the calls and tokens
-        it paid for (`paid`: none from a cassette), and their cost from the price table
-        (usage.py; `billed`: what the paid calls cost); the cassette (path, mode, and in
-        replay what its header says: engine, models, when recorded)."""
+    def to_dict(self) -> dict[str, Any]:
+        """For the provenance: provider, model, base URL, and the cassette (path, mode, and in
+        replay what its header says: engine, models, when recorded). What the calls used is
+        usage.py's `ModelUsage`, kept apart (`provenance.times.usage`)."""
         out = self.spec.to_dict()
-        if outcomes is not None:
-            outcomes = list(outcomes)
-            tags = list(tags or [{}] * len(outcomes))
-            out["calls"] = calls_of(outcomes)
-            out["stages"] = usage.by_stage(outcomes)
-            out["by_tag"] = usage.by_tag(outcomes, tags)
-            paid = self.paid()
-            if paid is not None:  # what this run paid for (a cassette's answers are free)
-                out["paid"] = {k: paid[k] for k in ("calls", "input_tokens", "output_tokens")}
-            if self.prices:
-                from ragspine_eval.models.prices import load_prices
-
-                table = load_prices(self.prices)
-                assert table is not None
-                out["cost"] = usage.cost_of(table, self.spec.model, self.mode == "replay",
-                                            out["calls"], out["stages"], out["by_tag"])
-                if paid is not None:
-                    out["cost"]["billed"] = table.cost(self.spec.model, paid["input_tokens"],
-                                                       paid["output_tokens"])
         if self.cassette:
             from ragspine_eval.provenance import display_path
 
@@ -188,18 +166,12 @@ class ModelRun:
         return dict(budget.EMPTY) if self.mode == "replay" else _paid.get(self.run_id)
 
     def finish(self, complete: bool) -> None:
-        """After the run: what it paid settled (budget.py: read by `to_dict`), a recording's
-        journal folded into its cassette (cassette.merge)."""
+        """After the run: what it paid settled (budget.py: read by `paid`, for usage.py), a
+        recording's journal folded into its cassette (cassette.merge)."""
         _paid[self.run_id] = budget.settle(self)
         if self.mode == "record" and self.cassette:
             tape.merge(self.cassette, self.run_id, self.header(), complete)
             _forget(self.cassette)
-
-
-def calls_of(outcomes: Any) -> dict[str, int]:
-    """The model calls of a run (usage.calls_of): calls, prompt and completion tokens, and the
-    cases a replay miss or a failed call made an engine error."""
-    return usage.calls_of(outcomes, ((CassetteMiss.__name__,), (ModelCallFailed.__name__,)))
 
 
 def _unkeyed_anthropic(spec: ProviderSpec) -> Any:

@@ -9,7 +9,8 @@ the judge included (no baseline yet: gated.qa adds it). Nothing is written here.
 With a model (`RunWhat.model`, models.ModelRun: the in-process agent's provider behind its
 cassette) its fingerprint joins the outcome cache's key, a recording reads no stored outcome,
 each repeat's calls are keyed apart (the answer step sets the engine's `repeat_index`), the
-cassette is completed after the answers, and the provenance names the model with its calls.
+cassette is completed after the answers, the provenance names the model, and what every
+repeat's calls used is counted once (`times.usage`).
 Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
 marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
 RunInterrupted raised again, for the caller that writes it (gated/qa.py); with repeats, the
@@ -28,10 +29,11 @@ from typing import Any
 from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.paths import KB_DIR
+from ragspine_eval.models.usage import ModelUsage
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
 from ragspine_eval.pipeline.keep import keep, scored_saver, streamed_saver
 from ragspine_eval.pipeline.plan import Plan, outcome_cache, plan
-from ragspine_eval.pipeline.report import with_cache, with_latency, workspace_of
+from ragspine_eval.pipeline.report import with_cache, with_latency, with_usage, workspace_of
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 from ragspine_eval.fingerprints import golden_fingerprint
 from ragspine_eval.provenance import Clock, InputRef, Provenance, display_path
@@ -87,9 +89,10 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
     slot = _case_text_slot(cache, qa.cases, what.k) if planned.answered else None
     report = _scored(qa, planned, answers, opened.texts(planned), slot)
     keep(planned, answers.outcomes, answers.interrupted)
-    report.provenance = _provenance(report, qa, (kb_fp, kb_files), clock, answers.runs)
-    report.provenance = with_latency(with_cache(report.provenance, cache, len(qa.cases)),
-                                     qa.cases, answers.outcomes, answers.reused)
+    report.provenance = _provenance(report, qa, (kb_fp, kb_files), clock)
+    report.provenance = with_usage(with_latency(
+        with_cache(report.provenance, cache, len(qa.cases)), qa.cases, answers.outcomes,
+        answers.reused), ModelUsage.of(qa.cases, answers.runs, what.model))
     slot = slot or (_case_text_slot(cache, qa.cases, what.k, read=False)
                     if not answers.interrupted else None)
     if slot is not None:  # the case list's text can be kept with the entry (report_file.py)
@@ -260,10 +263,11 @@ def _scored(qa: QARun, planned: Plan, answers: Answers, texts: dict[str, str],
     return report
 
 
-def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clock,
-                runs: list[tuple[list[Any], list[bool]]]) -> Provenance:
+def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clock
+                ) -> Provenance:
     """What produced the report: the in-process engine is the installed rag-spine; any other
-    is named by what it is; a model with the calls, tokens and cost of every repeat's `runs`."""
+    is named by what it is; the model by its provider, name and cassette (what its calls
+    used is `times.usage`: pipeline/report.py `with_usage`)."""
     from ragspine_eval.judges import registry as judges
 
     kb_fp, kb_files = kb
@@ -272,9 +276,7 @@ def _provenance(report: QAEvalReport, qa: QARun, kb: tuple[str, Any], clock: Clo
         report, qa.what.golden, InputRef(display_path(qa.what.kb), kb_fp), clock,
         judge=judges.describe(qa.judge), kb_files=dict(kb_files), **workspace_of(qa.what.kb),
         **({"engine_config": config.to_dict()} if qa.configured else {}),
-        **({"model": model.to_dict([o for outs, _ in runs for o in outs],
-                                   [dict(c.tags) for _ in runs for c in qa.cases])}
-           if model is not None else {}),
+        **({"model": model.to_dict()} if model is not None else {}),
         **({} if qa.in_process else {"engine": qa.name, "engine_version": None}))
 
 

@@ -44,9 +44,10 @@ from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.workspace_retriever import Retrieved
 from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.question_case import QuestionCase
+from ragspine_eval.models.usage import ModelUsage
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
 from ragspine_eval.pipeline.plan import outcome_cache, plan
-from ragspine_eval.pipeline.report import with_cache, with_latency
+from ragspine_eval.pipeline.report import with_cache, with_latency, with_usage
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 from ragspine_eval.fingerprints import golden_fingerprint
 from ragspine_eval.provenance import Clock, InputRef, RunInputs, collect, display_path
@@ -82,9 +83,10 @@ def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
     if what.model is not None:  # a recording's calls folded into its cassette
         what.model.finish(complete=not answers.interrupted)
     report = _scored(run, answers)
-    report.provenance = with_latency(with_cache(_provenance(run, report, clock), cache,
-                                                len(run.questions)),
-                                     run.questions, answers.outcomes, answers.reused)
+    report.provenance = with_usage(with_latency(
+        with_cache(_provenance(run, report, clock), cache, len(run.questions)),
+        run.questions, answers.outcomes, answers.reused),
+        ModelUsage.of(run.questions, answers.runs, what.model))
     if answers.interrupted:
         raise RunInterrupted.of(answers.outcomes)
     return report

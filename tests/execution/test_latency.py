@@ -29,7 +29,7 @@ def test_summarize_by_tag_leaves_errors_out_of_the_percentiles():
 
 def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():
     from ragspine_eval.engines.base import CaseOutcome
-    from ragspine_eval.execution.latency import llm_totals, seconds_of, timed
+    from ragspine_eval.execution.latency import seconds_of, timed
 
     logger = logging.getLogger("ragspine.trace")
     level = logger.level
@@ -41,8 +41,8 @@ def test_timed_keeps_the_wall_time_and_this_threads_llm_calls_on_the_outcome():
     one, two = timed(answer, "synthesis"), timed(answer, "tool_round")
     assert seconds_of(one) > 0 and seconds_of(CaseOutcome()) is None
     assert one == CaseOutcome(answer="x")  # not a field: equality and the report unchanged
-    assert llm_totals([one, two]) == {"synthesis": {"calls": 1, "ms": 4},
-                                      "tool_round": {"calls": 1, "ms": 4}}
+    assert one.llm_calls_seen == [{"stage": "synthesis", "ms": 4}]
+    assert two.llm_calls_seen == [{"stage": "tool_round", "ms": 4}]  # this call's only
     assert logger.level == level and not any(isinstance(h, LLMTrace) for h in logger.handlers)
 
 
@@ -79,12 +79,3 @@ def test_a_run_installs_the_trace_once_not_once_per_case(monkeypatch):
     assert all(seconds_of(o) is not None for o in outs)
     assert all(getattr(o, "llm_calls_seen") == [{"stage": "synthesis", "ms": 1}] for o in outs)
     assert not any(isinstance(h, LLMTrace) for h in logging.getLogger("ragspine.trace").handlers)
-
-
-def test_what_a_person_reads_leaves_the_requests_own_totals_out():
-    llm = {"(request)": {"calls": 0, "ms": 0, "input_tokens": 90, "output_tokens": 9},
-           "synthesis": {"calls": 2, "ms": 7, "input_tokens": 90, "output_tokens": 9}}
-    got = lines(summarize([("a", {}, 0.1, False)], llm), tags_shown=0)
-    assert got[-1] == "  LLM stage synthesis: 2 calls, 7 ms, tokens 90 in / 9 out"
-    assert not any("(request)" in line for line in got)
-    assert summarize([("a", {}, 0.1, False)], llm)["llm"]["(request)"]["input_tokens"] == 90

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -17,8 +18,8 @@ from ragspine_eval import paths
 from ragspine_eval.cli.app import main
 from ragspine_eval.engines.base import CaseOutcome
 from ragspine_eval.models import cassette as tape
-from ragspine_eval.models import usage
 from ragspine_eval.models.prices import load_prices
+from ragspine_eval.models.usage import ModelUsage
 
 PRICES = '''currency = "EUR"
 [models."openai/loop-1"]
@@ -33,68 +34,102 @@ def outcome(*calls, error=None):
     return out
 
 
-def call(stage, tokens_in, tokens_out):
-    return {"stage": stage, "ms": 1, "input_tokens": tokens_in, "output_tokens": tokens_out}
+def call(stage, tokens_in, tokens_out, ms=1):
+    return {"stage": stage, "ms": ms, "input_tokens": tokens_in, "output_tokens": tokens_out}
 
 
-def test_each_calls_tokens_count_under_its_stage_and_the_requests_totals_add_nothing():
+def case(**tags):
+    return SimpleNamespace(tags=tags)
+
+
+def once(outcomes, tags=None, reused=None):
+    """ModelUsage of one repeat, no model (the trace's calls alone)."""
+    cases = [case(**t) for t in (tags or [{}] * len(outcomes))]
+    return ModelUsage.of(cases, [(outcomes, reused or [False] * len(outcomes))])
+
+
+def counts(bucket):
+    return {k: bucket[k] for k in ("calls", "input_tokens", "output_tokens")}
+
+
+def test_each_calls_tokens_count_under_its_stage_and_the_requests_totals_are_kept_apart():
     one = outcome(call("tool_round", 100, 10), call("synthesis", 300, 40),
                   {"stage": "(request)", "ms": 0, "input_tokens": 400, "output_tokens": 50})
     two = outcome(call("translation", 20, 20), call("synthesis", 200, 30))
-    assert usage.by_stage([one, two]) == {
+    used = once([one, two])
+    assert {s: counts(b) for s, b in used.stages.items()} == {
         "synthesis": {"calls": 2, "input_tokens": 500, "output_tokens": 70},
         "tool_round": {"calls": 1, "input_tokens": 100, "output_tokens": 10},
         "translation": {"calls": 1, "input_tokens": 20, "output_tokens": 20}}
-    assert usage.calls_of([one, two]) == {"calls": 4, "input_tokens": 620, "output_tokens": 100,
-                                          "misses": 0, "failed": 0}
+    assert used.run == {"calls": 4, "input_tokens": 620, "output_tokens": 100, "ms": 4,
+                        "cases": 2, "misses": 0, "failed": 0}
+    assert used.request == {"input_tokens": 400, "output_tokens": 50}
+    assert "(request)" not in used.stages
 
 
 def test_by_tag_counts_cases_and_calls_and_each_tag_name_adds_up_to_the_run():
     runs = [outcome(call("synthesis", 10, 1)), outcome(call("synthesis", 30, 3),
                                                        call("tool_round", 5, 5)), outcome()]
     tags = [{"scope": "HK", "topic": "FIN"}, {"scope": "CN", "topic": "FIN"}, {"scope": "HK"}]
-    got = usage.by_tag(runs, tags)
-    assert got["scope=HK"] == {"cases": 2, "calls": 1, "input_tokens": 10, "output_tokens": 1}
-    assert got["topic=FIN"] == {"cases": 2, "calls": 3, "input_tokens": 45, "output_tokens": 9}
-    total = usage.calls_of(runs)
-    for key in ("calls", "input_tokens", "output_tokens"):
-        assert got["scope=HK"][key] + got["scope=CN"][key] == total[key]
+    got = once(runs, tags)
+    assert got.by_tag["scope=HK"] == {"cases": 2, "calls": 1, "input_tokens": 10,
+                                      "output_tokens": 1, "ms": 1}
+    assert got.by_tag["topic=FIN"] == {"cases": 2, "calls": 3, "input_tokens": 45,
+                                       "output_tokens": 9, "ms": 3}
+    for key in ("calls", "input_tokens", "output_tokens", "ms"):
+        assert got.by_tag["scope=HK"][key] + got.by_tag["scope=CN"][key] == got.run[key]
+
+
+def test_no_model_and_no_call_is_nothing_to_say_and_a_reused_case_counts_nothing():
+    assert once([outcome(), outcome()]) is None  # a tool run: its report as before
+    used = once([outcome(call("synthesis", 9, 9)), outcome(call("synthesis", 5, 5))],
+                reused=[True, False])
+    assert used.run["calls"] == 1 and used.run["cases"] == 1
 
 
 STAGES = st.sampled_from(["synthesis", "tool_round", "translation", "listwise_rerank"])
-CALLS = st.lists(st.builds(call, STAGES, st.integers(0, 10_000), st.integers(0, 10_000)),
-                 max_size=6)
+CALLS = st.lists(st.builds(call, STAGES, st.integers(0, 10_000), st.integers(0, 10_000),
+                           st.integers(0, 500)), max_size=6)
 
 
-@given(st.lists(st.tuples(CALLS, st.sampled_from(["HK", "CN", "GROUP"])), max_size=8))
-def test_the_stages_and_the_values_of_one_tag_add_up_to_the_run(cases):
-    # each case's trace also holds the request's own totals, which must add nothing
-    runs = [outcome(*calls, {"stage": "(request)", "ms": 0, "input_tokens": 7,
-                             "output_tokens": 7}) for calls, _ in cases]
-    tags = [{"scope": scope} for _, scope in cases]
-    total = usage.calls_of(runs)
-    every = [c for calls, _ in cases for c in calls]
-    assert (total["calls"], total["input_tokens"], total["output_tokens"]) == (
-        len(every), sum(c["input_tokens"] for c in every), sum(c["output_tokens"] for c in every))
-    for counts in (usage.by_stage(runs), usage.by_tag(runs, tags)):
-        for key in ("calls", "input_tokens", "output_tokens"):
-            assert sum(c[key] for c in counts.values()) == total[key]
-    assert sum(c["cases"] for c in usage.by_tag(runs, tags).values()) == len(cases)
+@given(st.lists(st.lists(st.tuples(CALLS, st.booleans()), min_size=3, max_size=3),
+                min_size=1, max_size=4),
+       st.lists(st.sampled_from(["HK", "CN", "GROUP"]), min_size=3, max_size=3))
+def test_every_repeat_counts_once_and_the_stages_and_tag_values_add_up_to_the_run(repeats, scopes):
+    # each case's trace also holds the request's own totals, which no bucket adds
+    request = {"stage": "(request)", "ms": 0, "input_tokens": 7, "output_tokens": 7}
+    runs = [([outcome(*calls, request) for calls, _ in rep], [was for _, was in rep])
+            for rep in repeats]
+    cases = [case(scope=s) for s in scopes]
+    used = ModelUsage.of(cases, runs, None)
+    every = [c for rep in repeats for calls, was in rep if not was for c in calls]
+    if not every:
+        assert used is None
+        return
+    assert used.repeats == len(repeats)
+    assert used.run["cases"] == sum(not was for rep in repeats for _, was in rep)
+    for key in ("input_tokens", "output_tokens", "ms"):
+        assert used.run[key] == sum(c[key] for c in every)
+    assert used.run["calls"] == len(every)
+    for buckets in (used.stages, used.by_tag):
+        for key in ("calls", "input_tokens", "output_tokens", "ms"):
+            assert sum(b[key] for b in buckets.values()) == used.run[key]
+    assert sum(b["cases"] for b in used.by_tag.values()) == used.run["cases"]
 
 
 def test_a_stage_costs_its_tokens_at_the_runs_price_and_a_replay_bills_nothing(tmp_path):
     (tmp_path / "p.toml").write_text(PRICES, encoding="utf-8")
     table = load_prices(tmp_path / "p.toml")
-    stages = {"synthesis": {"calls": 1, "input_tokens": 1_000_000, "output_tokens": 0},
-              "tool_round": {"calls": 2, "input_tokens": 0, "output_tokens": 500_000}}
-    calls = {"input_tokens": 1_000_000, "output_tokens": 500_000}
-    cost = usage.cost_of(table, "openai/loop-1", True, calls, stages, {})
+    used = once([outcome(call("synthesis", 1_000_000, 0), call("tool_round", 0, 250_000)),
+                 outcome(call("tool_round", 0, 250_000))])
+    used.price(table, "openai/loop-1", replayed=True)
     # 1M in x 2.0 and 0.5M out x 8.0 per million
-    assert cost["by_stage"]["synthesis"]["cost"] == 2.0
-    assert cost["by_stage"]["tool_round"]["cost"] == 4.0
-    assert cost["run"] == 6.0 and cost["billed"] == 0.0 and cost["currency"] == "EUR"
-    assert usage.cost_of(table, "openai/other", False, calls, stages, {})["by_stage"][
-        "synthesis"]["cost"] is None  # never a guessed price
+    assert used.stages["synthesis"]["cost"] == 2.0 and used.stages["tool_round"]["cost"] == 4.0
+    assert used.run["cost"] == 6.0 and used.cost["billed"] == 0.0
+    assert used.cost["currency"] == "EUR"
+    used.price(table, "openai/other", replayed=False)
+    assert used.stages["synthesis"]["cost"] is None  # never a guessed price
+    assert used.run["cost"] is None and used.cost["billed"] is None
 
 
 # --- against a model on 127.0.0.1 ------------------------------------------------------------
@@ -145,22 +180,22 @@ def test_recorded_and_replayed_tokens_per_stage_are_the_models_own(tmp_path, loo
         stage["input_tokens"] += kept["response"]["usage"]["prompt_tokens"]
         stage["output_tokens"] += kept["response"]["usage"]["completion_tokens"]
     assert {"synthesis", "tool_round"} <= set(expected)
-    assert recorded["model"]["stages"] == expected
+    used = recorded["times"]["usage"]
+    assert {stage: counts(b) for stage, b in used["stages"].items()} == expected
     # the stages add up to the run, and to the request totals the engine reports itself
-    request = recorded["times"]["latency"]["llm"]["(request)"]
     for key in ("input_tokens", "output_tokens"):
-        assert sum(s[key] for s in expected.values()) == recorded["model"]["calls"][key] \
-            == request[key] > 0
+        assert sum(s[key] for s in expected.values()) == used["run"][key] \
+            == used["request"][key] > 0
 
     loopback.stop()
     monkeypatch.delenv("OPENAI_API_KEY")
-    replayed = run(tmp_path, "replay", url, "replay", golden)
-    assert replayed["model"]["stages"] == expected
-    cost = replayed["model"]["cost"]
-    assert cost["billed"] == 0.0 and cost["run"] == recorded["model"]["cost"]["run"] > 0
-    for stage, counts in expected.items():
-        assert cost["by_stage"][stage]["cost"] == round(
-            (counts["input_tokens"] * 2.0 + counts["output_tokens"] * 8.0) / 1e6, 6)
+    replayed = run(tmp_path, "replay", url, "replay", golden)["times"]["usage"]
+    assert {stage: counts(b) for stage, b in replayed["stages"].items()} == expected
+    assert replayed["cost"]["billed"] == 0.0
+    assert replayed["run"]["cost"] == used["run"]["cost"] > 0
+    for stage, kept in expected.items():
+        assert replayed["stages"][stage]["cost"] == pytest.approx(
+            (kept["input_tokens"] * 2.0 + kept["output_tokens"] * 8.0) / 1e6)
     said = capsys.readouterr().out
     assert "(request)" not in said
     assert "synthesis " in said.split("LLM calls per stage (the engine's trace): ")[-1]

@@ -286,8 +286,9 @@ def model_changes(pair: Pair) -> pd.DataFrame:
     MockProvider says so and has no calls."""
     def column(report: QAEvalReport) -> dict[str, Any]:
         prov = report.provenance
-        model = (prov.model_used if prov is not None else None) or {}
-        calls, cost = model.get("calls") or {}, model.get("cost") or {}
+        model = (prov.model if prov is not None else None) or {}
+        usage = (prov.model_usage if prov is not None else None) or {}
+        calls, unit = usage.get("run") or {}, (usage.get("cost") or {}).get("currency", "")
         tape = model.get("cassette") or {}
         run = ((prov.times.latency or {}).get("run") or {}) if prov and prov.times else {}
 
@@ -301,8 +302,8 @@ def model_changes(pair: Pair) -> pd.DataFrame:
                 "calls": calls.get("calls", 0),
                 "prompt tokens": calls.get("input_tokens", 0),
                 "completion tokens": calls.get("output_tokens", 0),
-                "cost": "-" if cost.get("run") is None else
-                        f"{cost['run']:.4f} {cost.get('currency', '')}",
+                "cost": "-" if calls.get("cost") is None else
+                        f"{calls['cost']:.4f} {unit}",
                 "latency p50": ms("p50"), "latency p95": ms("p95")}
 
     before, after = column(pair.before), column(pair.after)

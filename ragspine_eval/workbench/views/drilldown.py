@@ -24,11 +24,12 @@ import pandas as pd
 
 from ragspine_eval import ratchet as bl
 from ragspine_eval.outputs.console import short_ids
-from ragspine_eval.provenance import Provenance, answered_by
+from ragspine_eval.provenance import Provenance
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.report import QAEvalReport
 from ragspine_eval.workbench.views import case_view, charts, embed, frames, linked
 from ragspine_eval.workbench.views.tables import MAX_EMBEDDED_ROWS
+from ragspine_eval.workbench.views.model_usage import answered_by
 
 REGRESSION = frames.AT_BASELINE[bl.PASSED_THEN]
 STYLE = """<style>
@@ -158,8 +159,8 @@ def banner_html(kind: str, heading: str, body: str,
     model answered (the `provenance`'s; nothing for the MockProvider without a cassette), the
     comparison's drift lines, then `body` (HTML, escaped by the caller); `script` wires its
     links that filter an explorer (linked.show_link)."""
-    answered = answered_by(provenance.model_used, html=True, cache=provenance.cache) \
-        if provenance is not None else None
+    answered = answered_by(provenance.model, provenance.model_usage, html=True,
+                           cache=provenance.cache) if provenance is not None else None
     said = f'<div class="rse-model">{answered}</div>' if answered else ""
     return (f'{STYLE}<div class="rse-verdict rse-verdict-{kind}"><h2>{escape(heading)}</h2>'
             f"{said}{drift_html(comparison)}{body}</div>"

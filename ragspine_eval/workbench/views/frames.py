@@ -308,7 +308,8 @@ def _info_frame(rows: list[tuple[str, Any]], prov: Provenance | None, report_pat
         if prov.model is not None:  # which model answered, replayed or not, its calls and cost
             from ragspine_eval.provenance import model_line
 
-            rows.append(("model", model_line(prov.model_used or {}).removeprefix("model ")))
+            rows.append(("model", model_line(prov.model, prov.model_usage)
+                         .removeprefix("model ")))
         if prov.baseline is not None:
             rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
                                      f"{prov.baseline.fingerprint or 'no entry yet'}]"))
