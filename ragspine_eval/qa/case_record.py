@@ -15,7 +15,7 @@ from ragspine_eval.retrieval.metrics import case_retrieval
 from ragspine_eval.retrieval.passages import clip_text
 
 _OMITTED_WHEN_EMPTY = ("sources", "tool_statuses", "retrieved_context", "narrative_answer",
-                       "retrieval")
+                       "retrieval", "repeats")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,10 @@ class CaseRecord:
     narrative_answer: str = ""
     reused: bool = False  # the outcome came from the outcome cache (execution/cache.py)
     retrieval: dict[str, Any] | None = None
+    # with --repeat N: the case in each repeat, side by side (qa/repeats.py `repeat_rows`:
+    # answer, route, refused, error, verdict per gate, why each failing one failed); this
+    # record's own fields stay the main row every gate reads; empty for one repeat
+    repeats: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.retrieval and any("text" not in p for p in self.retrieval.get("passages", ())):

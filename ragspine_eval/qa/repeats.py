@@ -15,8 +15,12 @@ report the gate reads. The rule, per gate and case, over the N repeats:
 
 The combined report keeps every repeat's verdict: a stable case's is its one verdict, a flaky
 case's list is in `GateMetric.flaky`. Its case records (answers, passages) are the first
-repeat's, or the first erroring repeat's for a case with an error. The baseline entry of a run
-with repeats records its flaky cases (baseline_entry.make_baseline_entry).
+repeat's, or the first erroring repeat's for a case with an error: the case's main row, which
+every gate, count and baseline reads, so a run with repeats is gated as before. Each record
+also keeps every repeat, side by side (`CaseRecord.repeats`, `repeat_rows`): its answer, route,
+refusal and engine error, and its verdict on each gate ("pass", "fail" or "error") with the
+explanation of each failing one; a run of one repeat keeps none (its report as before). The
+baseline entry of a run with repeats records its flaky cases (baseline_entry.make_baseline_entry).
 """
 
 from __future__ import annotations
@@ -37,7 +41,10 @@ def combine_repeats(reports: Sequence[QAEvalReport]) -> QAEvalReport:
         raise ValueError("the repeats were not runs of the same cases in the same order")
     if len(reports) == 1:
         return first
-    cases = [next((r.cases[i] for r in reports if r.cases[i].error), case)
+    indexes = [{gate: {v.id: v for v in (*m.results, *m.errors)} for gate, m in r.gates().items()}
+               for r in reports]
+    cases = [replace(next((r.cases[i] for r in reports if r.cases[i].error), case),
+                     repeats=repeat_rows(reports, indexes, i))
              for i, case in enumerate(first.cases)]
     tags = {c.id: c.tags for c in cases}
     gates = {name: _combined_gate(name, [r.gates()[name] for r in reports], tags)
@@ -45,6 +52,30 @@ def combine_repeats(reports: Sequence[QAEvalReport]) -> QAEvalReport:
     fabrication = gates.pop(first.fabrication.name)
     return replace(first, metrics=gates, fabrication=fabrication, cases=cases,
                    repeats=len(reports))
+
+
+def repeat_rows(reports: Sequence[QAEvalReport],
+                indexes: Sequence[dict[str, dict[str, CaseResult]]], i: int
+                ) -> list[dict[str, Any]]:
+    """Case i in each repeat (see the module docstring); `indexes` per repeat its verdicts by
+    gate and case id."""
+    rows = []
+    for n, (report, index) in enumerate(zip(reports, indexes)):
+        case = report.cases[i]
+        verdicts, failing = {}, {}
+        for gate, results in index.items():
+            verdict = results.get(case.id)
+            if verdict is None:
+                continue
+            verdicts[gate] = "error" if verdict.error else "pass" if verdict.passed else "fail"
+            if verdicts[gate] == "fail":
+                failing[gate] = verdict.explanation
+        rows.append({"repeat": n, "answer": case.answer, "route": case.route,
+                     "refused": case.refused, "error": case.error,
+                     **({"narrative_answer": case.narrative_answer}
+                        if case.narrative_answer else {}),
+                     "verdicts": verdicts, "failing": failing})
+    return rows
 
 
 def _combined_gate(name: str, repeats: list[GateMetric], tags: dict[str, dict[str, str]]

@@ -70,7 +70,8 @@ def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
     calls = tape.read(cassette).calls
     assert calls and all(case.endswith("@narrative") for case, _ in calls)
     # what the run's answers used, per stage: the cassette's own account of each call's stage
-    # and usage; kept under times (the calls depend on the engine's caches), not in the model
+    # and usage; kept under times (the calls depend on the engine's caches), not in the model,
+    # where every harness keeps it (models/usage.py)
     expected: dict[str, list[int]] = {}
     for kept in calls.values():
         usage = kept["response"]["usage"]
@@ -78,7 +79,7 @@ def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
         counts[0] += 1
         counts[1] += usage["prompt_tokens"]
         counts[2] += usage["completion_tokens"]
-    used = recorded["provenance"]["times"]["latency"]["model"]
+    used = recorded["provenance"]["times"]["usage"]
     assert {stage: [v["calls"], v["input_tokens"], v["output_tokens"]]
             for stage, v in used["stages"].items()} == expected
     assert "calls" not in recorded["provenance"]["model"]

@@ -129,3 +129,42 @@ def test_pass_at_k_and_pass_hat_k_of_a_gate_with_a_flaky_case():
     assert "pass@k_ci" not in pass_at_k(metric, 3, 2)
     with pytest.raises(ValueError, match="between 1 and the 3 repeats"):
         pass_at_k(metric, 3, 4)
+
+
+def test_each_case_keeps_every_repeats_answer_and_verdicts_side_by_side():
+    down = CaseOutcome(error="TimeoutError: 30 s")
+    nine = right_numeric_outcome(found_value=9.0, answer="ACME_HK FY2025 REVENUE: 9 USD_M")
+    reports = [_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, nine, down),
+               _repeat(RIGHT, RIGHT, WRONG)]
+    combined = combine_repeats(reports)
+    flaky = next(c for c in combined.cases if c.id == "num-002")
+    assert [r["repeat"] for r in flaky.repeats] == [0, 1, 2]
+    assert [r["answer"] for r in flaky.repeats] == [RIGHT.answer, nine.answer, RIGHT.answer]
+    assert [r["verdicts"]["numeric_accuracy"] for r in flaky.repeats] == ["pass", "fail", "pass"]
+    assert "the engine found 9" in flaky.repeats[1]["failing"]["numeric_accuracy"]
+    assert flaky.repeats[0]["failing"] == {}
+    # the main row is the one every gate reads: the first repeat's (the first erroring
+    # repeat's for a case with an error), as before
+    assert flaky.answer == RIGHT.answer
+    errored = next(c for c in combined.cases if c.id == "num-003")
+    assert errored.error == "TimeoutError: 30 s"
+    assert [r["error"] for r in errored.repeats] == [None, "TimeoutError: 30 s", None]
+    assert set(errored.repeats[1]["verdicts"].values()) == {"error"}
+    # each repeat's verdicts are that repeat's own report's, gate for gate
+    for n, report in enumerate(reports):
+        for gate, metric in report.gates().items():
+            said = {c.id: c.repeats[n]["verdicts"].get(gate) for c in combined.cases}
+            assert {r.id for r in metric.results if r.passed} == {
+                i for i, v in said.items() if v == "pass"}
+            assert {r.id for r in metric.errors} == {i for i, v in said.items() if v == "error"}
+
+
+def test_the_repeats_read_back_from_the_json_and_one_run_keeps_none():
+    combined = combine_repeats([_repeat(RIGHT, RIGHT, WRONG), _repeat(RIGHT, WRONG, WRONG)])
+    data = json.loads(json.dumps(combined.to_dict()))
+    assert [len(c["repeats"]) for c in data["cases"]] == [2, 2, 2]
+    again = QAEvalReport.from_dict(data)
+    assert [c.repeats for c in again.cases] == [c.repeats for c in combined.cases]
+    one = _repeat(RIGHT, RIGHT, WRONG)
+    assert combine_repeats([one]) is one
+    assert not any("repeats" in c for c in one.to_dict()["cases"])  # its JSON as before

@@ -153,11 +153,19 @@ def verdict(run: QANotebookRun) -> Html:
     return Html(verdict_html(run.report, run.stored, run.comparison, run.key))
 
 
+FLAKY_CASES_SHOWN = 50  # flaky cases whose case view (every repeat side by side) is embedded
+
+
 def cases_apart(run: QANotebookRun) -> Html:
     """The cases kept apart from pass and fail, as tables under the banner: engine errors (no
-    verdict) and flaky verdicts (differed between repeats; never regressions). Empty when the
-    run has neither, so a notebook shows it unconditionally."""
+    verdict) and flaky verdicts (differed between repeats; never regressions), each flaky
+    case's view folded under its id (every repeat side by side: the explorer lists failing
+    verdicts only, and a flaky case passes). Empty when the run has neither, so a notebook
+    shows it unconditionally."""
+    from html import escape
+
     from ragspine_eval.workbench.views import frames, tables
+    from ragspine_eval.workbench.views.case_view import case_detail, case_html
 
     parts = []
     if run.report.errors:
@@ -167,6 +175,14 @@ def cases_apart(run: QANotebookRun) -> Html:
         parts.append("<h4>Flaky verdicts: they differed between repeats (counted as passing, "
                      "never a regression)</h4>"
                      + tables.static(frames.flaky_cases(run.report)).to_html())
+        ids = sorted({i for ids in run.report.flaky.values() for i in ids})
+        parts += [f'<details class="rse-flaky-case" data-case-id="{escape(i)}"><summary>'
+                  f"{escape(i)}: its case view, every repeat side by side</summary>"
+                  f"{case_html(case_detail(run.report, i, run.stored))}</details>"
+                  for i in ids[:FLAKY_CASES_SHOWN]]
+        if len(ids) > FLAKY_CASES_SHOWN:
+            parts.append(f"<p>The first {FLAKY_CASES_SHOWN} of {len(ids)} flaky cases shown; "
+                         f"show_case(run, id) shows any case.</p>")
     return Html("".join(parts))
 
 

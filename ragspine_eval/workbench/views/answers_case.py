@@ -17,7 +17,9 @@ answer and the ranked passages with each claim's value marked, and what the numb
   unsupported numbers, the noise;
 - the ranked passages, each claim's value marked inside each passage (where the mark falls
   past the shown excerpt, the excerpt is the part around it), and a row on a claim's page of
-  its own document green, one on that page of another document only amber.
+  its own document green, one on that page of another document only amber;
+- with `--repeat N`, per route every repeat side by side (`repeats_html`): its verdict and
+  reason, the engine error or the answer with each claim's text marked.
 
 Marking is for the eye (`mark`): an anchor's text is found case-insensitively with any
 punctuation or spaces between its normalised words, so a thousands separator or a different
@@ -52,7 +54,10 @@ mark.rse-ans-guard{background:#ffab91;outline:1px solid #bf360c}
 .rse-ans-t tr.rse-ans-otherdoc td{background:#fff4d6}
 .rse-ans-doc{border-bottom:1px dotted #777}.rse-ans-missing{color:#b71c1c;font-weight:700}
 .rse-ans-unknown{color:#777;font-style:italic}
-.rse-ans-gold{border:1px solid #b71c1c;border-radius:4px;padding:4px 8px;background:#fdecea}"""
+.rse-ans-gold{border:1px solid #b71c1c;border-radius:4px;padding:4px 8px;background:#fdecea}
+.rse-ans-repeats{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(180px,1fr);gap:8px;
+ overflow-x:auto}
+.rse-ans-repeat{border:1px solid #ddd;border-radius:4px;padding:4px 8px;min-width:0}"""
 
 
 def _spans(text: str, needles: Sequence[str]) -> list[tuple[int, int]]:
@@ -251,6 +256,48 @@ def route_html(report: Any, result: Any, case: Any, missing: Sequence[str]) -> s
             f"that page of another document: amber)</p>{_passages_html(o, v, case, marks)}</div>")
 
 
+_REPEATS: dict[int, tuple[Any, dict[tuple[str, str], list[Any]]]] = {}
+
+
+def _repeats_of(report: Any) -> dict[tuple[str, str], list[Any]]:
+    """The report's results by (question id, route), in repeat order: made once per report
+    (an explorer shows every question's view)."""
+    held = _REPEATS.get(id(report))
+    if held is not None and held[0] is report:
+        return held[1]
+    index: dict[tuple[str, str], list[Any]] = {}
+    for r in sorted(report.run.results, key=lambda r: r.repeat):
+        index.setdefault((r.id, r.route), []).append(r)
+    _REPEATS.clear()  # a notebook shows one answer run at a time
+    _REPEATS[id(report)] = (report, index)
+    return index
+
+
+def repeats_html(report: Any, results: Sequence[Any], case: Any) -> str:
+    """Per route of `results`, the question in every repeat side by side (module docstring);
+    "" for a run of one repeat."""
+    if report.run.repeat <= 1:
+        return ""
+    rows = []
+    for shown in results:
+        columns = []
+        for r in _repeats_of(report).get((shown.id, shown.route), []):
+            v = r.verdict
+            ok = ("rse-ans-pass" if v.passed and not r.gold_error and not r.outcome.error
+                  else "rse-ans-fail")
+            said = (f"<p><b>engine error:</b> {escape(r.outcome.error)}</p>" if r.outcome.error
+                    else f'<div class="rse-ans-answer">'
+                         f'{mark(r.outcome.answer_plain, wanted(v, case)) or "(empty)"}</div>')
+            word = "ERROR" if r.outcome.error else "PASS" if v.passed else "FAIL"
+            columns.append(f'<div class="rse-ans-repeat" data-repeat="{r.repeat}">'
+                           f"<b>repeat {r.repeat + 1}</b> · <span class=\"{ok}\">"
+                           f"{word}</span>: {escape(v.reason)}{said}</div>")
+        rows.append(f"<p><b>{escape(shown.route)}</b>, every repeat ({len(columns)}; the "
+                    f"gates read the first)</p><div class=\"rse-ans-repeats\">"
+                    f"{''.join(columns)}</div>")
+    return "".join(rows)
+
+
 def case_html(report: Any, results: Sequence[Any], case: Any) -> str:
     """The case view of one question, its routes side by side (module docstring)."""
     r0 = results[0]
@@ -268,4 +315,5 @@ def case_html(report: Any, results: Sequence[Any], case: Any) -> str:
             + (f" · line {case.line}" if case.line else "")
             + f" · documents named: {named}</p>{warn}")
     routes = "".join(route_html(report, r, case, missing) for r in results)
-    return f"<style>{CSS}</style>" + head + f'<div class="rse-ans-routes">{routes}</div>'
+    return (f"<style>{CSS}</style>" + head + f'<div class="rse-ans-routes">{routes}</div>'
+            + repeats_html(report, results, case))

@@ -8,7 +8,9 @@ uses); the retrieved passages with the character spans of the words that support
 answer's claims; the case's retrieval (`retrieval`: the ranked passages kept, each marked relevant
 or not, the rank of the first relevant one, hit@k) and each failing verdict's stage; and, when
 the other mode's report is given, that mode's answer and verdicts
-(or another run's: `labels` name the two sides, e.g. "before" and "after").
+(or another run's: `labels` name the two sides, e.g. "before" and "after"); and with
+`--repeat N`, the case in each repeat (`repeats`: its answer, engine error and verdict per
+gate, qa/repeats.py), which `case_html` shows side by side.
 
 `case_html(detail)` renders such a dict as one self-contained HTML fragment: no script, its CSS
 inline under classes prefixed `rse-case`, failing verdicts first and in the failing colour, and
@@ -176,6 +178,7 @@ def case_detail(report: QAEvalReport | dict[str, Any], case_id: str,
         "error": case.error, "mode": report.mode,
         "verdicts": _verdicts(report, case, baseline), "other": None,
         "label": labels[0] if labels else f"{report.mode} mode",
+        "repeats": _json_safe(list(case.repeats)),
     }
     if other is not None:
         other = _as_report(other)
@@ -220,6 +223,13 @@ _CSS = """
 .rse-case dl>dt,.rse-case th{overflow-wrap:normal;word-break:normal;hyphens:none}
 .rse-case table td,.rse-case table th{text-align:left !important}
 .rse-case h4{font-weight:600}
+.rse-case-repeats{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(180px,1fr);
+ gap:8px;overflow-x:auto}
+.rse-case-repeat{border:1px solid #ddd;border-radius:4px;padding:4px 8px;min-width:0}
+.rse-case-repeat .rse-case-answer{max-height:14em;overflow:auto;font-size:13px}
+.rse-case-repeat ul{margin:4px 0;padding-left:16px;font-size:13px}
+.rse-case-v-pass{color:#1b5e20}.rse-case-v-fail{color:#b71c1c;font-weight:600}
+.rse-case-v-error{color:#b71c1c;font-style:italic}
 """
 # Why the last four lines: JupyterLab's output CSS (also in the rendered HTML reports) floats
 # every <dt> at 20% of its box and right-aligns table cells, so a nested key (Expected → source:
@@ -304,6 +314,30 @@ def _label(side: dict[str, Any]) -> str:
     return side.get("label") or f"{side['mode']} mode"
 
 
+def _repeats_html(repeats: list[dict[str, Any]]) -> str:
+    """Each repeat side by side, one column a repeat: its answer (or engine error) and its
+    verdict per gate, why each failing one failed on hover; "" for a run of one repeat."""
+    if not repeats:
+        return ""
+    columns = []
+    for r in repeats:
+        verdicts = r.get("verdicts") or {}
+        failing = r.get("failing") or {}
+        word = ("ERROR" if r.get("error") else "FAIL" if "fail" in verdicts.values()
+                else "PASS")
+        items = "".join(
+            f'<li class="rse-case-v-{_e(v)}" title="{_e(failing.get(gate) or "")}">'
+            f"{_e(gate)}: {_e(v)}</li>" for gate, v in verdicts.items())
+        said = (f'<p class="rse-case-error">Engine error: {_e(r["error"])}</p>' if r.get("error")
+                else f'<div class="rse-case-answer">{_e(r.get("answer") or "(empty)")}</div>')
+        columns.append(f'<div class="rse-case-repeat" data-repeat="{_e(r.get("repeat"))}">'
+                       f"<b>repeat {int(r.get('repeat', 0)) + 1} · {word}</b>"
+                       f"{said}<ul>{items}</ul></div>")
+    return (f"<h4>Every repeat ({len(repeats)}; what the gates read above is the first "
+            f"repeat's, or the first with an engine error)</h4>"
+            f'<div class="rse-case-repeats">{"".join(columns)}</div>')
+
+
 def case_html(detail: dict[str, Any]) -> str:
     """One case as a self-contained HTML fragment (see the module docstring)."""
     failing = sum(1 for v in detail["verdicts"] if not v["passed"])
@@ -340,7 +374,7 @@ def case_html(detail: dict[str, Any]) -> str:
         f"<div>{tags}</div>"
         f'<p class="rse-case-question">{_e(detail["question"])}</p>'
         f"<h4>Expected</h4>{_expected_html(detail['expected'])}"
-        f"{error}{body}"
+        f"{error}{body}{_repeats_html(detail.get('repeats') or [])}"
         f"<h4>Sources cited</h4><p>{sources}</p>"
         f"<h4>Retrieved context ({_count(len(detail['retrieved_context']), 'passage')}; words "
         f"that support a claim marked)</h4>{context}"

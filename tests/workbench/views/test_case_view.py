@@ -17,7 +17,7 @@ from ragspine_eval.workbench.views.case_view import UnknownCaseError, case_detai
 
 KEYS = {"id", "question", "reference_date", "case_type", "tags", "expected", "answer", "route",
         "tool_statuses", "sources", "retrieved_context", "error", "mode", "verdicts", "other", "label",
-        "retrieval"}
+        "retrieval", "repeats"}
 VERDICT_KEYS = {"gate", "passed", "error", "flaky", "expected", "actual", "explanation", "evidence",
                 "at_baseline", "stage"}
 
@@ -197,3 +197,22 @@ def test_the_case_view_shows_the_ranked_passages_with_the_relevant_ones_marked(t
     assert "first relevant passage at rank <b>1</b>" in hit
     assert '<tr class="rse-relevant" data-rank="1">' in hit and "✔ relevant" in hit
     assert "stage: retrieval (no relevant passage in the top k)" in page
+
+
+def test_with_repeats_the_case_view_shows_every_repeat_side_by_side(tool):
+    from ragspine_eval.qa.repeats import combine_repeats
+
+    case_id = "num-001"
+    wrong = _report("tool", **{case_id: {"found_value": -1.0, "answer": "<b>-1</b> USD_M"}})
+    combined = combine_repeats([tool, wrong, tool])
+    detail = case_detail(combined, case_id)
+    [flaky] = [v for v in detail["verdicts"] if v["gate"] == "numeric_accuracy"]
+    assert flaky["flaky"] == [True, False, True]
+    said = [r["verdicts"]["numeric_accuracy"] for r in detail["repeats"]]
+    assert said == ["pass", "fail", "pass"]
+    html = case_html(detail)
+    columns = re.findall(r'<div class="rse-case-repeat" data-repeat="(\d)"><b>repeat (\d) · '
+                         r"(\w+)</b>", html)
+    assert columns == [("0", "1", "PASS"), ("1", "2", "FAIL"), ("2", "3", "PASS")]
+    assert "&lt;b&gt;-1&lt;/b&gt; USD_M" in html and "<b>-1</b>" not in html  # escaped
+    assert "Every repeat" not in case_html(case_detail(tool, case_id))  # one run: as before

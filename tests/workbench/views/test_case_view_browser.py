@@ -5,6 +5,8 @@ too; and the info table at the top reads left-aligned."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from browser import key_lines, offline_page, case_view_ids, show_case_view
 
@@ -67,3 +69,55 @@ def test_the_line_count_sees_a_key_broken_one_letter_a_line(tmp_path):
     with offline_page(page_file, width=1280) as seen:
         lines = dict(key_lines(seen.page, ".rse-case"))
     assert lines["locator"] == 7 and lines["source"] == 1
+
+
+@pytest.fixture(scope="module")
+def repeated_report(tmp_path_factory):
+    """The qa notebook over a callable engine that answers num-003 wrong every second call
+    (tests/engine_doubles.py) and num-005 wrong every time, with repeat=3: a flaky case and a
+    failing one, each case keeping its three repeats."""
+    from ragspine_eval import paths
+
+    out = tmp_path_factory.mktemp("case-view-repeats")
+    run = NotebookRun("qa_repeats", NOTEBOOKS_DIR / "qa.ipynb",
+                      {"engine": "engine_doubles:right_value_one_flaky", "repeat": 3,
+                       "report_path": str(out / "qa_repeats.json"),
+                       "baseline_path": str(out / "b.json"), "store": False}, out)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYTHONPATH", str(paths.PROJECT_ROOT / "tests"))
+        env.setenv("RSE_FLAKY_COUNTER", str(out / "calls"))
+        env.setenv("RSE_FLAKY_CASE", "num-003")
+        env.setenv("RSE_WRONG_VALUE", "num-005")
+        [done] = run_all(out, runs=[run])
+    assert done.html.exists(), done.error
+    return done.html
+
+
+def test_a_case_with_repeats_shows_them_side_by_side(repeated_report, tmp_path):
+    with offline_page(repeated_report, width=1280) as seen:
+        page = seen.page
+        # the failing case, from the explorer: three columns in one row, left to right
+        slot = show_case_view(page, "num-005")
+        boxes = page.evaluate("""s => Array.from(document.querySelectorAll(
+            s + ' .rse-case-repeat')).map(e => { const b = e.getBoundingClientRect();
+            return [b.left, b.top, b.width, e.innerText]; })""", slot)
+        assert [b[3].splitlines()[0] for b in boxes] == ["repeat 1 · FAIL", "repeat 2 · FAIL",
+                                                         "repeat 3 · FAIL"]
+        assert len({round(b[1]) for b in boxes}) == 1  # side by side, one row
+        assert boxes[0][0] < boxes[1][0] < boxes[2][0] and min(b[2] for b in boxes) > 150
+        # the flaky case (it passes, so the explorer lists it not): folded under the flaky table
+        flaky = 'details.rse-flaky-case[data-case-id="num-003"]'
+        page.evaluate("s => { document.querySelector(s).open = true; }", flaky)
+        page.locator(flaky).scroll_into_view_if_needed()
+        shown = page.evaluate("""s => Array.from(document.querySelectorAll(
+            s + ' .rse-case-repeat li')).map(e => e.innerText)
+            .filter(t => t.startsWith('numeric_accuracy'))""", flaky)
+        report = json.loads(repeated_report.with_name("qa_repeats.json").read_text("utf-8"))
+        [verdicts] = [f["verdicts"] for f in report["metrics"]["numeric_accuracy"]["flaky"]
+                      if f["id"] == "num-003"]
+        assert len(set(verdicts)) == 2  # it was flaky: the columns must differ
+        assert shown == [f"numeric_accuracy: {'pass' if v else 'fail'}" for v in verdicts]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        page.locator(flaky).screenshot(path=str(tmp_path / "repeats.png"))
+        assert seen.network == [] and seen.errors == []
+    assert (tmp_path / "repeats.png").stat().st_size > 0
