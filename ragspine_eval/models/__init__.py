@@ -6,8 +6,9 @@ differs between two); cassette (the file: one call per line, sorted, a header na
 the models and when); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
 engine's `chat(messages, tools)`); budget (`--max-calls`, `--max-cost`: a run stopped before it
 passes them, as an interrupted run that resumes); prices (a price table the user supplies);
-usage (calls and tokens per run, per stage and by tag, and their cost); options (the flags and
-a notebook's parameters as a `ModelRun`).
+usage (`ModelUsage`: calls, tokens, milliseconds and cost per run, per stage and by tag, over
+every repeat: the one account every output reads); options (the flags and a notebook's
+parameters as a `ModelRun`).
 Below the engines, which hand each case its provider.
 
 The names below are imported on first use, so that importing one part does not import all.
@@ -33,6 +34,7 @@ _WHERE = {
     "PriceTable": "prices",
     "load_prices": "prices",
     "model_run": "options",
+    "ModelUsage": "usage",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _WHERE)

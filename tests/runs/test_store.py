@@ -223,3 +223,31 @@ def test_values_orjson_refuses_are_encoded_all_the_same():
     value = {"big": 2**70, "keys": {1: "one"}, "cases": [{"n": 2**65}] * 5}
     assert json.loads(b"".join(run_store.compact_pieces(value, batch=2))) == {
         "big": 2**70, "keys": {"1": "one"}, "cases": [{"n": 2**65}] * 5}
+
+
+def test_a_model_run_stored_before_the_usage_account_shows_its_calls_as_it_did(tmp_path):
+    """A QA report of a model run written before `times.usage` (its counts in
+    `provenance.model`, its trace per stage under `times.latency.llm`), kept in the store, is
+    shown by `runs show` with its model line and per-stage line, the stages adding up."""
+    from dataclasses import replace
+
+    from ragspine_eval.provenance import InputRef, RunInputs, RunTimes, collect
+    from ragspine_eval.runs.listing import show_lines
+
+    report = sample_report()
+    model = {"provider": "litellm", "model": "openai/m", "base_url": None,
+             "calls": {"calls": 5, "input_tokens": 130, "output_tokens": 20, "misses": 0,
+                       "failed": 0},
+             "stages": {"synthesis": {"calls": 3, "input_tokens": 100, "output_tokens": 15},
+                        "tool_round": {"calls": 2, "input_tokens": 30, "output_tokens": 5}}}
+    llm = {"synthesis": {"calls": 3, "ms": 40}, "tool_round": {"calls": 2, "ms": 9}}
+    prov = collect(RunInputs(harness="qa", mode="tool", golden=InputRef("g", "f"), model=model))
+    report.provenance = replace(prov, times=RunTimes("t", 1.0, {"llm": llm}))
+    data = report.to_dict()
+    assert "usage" not in data["provenance"]["times"]  # as such a report was written
+    kept = store_report(data, kind="qa", key="tool~litellm:openai/m", root=tmp_path)
+    lines = show_lines(kept, load_report(kept.id, root=tmp_path))
+    [line] = [x for x in lines if x.startswith("model litellm openai/m")]
+    assert " · 5 calls, 130 in / 20 out tokens; 0 misses, 0 failed" in line
+    assert ("LLM calls per stage (the engine's trace): synthesis 3 (40 ms, 100 in / 15 out "
+            "tokens), tool_round 2 (9 ms, 30 in / 5 out tokens)") in lines
