@@ -23,6 +23,7 @@ Invariants:
   per-call figures, so the stages add up to the run, and so do the values of one tag name;
 - a case reused from the outcome cache made no call and counts none (no call, no case);
   `cases` counts the answers the engine computed, each repeat's again;
+- tokens no call reported (the MockProvider reports none) are absent, never counted as 0;
 - a stage's or a tag's cost is its tokens priced like the run's (the run's model); a model the
   table does not list has no cost (None); without a price table there is no `cost` at all; a
   replay bills nothing (`billed` 0), whatever it cost when it was recorded.
@@ -127,6 +128,7 @@ def counted(computed: Iterable[tuple[Mapping[str, str], Any]],
     stages: dict[str, dict[str, int]] = {}
     tags: dict[str, dict[str, int]] = {}
     request: dict[str, int] | None = None
+    reported = False
     for case_tags, outcome in computed:
         one = _empty()
         for call in getattr(outcome, LLM_ATTR, None) or ():
@@ -135,6 +137,7 @@ def counted(computed: Iterable[tuple[Mapping[str, str], Any]],
                 for key in TOKENS:
                     request[key] += int(call.get(key) or 0)
                 continue
+            reported = reported or any(key in call for key in TOKENS)
             _add(one, call)
             _add(stages.setdefault(str(call.get("stage")), _empty()), call)
         run["cases"] += 1
@@ -148,6 +151,10 @@ def counted(computed: Iterable[tuple[Mapping[str, str], Any]],
             bucket["cases"] += 1
             for key in COUNTS:
                 bucket[key] += one[key]
+    if not reported:  # no call said its tokens (the MockProvider): none, never a count of 0
+        for bucket in (run, *stages.values(), *tags.values()):
+            for key in TOKENS:
+                del bucket[key]
     return ModelUsage(repeats, run, dict(sorted(stages.items())), dict(sorted(tags.items())),
                       request=request)
 

@@ -87,6 +87,14 @@ def test_no_model_and_no_call_is_nothing_to_say_and_a_reused_case_counts_nothing
     assert used.run["calls"] == 1 and used.run["cases"] == 1
 
 
+def test_tokens_no_call_reported_are_absent_never_zero():
+    # the MockProvider's calls carry no usage: the trace says stage and ms only
+    used = once([outcome({"stage": "synthesis", "ms": 3}), outcome({"stage": "tool_round",
+                                                                    "ms": 1})], [{"t": "x"}] * 2)
+    assert used.stages["synthesis"] == {"calls": 1, "ms": 3}
+    assert "input_tokens" not in used.run and "input_tokens" not in used.by_tag["t=x"]
+
+
 STAGES = st.sampled_from(["synthesis", "tool_round", "translation", "listwise_rerank"])
 CALLS = st.lists(st.builds(call, STAGES, st.integers(0, 10_000), st.integers(0, 10_000),
                            st.integers(0, 500)), max_size=6)
