@@ -125,13 +125,14 @@ def check_magic(first: str, where: str) -> None:
 
 def header_line(line: str, where: str, n: int, in_header: bool = True) -> tuple[str, str]:
     """The (name, value) of header line `n`, `# name: value` with a name of HEADER_FIELDS and a
-    value, before any call; CassetteError naming `where` and the line otherwise."""
+    printable value (no control or bidi character), before any call; CassetteError naming
+    `where` and the line otherwise."""
     name, colon, value = line[1:].partition(":")
     name, value = name.strip(), value.strip()
     if not in_header:
         raise CassetteError(f"{where}:{n}: a header line ({_shown(line)}) after the calls; the "
                             f"header comes first: the file was edited by hand, record it again")
-    if not colon or name not in HEADER_FIELDS or not value:
+    if not colon or name not in HEADER_FIELDS or not value or not value.isprintable():
         raise CassetteError(f"{where}:{n}: not a header line of a cassette ({_shown(line)}; "
                             f"expected '# name: value' with a name of {', '.join(HEADER_FIELDS)})"
                             f": the file was edited by hand or is foreign, record it again")
