@@ -20,7 +20,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
                        help="the engine's provider the agent asks: mock (its deterministic "
                             "script, no network), anthropic, litellm (any OpenAI-compatible "
                             "endpoint) or claude-cli; keys are read from the environment only "
-                            "(default: mock; a replay of --cassette: the one its header names)")
+                            "(default: mock" + ("; a replay of --cassette: the one its "
+                                                "header names)" if cassette else ")"))
     group.add_argument("--model", default=None, metavar="NAME",
                        help=f"the model (litellm: e.g. openai/gpt-4o-mini; default: "
                             f"{ENV_MODEL}, then the engine's default)")

@@ -96,6 +96,10 @@ def test_a_recording_replays_from_the_cassette_alone_offline_to_the_same_report(
 
     monkeypatch.delenv("OPENAI_API_KEY")  # the CI job has no key either
     guard = NoNetwork(monkeypatch)
+    with pytest.raises(OSError), socket.socket() as probe:
+        probe.connect(("127.0.0.1", 9))
+    assert guard.tried  # the guard sees a connection tried
+    guard.tried.clear()
     capsys.readouterr()
     assert qa(work, "replay", "--cassette", str(cassette)) == 0, capsys.readouterr()
     assert guard.tried == []
