@@ -204,8 +204,10 @@ def answer_html(answer: Any, limit: int = LIMIT) -> str:
                        "judge": answer.judge}, ensure_ascii=False)
     keep = shown(checks, limit)
     unsupported = sum(not c.entailed for c in checks)
-    more = (f" · {len(keep)} of the {len(checks)} claims shown: every one not supported, then "
-            f"the first supported" if len(keep) < len(checks) else "")
+    more = ""
+    if len(keep) < len(checks):
+        more = (f" · the first {len(keep)} shown" if not unsupported else
+                f" · {len(keep)} shown: every one not supported, then the first supported")
     head = (f"<b>faithfulness</b>, judge <code>{escape(str(answer.judge.get('name')))}</code> "
             f"(threshold {escape(str(answer.judge.get('threshold')))}): each claim of the answer "
             f"against the {len(answer.context)} passages the engine was given · "
