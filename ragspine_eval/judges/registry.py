@@ -219,9 +219,13 @@ def _labelled_objects(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
     """("file:line", object) of each non-blank line that has claim, context and label."""
     objects = []
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as an editor may write one
     except OSError as exc:
         raise JudgeError(f"{path}: cannot read the labelled file ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        line = Path(path).read_bytes()[:exc.start].count(b"\n") + 1
+        raise JudgeError(f"{path}:{line}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         f"save the file as UTF-8") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

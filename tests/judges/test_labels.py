@@ -131,3 +131,12 @@ def test_merge_never_writes_over_an_input_or_an_existing_file(tmp_path):
         write_labels(out, lines, inputs=[a])
     assert write_labels(out, lines, inputs=[a], force=True) == out
     assert [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()] == lines
+
+
+def test_a_file_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(labels_text([_line(CLAIMS[0], True)]).encode() + b'{"claim": "\xff"}\n')
+    with pytest.raises(registry.JudgeError, match=rf"{path}:2: not UTF-8 text"):
+        registry.check_labelled(path, registry.get("lexical"))
+    path.write_bytes(b"\xef\xbb\xbf" + labels_text([_line(CLAIMS[0], True)]).encode())
+    assert registry.check_labelled(path, registry.get("lexical")).n == 1  # a BOM is no error

@@ -13,6 +13,7 @@ import pytest
 from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
 
 from ragspine_eval.cli import main
+from ragspine_eval.judges.labels import REVIEW_KEYS, review_line
 from ragspine_eval.workbench.fronts import answers as ax
 from ragspine_eval.workbench.views import embed
 
@@ -82,6 +83,11 @@ def test_a_verdict_marked_wrong_is_exported_and_judge_check_counts_it_a_miss(
         "answers_realdocs.json")
     assert first["context"] and all(isinstance(c, str) for c in first["context"])
     assert all(x["label"] is x["judged"] for x in lines[1:])  # confirmed
+    # the page's script writes the line the library writes, key for key and in its order
+    source = {k: first[k] for k in REVIEW_KEYS if k in first and k not in ("judged", "reason")}
+    assert list(first) == list(review_line(first["claim"], first["context"], first["judged"],
+                                           True, reason=first["reason"], lang=first["lang"],
+                                           source=source))
     code = main(["judge", "check", str(path), "--judge", "lexical"])
     out = capsys.readouterr().out
     assert code == 0
