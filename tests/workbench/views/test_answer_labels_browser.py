@@ -18,6 +18,9 @@ from ragspine_eval.workbench.fronts import answers as ax
 from ragspine_eval.workbench.views import embed
 
 pytest.importorskip("playwright")
+# 41 s, most of it the realdocs answer run: `make test-slow` (CI's `make test` keeps the
+# label format's library, CLI and widget tests)
+pytestmark = pytest.mark.slow
 
 GOLD = Path(__file__).resolve().parents[2] / "fixtures" / "answers" / "realdocs_answers_v1.json"
 
