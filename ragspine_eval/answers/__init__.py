@@ -6,7 +6,9 @@ engines/workspace_answers.py, a refusal is judges/refusal.py), claims (a claim's
 and page hits), verdicts (`judge`: the verdict and reason per question, per claim its hits, the
 engine judge's rules), run (`run_answer_eval`: every question, language, route and repeat, on the
 run path), report (the gates kept
-apart by tag, language and document, each failing question's stage, the baseline entries).
+apart by tag, language and document, each failing question's stage, the baseline entries),
+faithfulness (a faithfulness judge on each claim of an answer, for the case view's labels:
+never a gate).
 It sits at the harness floor, beside qa/ and retrieval_only/, because it runs the engine (engines/).
 
 The names below are imported on first use.

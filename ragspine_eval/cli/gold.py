@@ -80,6 +80,7 @@ def run_draft(args: argparse.Namespace) -> int:
     from ragspine_eval.drafting.questions import pages_count
     from ragspine_eval.engines.engine_config import load_engine_config
 
+    model = model_run(args)  # a cassette's header contradicted: exit 2 before anything runs
     inputs = [args.kb, *([args.questions] if args.questions else [])]
     check_out(args.out, force=args.force, inputs=inputs)
     pages = read_pages(args.kb)
@@ -87,7 +88,6 @@ def run_draft(args: argparse.Namespace) -> int:
         raise BadInput(f"{args.kb}: no document of this workspace has pages (its chunks name "
                        f"slides or nothing), so no claim can name a page; build it with "
                        f"`ragspine-eval kb build`, which keeps pages in the locators")
-    model = model_run(args)
     if args.questions is not None:
         from ragspine_eval.drafting.questions import draft_from_questions
 

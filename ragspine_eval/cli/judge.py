@@ -4,7 +4,12 @@
 [--judge NAME] [--threshold T]` reads a labelled JSONL (claim, context, label) and prints the
 judge's balanced accuracy, the recall on each class with its Wilson interval and the confusion
 counts (judges.registry.check_labelled), then, when the lines carry `kind` or `lang`, the balanced
-accuracy per kind and per language, worst first. Both only read; nothing is written.
+accuracy per kind and per language, worst first, and, when lines come from review (they carry
+`judged`: judges/labels.py), the judge's accuracy on the team's disagreements (the verdicts
+marked wrong) and on the confirmed ones. `judge merge FILE... --out OUT [--force]` folds
+labelled files (the case view's exported labels) into one (judges/label_files.py: one line per
+claim and context; two lines that label the same claim and context differently exit 2 naming
+both). `list` and `check` only read; `merge` writes OUT whole, never over one of its inputs.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from pathlib import Path
 
 from ragspine_eval.cli.common import EXIT_OK
 
-HELP = "list the faithfulness judges, or measure one on a labelled JSONL of claims"
+HELP = ("list the faithfulness judges, measure one on a labelled JSONL of claims, or merge "
+        "labelled files")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"a registered judge (default: {DEFAULT_JUDGE})")
     check.add_argument("--threshold", type=float, default=None,
                        help="the judge's lexical threshold (default: the judge's own)")
+    merge = actions.add_parser("merge", help="fold labelled files (the case view's exported "
+                                             "labels) into one, one line per claim and context")
+    merge.add_argument("files", type=Path, nargs="+", metavar="FILE",
+                       help="labelled JSONL files, in order: the first line of a claim and "
+                            "context is kept, an agreeing repeat dropped")
+    merge.add_argument("--out", type=Path, required=True, metavar="OUT",
+                       help="the merged labelled file (never one of the FILEs)")
+    merge.add_argument("--force", action="store_true", help="replace OUT if it exists")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +54,15 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         for name in judges.names():
             print(f"{name}\t{judges.DESCRIPTIONS.get(name, '')}".rstrip())
+        return EXIT_OK
+    if args.action == "merge":
+        from ragspine_eval.judges.label_files import merge_labels, write_labels
+
+        merged = merge_labels(args.files)
+        write_labels(args.out, merged.lines, inputs=args.files, force=args.force)
+        print(f"labels: {args.out}: {len(merged.lines)} labelled claims from {merged.files} "
+              f"files ({merged.duplicates} agreeing repeats dropped); measure a judge on them "
+              f"with: ragspine-eval judge check {args.out} --judge NAME")
         return EXIT_OK
     judge = judges.get(args.judge, args.threshold)
     for line in judges.check_labelled(args.file, judge).lines():

@@ -1,6 +1,7 @@
 """The model flags every command that runs the engine's agent shares: --provider, --model,
 --base-url, --cassette, --cassette-mode, --max-calls, --max-cost, --prices, folded into a
-`models.ModelRun` (no logic beyond)."""
+`models.ModelRun` (no logic beyond: models/options.py takes a replay's model from its
+cassette's header when no --provider is given, hence --provider's default None)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
     from ragspine_eval.models.recorder import MODES
 
     group = parser.add_argument_group("the model (agent mode)")
-    group.add_argument("--provider", choices=PROVIDERS, default="mock",
+    group.add_argument("--provider", choices=PROVIDERS, default=None,
                        help="the engine's provider the agent asks: mock (its deterministic "
                             "script, no network), anthropic, litellm (any OpenAI-compatible "
                             "endpoint) or claude-cli; keys are read from the environment only "
-                            "(default: mock)")
+                            "(default: mock" + ("; a replay of --cassette: the one its "
+                                                "header names)" if cassette else ")"))
     group.add_argument("--model", default=None, metavar="NAME",
                        help=f"the model (litellm: e.g. openai/gpt-4o-mini; default: "
                             f"{ENV_MODEL}, then the engine's default)")
@@ -29,7 +31,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, cassette: bool = True) 
     if not cassette:
         return
     group.add_argument("--cassette", type=Path, default=None, metavar="PATH",
-                       help="a cassette of the model's calls, one per line (record, replay)")
+                       help="a cassette of the model's calls, one per line (record, replay); "
+                            "replayed alone, it names the provider, model and base URL (a "
+                            "flag that contradicts its header is exit 2)")
     group.add_argument("--cassette-mode", choices=MODES, default=None,
                        help="record: call the model for what the cassette lacks and keep it; "
                             "replay: never call out, a request not recorded is that case's "
@@ -65,7 +69,7 @@ def provider_spec(args: argparse.Namespace) -> Any:
     """The ProviderSpec of --provider, --model, --base-url, checked (exit 2 naming what to set)."""
     from ragspine_eval.models.providers import ProviderSpec, check
 
-    spec = ProviderSpec(args.provider, args.model, args.base_url).resolved()
+    spec = ProviderSpec(args.provider or "mock", args.model, args.base_url).resolved()
     check(spec)
     return spec
 
@@ -73,7 +77,7 @@ def provider_spec(args: argparse.Namespace) -> Any:
 def model_flags(args: argparse.Namespace) -> list[str]:
     """The flags that ask for the same model again (for a record command)."""
     parts = []
-    if getattr(args, "provider", "mock") != "mock":
+    if getattr(args, "provider", None) not in (None, "mock"):
         parts.append(f"--provider {args.provider}")
     for flag, value in (("--model", getattr(args, "model", None)),
                         ("--base-url", getattr(args, "base_url", None)),

@@ -2,7 +2,9 @@
 
 groundedness (claims cut from an answer, the `EntailmentJudge` protocol and the lexical judge),
 numbers (the number reader every judge and gate shares), registry (judges by name: register,
-get, list, describe), groups (a judge chosen per tag group), financial/ (the zh/en financial
+get, list, describe; `judge check` on a labelled file), labels (a verdict confirmed or marked
+wrong in review, as a labelled line) and label_files (labelled files merged into one), groups
+(the balanced accuracy per kind and per language), financial/ (the zh/en financial
 judge: quantities, vocabulary, polarity, passages), refusal (whether an answer refuses, as the
 engine's nl-gold judge decides: the answer harness's verdicts and the route label of the
 engine's answers). A new judge is a class here and one line in the registry. Nothing here knows

@@ -22,7 +22,10 @@ carry the optional `kind` or `lang`, the balanced accuracy per kind and per lang
 (`judges.groups`); a line's optional `reference_date` (YYYY-MM-DD) reaches a judge that reads
 dates (`dated`: the financial judge resolves 去年 / last year with it). A bad line (a `kind` or
 `lang` that is not a non-empty string, a reference_date that is not a date included) is a
-`JudgeError` naming file and line.
+`JudgeError` naming file and line. A line from review (it carries `judged`: judges/labels.py) is
+read strictly, and the check then also says how the judge does on the team's disagreements (the
+lines marked wrong in review) and on the confirmed verdicts. `read_lines(path)` is every line,
+checked, as a `LabelledLine` (what `judge merge` folds).
 
 Invariants: every judge is deterministic (no model, no network); `get` returns a new object, so
 threads never share a judge's memo with another run.
@@ -45,6 +48,7 @@ from ragspine_eval.judges.groundedness import (
     LexicalOverlapJudge,
 )
 from ragspine_eval.judges.groups import GroupScore, group_lines, group_scores
+from ragspine_eval.judges.labels import ReviewScore, check_review_line, review_score
 from ragspine_eval.judges.numbers import number_values, without_numbers
 
 DEFAULT_JUDGE = "lexical"
@@ -160,6 +164,7 @@ class JudgeCheck:
     fp: int
     # per kind, then per language, each worst first (empty when no line carries kind or lang)
     groups: tuple[GroupScore, ...] = ()
+    review: ReviewScore | None = None  # the lines from review (judges/labels.py), if any
 
     @property
     def n(self) -> int:
@@ -194,6 +199,7 @@ class JudgeCheck:
             f"confusion: supported->yes {self.tp}, supported->no {self.fn}, "
             f"unsupported->no {self.tn}, unsupported->yes {self.fp}",
             *self._group_lines(),
+            *(self.review.lines() if self.review else []),
         ]
 
     def _group_lines(self) -> list[str]:
@@ -213,9 +219,13 @@ def _labelled_objects(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
     """("file:line", object) of each non-blank line that has claim, context and label."""
     objects = []
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as an editor may write one
     except OSError as exc:
         raise JudgeError(f"{path}: cannot read the labelled file ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        line = Path(path).read_bytes()[:exc.start].count(b"\n") + 1
+        raise JudgeError(f"{path}:{line}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         f"save the file as UTF-8") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -255,6 +265,31 @@ def _tag(where: str, row: dict[str, Any], field: str) -> str | None:
     return value
 
 
+@dataclass(frozen=True)
+class LabelledLine:
+    """One line of a labelled file, checked: where it is, the object, and what it says."""
+
+    where: str  # file:line
+    row: dict[str, Any]
+    claim: str
+    context: list[str]
+    label: bool
+    tags: dict[str, str | None]  # kind and lang (None: the line has none)
+    reference_date: date | None
+    judged: bool | None  # the judge's verdict in review (judges/labels.py); None: not from review
+
+
+def read_lines(path: str | Path) -> list[LabelledLine]:
+    """Every line of a labelled file, each checked before any is used (module docstring)."""
+    lines = []
+    for where, row in _labelled_objects(path):
+        claim, context, label = _labelled_claim(where, row)
+        lines.append(LabelledLine(where, row, claim, context, label,
+                                  {field: _tag(where, row, field) for field in TAG_FIELDS},
+                                  _reference_date(where, row), check_review_line(where, row)))
+    return lines
+
+
 def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
     """(claim, context passages, label) of each line; a context may be a string or a list."""
     return [_labelled_claim(where, row) for where, row in _labelled_objects(path)]
@@ -263,10 +298,12 @@ def read_labelled(path: str | Path) -> list[tuple[str, list[str], bool]]:
 def check_judge(rows: Sequence[tuple[str, Sequence[str], bool]],
                 judge: EntailmentJudge,
                 tags: Mapping[str, Sequence[str | None]] | None = None,
-                dates: Sequence[date | None] | None = None) -> JudgeCheck:
+                dates: Sequence[date | None] | None = None,
+                judged: Sequence[bool | None] | None = None) -> JudgeCheck:
     """The judge's verdict on each labelled claim, counted; `tags` ({"kind": [...], "lang":
     [...]}, one name or None per row) adds the balanced accuracy of each group; `dates` (one
-    reference date or None per row) reaches a judge that reads dates (`dated`)."""
+    reference date or None per row) reaches a judge that reads dates (`dated`); `judged` (the
+    verdict in review, None for a line not from review) adds the score on the review lines."""
     tp = fn = tn = fp = 0
     verdicts = []
     dated = getattr(judge, "dated", False)
@@ -282,18 +319,17 @@ def check_judge(rows: Sequence[tuple[str, Sequence[str], bool]],
     labels = [label for _, _, label in rows]
     groups = tuple(score for field, names in (tags or {}).items()
                    for score in group_scores(field, names, labels, verdicts))
-    return JudgeCheck(describe(judge), tp, fn, tn, fp, groups)
+    review = review_score(judged, labels, verdicts) if judged is not None else None
+    return JudgeCheck(describe(judge), tp, fn, tn, fp, groups, review)
 
 
 def check_labelled(path: str | Path, judge: EntailmentJudge) -> JudgeCheck:
-    """`check_judge` over a labelled JSONL file, grouped by the lines' `kind` and `lang`."""
-    rows, tags, dates = [], {field: [] for field in TAG_FIELDS}, []
-    for where, row in _labelled_objects(path):  # every line checked before the judge runs
-        rows.append(_labelled_claim(where, row))
-        for field in TAG_FIELDS:
-            tags[field].append(_tag(where, row, field))
-        dates.append(_reference_date(where, row))
-    return check_judge(rows, judge, tags, dates)
+    """`check_judge` over a labelled JSONL file, grouped by the lines' `kind` and `lang`, with
+    the score on its lines from review."""
+    lines = read_lines(path)  # every line checked before the judge runs
+    return check_judge([(x.claim, x.context, x.label) for x in lines], judge,
+                       {field: [x.tags[field] for x in lines] for field in TAG_FIELDS},
+                       [x.reference_date for x in lines], [x.judged for x in lines])
 
 
 def _reference_date(where: str, row: dict[str, Any]) -> date | None:

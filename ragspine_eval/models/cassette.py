@@ -21,7 +21,13 @@ Invariants:
   journal beside it (`<cassette>.journal/`, one file per process and run) as it returns, so a
   run killed part-way keeps what it paid for, and `merge` folds the journal into the file;
 - only a successful call reaches the journal: a failure is never recorded;
-- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses.
+- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses; the
+  header is read strictly (`header_line`, `header_of`): the first line is the magic of this
+  version, then `# name: value` lines of the known names (HEADER_FIELDS) each once, before the
+  first call; anything else there is exit 2 naming the file and line;
+- `# models:` names every (provider, model, base URL) the calls were made with, `; ` between
+  two (`models_text`, `models_of`); a recording writes it from the calls it keeps, so a replay
+  can take its model from the header alone (models/options.py).
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files.atomic import write_atomic
 
 MAGIC = "# ragspine-eval cassette 1"
+HEADER_FIELDS = ("engine", "models", "recorded", "calls")
+DEFAULT_MODEL = "(default)"  # how `# models:` writes a spec with no model (the provider's own)
 _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -77,18 +85,20 @@ def call_line(call: Mapping[str, Any]) -> str:
 def parse(text: str, where: str = "cassette") -> Cassette:
     """A Cassette from a file's text; CassetteError naming `where` and the line."""
     lines = text.split("\n")  # not splitlines: a call's text may hold U+0085 or U+2028
-    if not lines or lines[0].strip() != MAGIC:
-        raise CassetteError(f"{where}:1: not a ragspine-eval cassette (its first line must be "
-                            f"{MAGIC!r}); record one with --cassette-mode record")
-    out = Cassette()
+    check_magic(lines[0], where)
+    out, in_header = Cassette(), True
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         if line.startswith("#"):
-            name, _, value = line[1:].partition(":")
-            if name.strip() != "calls":
-                out.header[name.strip()] = value.strip()
+            name, value = header_line(line, where, n, in_header)
+            if name in out.header:
+                raise CassetteError(f"{where}:{n}: a second '# {name}:' line; the header names "
+                                    f"each field once: record the cassette again")
+            if name != "calls":
+                out.header[name] = value
             continue
+        in_header = False
         try:
             call = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -99,6 +109,102 @@ def parse(text: str, where: str = "cassette") -> Cassette:
                                 f"response; record the cassette again")
         out.add(call)
     return out
+
+
+def check_magic(first: str, where: str) -> None:
+    """CassetteError unless `first` is this version's first line (a cassette of another version
+    is named as such: it is not guessed at)."""
+    if first.strip() == MAGIC:
+        return
+    if first.startswith(MAGIC[:-1]):
+        raise CassetteError(f"{where}:1: a cassette of another version ({_shown(first)}); this "
+                            f"ragspine-eval reads {MAGIC!r}: record it again with this version")
+    raise CassetteError(f"{where}:1: not a ragspine-eval cassette (its first line must be "
+                        f"{MAGIC!r}); record one with --cassette-mode record")
+
+
+def header_line(line: str, where: str, n: int, in_header: bool = True) -> tuple[str, str]:
+    """The (name, value) of header line `n`, `# name: value` with a name of HEADER_FIELDS and a
+    printable value (no control or bidi character), before any call; CassetteError naming
+    `where` and the line otherwise."""
+    name, colon, value = line[1:].partition(":")
+    name, value = name.strip(), value.strip()
+    if not in_header:
+        raise CassetteError(f"{where}:{n}: a header line ({_shown(line)}) after the calls; the "
+                            f"header comes first: the file was edited by hand, record it again")
+    if not colon or name not in HEADER_FIELDS or not value or not value.isprintable():
+        raise CassetteError(f"{where}:{n}: not a header line of a cassette ({_shown(line)}; "
+                            f"expected '# name: value' with a name of {', '.join(HEADER_FIELDS)})"
+                            f": the file was edited by hand or is foreign, record it again")
+    if name == "calls" and not value.isdecimal():
+        raise CassetteError(f"{where}:{n}: '# calls:' must be a count, not {_shown(value)}; "
+                            f"record the cassette again")
+    return name, value
+
+
+def header_of(path: str | Path) -> dict[str, tuple[int, str]]:
+    """The header of the cassette at `path`, read strictly (header_line): each field's line
+    number and value; the calls are not read. CassetteError when the file cannot be read."""
+    path, out = Path(path), {}
+    if not path.is_file():
+        what = "no such cassette" if not path.exists() else "not a file, so not a cassette"
+        raise CassetteError(f"{path}: {what}; record it first with --cassette-mode record")
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            check_magic(handle.readline().rstrip("\n"), str(path))
+            for n, line in enumerate(iter(handle.readline, ""), start=2):
+                if not line.startswith("#"):
+                    if line.strip():
+                        break
+                    continue
+                name, value = header_line(line.rstrip("\n"), str(path), n)
+                if name in out:
+                    raise CassetteError(f"{path}:{n}: a second '# {name}:' line (the first is "
+                                        f"line {out[name][0]}); record the cassette again")
+                out[name] = (n, value)
+    except UnicodeDecodeError:
+        raise CassetteError(f"{path}: not UTF-8 text, so not a cassette") from None
+    return out
+
+
+def models_text(specs: Iterable[tuple[str, str | None, str | None]]) -> str:
+    """`# models:` for these (provider, model, base URL): `litellm m @ url; mock (default)`."""
+    return "; ".join(f"{p} {m or DEFAULT_MODEL}" + (f" @ {u}" if u else "")
+                     for p, m, u in sorted(set(specs), key=lambda s: tuple(x or "" for x in s)))
+
+
+def models_of(calls: Iterable[Mapping[str, Any]]) -> str:
+    """`# models:` for the (provider, model, base URL) of these calls' requests ('' for none)."""
+    specs = []
+    for call in calls:
+        request = call.get("request")
+        if isinstance(request, Mapping) and isinstance(request.get("provider"), str):
+            specs.append((request["provider"], request.get("model") or None,
+                          request.get("base_url") or None))
+    return models_text(specs)
+
+
+def parse_models(value: str, where: str) -> list[tuple[str, str | None, str | None]]:
+    """The (provider, model, base URL) a `# models:` value names (models_text), each checked;
+    `where` is `file:line`."""
+    from ragspine_eval.models.providers import PROVIDERS
+
+    out = []
+    for entry in value.split("; "):
+        named, at, url = entry.partition(" @ ")
+        provider, _, model = named.strip().partition(" ")
+        model, url = model.strip(), url.strip()
+        if provider not in PROVIDERS or not model or (at and not url):
+            raise CassetteError(f"{where}: '# models:' names {_shown(entry)}, not '<provider> "
+                                f"<model> @ <base url>' with a provider of {', '.join(PROVIDERS)}"
+                                f"; record the cassette again")
+        out.append((provider, None if model == DEFAULT_MODEL else model, url or None))
+    return out
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """Text of a file as a message may quote it: repr (no raw control character), clipped."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def read(path: str | Path) -> Cassette:
@@ -164,6 +270,11 @@ def merge(path: str | Path, run_id: str, header: Mapping[str, str], complete: bo
             seen = True
     if not seen and not complete:
         return len(before.calls)
+    # the header names the models of the calls kept (an interrupted recording with another
+    # model keeps the old calls too), not only this run's
+    models = models_of(calls.calls.values())
+    if models:
+        calls.header["models"] = models
     write_atomic(path, calls.text())
     if complete:
         shutil.rmtree(journal_dir(path), ignore_errors=True)

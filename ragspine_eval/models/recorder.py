@@ -125,8 +125,8 @@ class ModelRun:
         from ragspine_eval.provenance import dist_version
 
         return {"engine": f"rag-spine {dist_version('rag-spine')}",
-                "models": f"{self.spec.provider} {self.spec.model or '(default)'}"
-                          + (f" @ {self.spec.base_url}" if self.spec.base_url else ""),
+                "models": tape.models_text([(self.spec.provider, self.spec.model,
+                                             self.spec.base_url)]),
                 "recorded": tape.now_text()}
 
     def check_prices(self) -> None:

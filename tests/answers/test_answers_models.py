@@ -1,7 +1,8 @@
 """An answer run over a workspace with a real model (the engine's LiteLLMProvider against a model
 on 127.0.0.1), through `ragspine-eval answers --provider ... --cassette ...`: recorded, then
-replayed with the server stopped and no key, the same report; a replay under another model makes
-each question that asked the model an engine error naming the model (never the engine's
+replayed with the server stopped and no key, the same report; a replay told another model than
+its cassette's header is exit 2 before anything runs; a cassette whose calls another model made
+makes each question that asked the model an engine error naming the model (never the engine's
 fallback answer judged as the model's); the model has a baseline entry of its own; no key is
 written anywhere."""
 
@@ -33,7 +34,7 @@ def answers(work, workspace, url, cassette, mode, model="openai/loopback", name=
                  "--cassette", str(cassette), "--cassette-mode", mode, "--no-store",
                  "--allow-gold-errors",  # its pages past these documents' ends: gold errors
                  "--baseline", str(work / "baseline.json"), "--report", str(report)])
-    return code, json.loads(report.read_text(encoding="utf-8"))
+    return code, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
 
 
 def comparable(report):
@@ -52,7 +53,7 @@ def errors_of(report):
 
 @needs_realdocs
 def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
-        realdocs_workspace, tmp_path, monkeypatch):  # noqa: F811
+        realdocs_workspace, tmp_path, monkeypatch, capsys):  # noqa: F811
     monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-answers-77")
     workspace = realdocs_workspace.workspace.path
     server = LoopbackModel(seed=3).start()
@@ -89,6 +90,16 @@ def test_an_answer_run_recorded_replays_offline_and_another_model_is_an_error(
     assert code == 0 and comparable(replayed) == comparable(recorded)
 
     asked = {case for case, _ in calls}
+    capsys.readouterr()
+    code, other = answers(tmp_path, workspace, url, cassette, "replay",
+                          model="openai/another", name="o")
+    err = capsys.readouterr().err
+    assert code == 2 and other is None  # the header says openai/loopback: nothing ran
+    assert "--model openai/another contradicts the cassette" in err and "openai/loopback" in err
+    # a header that names another model than the one its calls were made with
+    text = cassette.read_text(encoding="utf-8")
+    cassette.write_text(text.replace("# models: litellm openai/loopback @",
+                                     "# models: litellm openai/another @"), encoding="utf-8")
     code, other = answers(tmp_path, workspace, url, cassette, "replay",
                           model="openai/another", name="o")
     errors = errors_of(other)

@@ -102,3 +102,57 @@ def test_a_kind_that_is_not_a_string_exits_2_naming_file_and_line(capsys, tmp_pa
     code, out, err = run(capsys, "judge", "check", str(path))
     assert code == 2 and out == ""
     assert f"{path}:2: kind must be a non-empty string" in err and "got 7" in err
+
+
+def _review_lines(tmp_path: Path, name: str, marks: list[tuple[str, bool, bool]]) -> Path:
+    """A labels file as the case view exports it: (claim, judged, marked wrong) each."""
+    from ragspine_eval.judges.label_files import labels_text
+    from ragspine_eval.judges.labels import review_line
+
+    source = {"judge": {"name": "lexical", "threshold": 0.6, "version": "ragspine-eval 0.1.0"},
+              "case_id": "c", "question": "c:en", "route": "ask", "reviewer": "ann"}
+    lines = [review_line(claim, ["Hong Kong revenue was 1702 in FY2025"], judged, wrong,
+                         reason="checked on the page" if wrong else "", lang="en",
+                         source=source) for claim, judged, wrong in marks]
+    path = tmp_path / name
+    path.write_text(labels_text(lines), encoding="utf-8")
+    return path
+
+
+def test_check_prints_the_accuracy_on_the_teams_disagreements(capsys, tmp_path):
+    # the lexical judge passes both claims; the analyst marked the invented figure wrong
+    path = _review_lines(tmp_path, "labels.jsonl", [("Hong Kong revenue was 1702", True, False),
+                                                   ("Hong Kong revenue was 1802", True, True)])
+    code, out, _ = run(capsys, "judge", "check", str(path))
+    assert code == 0
+    assert "from review: 2 lines, 1 marked wrong, 1 confirmed" in out
+    assert "accuracy on the team's disagreements (marked wrong)  0/1 (0.0000)" in out
+    code, out, _ = run(capsys, "judge", "check", str(path), "--judge", "numeric")
+    assert code == 0 and "accuracy on the team's disagreements (marked wrong)  1/1 (1.0000)" in out
+
+
+def test_merge_folds_exports_and_a_conflict_exits_2_naming_both_lines(capsys, tmp_path):
+    a = _review_lines(tmp_path, "a.jsonl", [("Hong Kong revenue was 1702", True, False)])
+    b = _review_lines(tmp_path, "b.jsonl", [("Hong Kong revenue was 1702", True, False),
+                                            ("Hong Kong revenue was 1802", True, True)])
+    out = tmp_path / "team.jsonl"
+    code, printed, _ = run(capsys, "judge", "merge", str(a), str(b), "--out", str(out))
+    assert code == 0 and "2 labelled claims from 2 files (1 agreeing repeats dropped)" in printed
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+    code, _, err = run(capsys, "judge", "merge", str(a), "--out", str(out))
+    assert code == 2 and "already exists" in err
+    code, _, err = run(capsys, "judge", "merge", str(a), str(out), "--out", str(out), "--force")
+    assert code == 2 and "is one of the files merged" in err
+    c = _review_lines(tmp_path, "c.jsonl", [("Hong Kong revenue was 1702", True, True)])
+    code, _, err = run(capsys, "judge", "merge", str(a), str(c), "--out", str(tmp_path / "x"))
+    assert code == 2 and f"{a}:1 and {c}:1: the same claim against the same context" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_malformed_exported_file_exits_2_with_file_and_line(capsys, tmp_path):
+    path = _review_lines(tmp_path, "labels.jsonl", [("Hong Kong revenue was 1702", True, True)])
+    path.write_text(path.read_text(encoding="utf-8") + '{"claim": "x", "context": [], '
+                    '"label": true, "judged": true, "reviewr": "bob"}\n', encoding="utf-8")
+    for argv in (["check", str(path)], ["merge", str(path), "--out", str(tmp_path / "o")]):
+        code, _, err = run(capsys, "judge", *argv)
+        assert code == 2 and f'{path}:2: unknown key "reviewr"' in err

@@ -1,7 +1,8 @@
 """A retrieval run over a workspace with a real model (the engine's LiteLLMProvider against a
 model on 127.0.0.1): its listwise rerank asks the model; recorded, then replayed with the
-server stopped, the same report; a replay under another model makes each question that asked
-an engine error naming the model, never a silent fallback to the fused order."""
+server stopped, the same report; a replay told another model than its cassette's header is
+exit 2 before anything runs; a cassette whose calls another model made makes each question
+that asked an engine error naming the model, never a silent fallback to the fused order."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def retrieval(work, workspace, url, cassette, mode, model="openai/loopback", nam
                  "--provider", "litellm", "--model", model, "--base-url", url,
                  "--cassette", str(cassette), "--cassette-mode", mode, "--no-store",
                  "--baseline", str(work / "baseline.json"), "--report", str(report)])
-    return code, json.loads(report.read_text(encoding="utf-8"))
+    return code, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
 
 
 def comparable(report):
@@ -43,7 +44,7 @@ def comparable(report):
 
 
 def test_a_workspace_run_recorded_replays_offline_and_a_miss_is_an_error(
-        realdocs_workspace, tmp_path, monkeypatch):  # noqa: F811
+        realdocs_workspace, tmp_path, monkeypatch, capsys):  # noqa: F811
     monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-retrieval-99")
     workspace = realdocs_workspace.workspace.path
     server = LoopbackModel(seed=5).start()
@@ -60,6 +61,16 @@ def test_a_workspace_run_recorded_replays_offline_and_a_miss_is_an_error(
     assert code == 0 and comparable(replayed) == comparable(recorded)
 
     asked = {case for case, _ in tape.read(cassette).calls}
+    capsys.readouterr()
+    code, other = retrieval(tmp_path, workspace, url, cassette, "replay",
+                            model="openai/another", name="o")
+    err = capsys.readouterr().err
+    assert code == 2 and other is None  # the header says openai/loopback: nothing ran
+    assert "--model openai/another contradicts the cassette" in err and "openai/loopback" in err
+    # a header that names another model than the one its calls were made with
+    text = cassette.read_text(encoding="utf-8")
+    cassette.write_text(text.replace("# models: litellm openai/loopback @",
+                                     "# models: litellm openai/another @"), encoding="utf-8")
     code, other = retrieval(tmp_path, workspace, url, cassette, "replay",
                             model="openai/another", name="o")
     errors = {c["id"]: c["error"] for c in other["cases"] if c.get("error")}

@@ -3,7 +3,8 @@
 qa (notebooks/qa.ipynb: run a mode, the verdict banner, the explorer, a case, the other mode,
 the gate), extraction (extraction.ipynb: fixture sets, a document of one's own or a manifest,
 documents the engine fails on kept apart), answers (answers.ipynb: an answer run over a
-workspace, its gates per route, failures with their stage, the linked explorer and case view),
+workspace, its gates per route, failures with their stage, the linked explorer and case view;
+answer_labels: the judge's verdicts labelled with widgets),
 retrieval (retrieval.ipynb: a retrieval-only run over a workspace), compare, compare_view and
 retrieval_compare (compare.ipynb: two runs case by case), history (history.ipynb: the gates over
 time). A front uses views/; no view imports a front.

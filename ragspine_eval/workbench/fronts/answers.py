@@ -10,6 +10,11 @@ keeps the questions that fail that gate in that bucket, a row opens the case vie
 (one question: views/answers_case.py, both routes side by side, each claim on its own
 document, its value marked in the answer and in the ranked passages, what the number guard
 hid) and `assert_gate` (the last cell: raises on a regression or an engine error).
+The explorer's and the case view's `judge` (a registered faithfulness judge, default the
+registry's) judges each claim of every answer against its passages, and an analyst marks its
+verdicts right or wrong there and exports them as labels (`labelling`: views/answer_labels.py,
+the file `<report>.labels.jsonl` that `judge check` reads); in JupyterLab the same with widgets
+that save the file (fronts/answer_labels.py).
 Everything is computed here, in Python a test calls without a kernel; the notebook only calls.
 """
 
@@ -206,22 +211,38 @@ def _rates(run: AnswersNotebookRun) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def case_view(run: AnswersNotebookRun, question_id: str, repeat: int = 0) -> Html:
+def labelling(run: AnswersNotebookRun, judge: str | None = None) -> Any:
+    """The judge whose verdicts the case view offers to label (None: the registry's default),
+    the run the labels name, and the exported file's name (`<report>.labels.jsonl`)."""
+    from ragspine_eval.answers.faithfulness import run_reference
+    from ragspine_eval.judges import registry
+    from ragspine_eval.workbench.views.answer_labels import Labelling
+
+    return Labelling(registry.get(judge or registry.DEFAULT_JUDGE),
+                     run_reference(run.report, run.report_path),
+                     f"{run.report_path.stem}.labels.jsonl")
+
+
+def case_view(run: AnswersNotebookRun, question_id: str, repeat: int = 0,
+              judge: str | None = None) -> Html:
     """One question (`case:lang`): both routes side by side (module docstring)."""
     results = [r for r in run.report.run.results if r.id == question_id and r.repeat == repeat]
     if not results:
         raise KeyError(f"no question {question_id!r} in this run")
-    return Html(_case_html(run, results))
+    return Html(f'<div class="rse-lab-scope">{_case_html(run, results, labelling(run, judge))}'
+                f"</div>")
 
 
-def _case_html(run: AnswersNotebookRun, results: list[Any]) -> str:
+def _case_html(run: AnswersNotebookRun, results: list[Any], labels: Any = None) -> str:
     case = next(c for c in run.report.run.cases if c.case_id == results[0].case_id)
-    return answers_case.case_html(run.report, results, case)
+    return answers_case.case_html(run.report, results, case, labels)
 
 
-def explorer(run: AnswersNotebookRun) -> Html:
-    """The heatmap of every route's gates by bucket, linked to the table of questions."""
+def explorer(run: AnswersNotebookRun, judge: str | None = None) -> Html:
+    """The heatmap of every route's gates by bucket, linked to the table of questions; each
+    case view offers `judge`'s verdicts to label (module docstring)."""
     report = run.report
+    labels = labelling(run, judge)
     heatmap = charts.pass_rate_heatmap(
         _rates(run), "Each route's gates by language, tag and document", select=True,
         compared=any(c is not None for c in run.comparisons.values())).to_dict()
@@ -245,12 +266,13 @@ def explorer(run: AnswersNotebookRun) -> Html:
             escape(", ".join(buckets)),
             f'<div class="rse-clamp">{escape(results[0].question)}</div>'],
             regressed=qid in regressed))
-        slots.append(linked.slot_html(qid, _case_html(run, results)))
+        slots.append(linked.slot_html(qid, _case_html(run, results, labels)))
     return Html(STYLE + linked.explorer_html(
         root, LINK, [embed.chart_html(heatmap, on_view=linked.listen(root))], COLUMNS, rows,
         slots, empty="no question", hint="Click a heatmap cell to keep the questions that fail "
         "that gate in that bucket; double-click or Show all to clear; click a row for its case "
-        "view, both routes side by side."))
+        "view, both routes side by side, where the faithfulness judge's verdicts can be marked "
+        "right or wrong and exported as labels."))
 
 
 def _failed_gates(result: Any) -> list[str]:

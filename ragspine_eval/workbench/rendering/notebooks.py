@@ -189,6 +189,9 @@ def render_output(output_notebook: str | Path) -> Path:
 PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"
 GATE_ERROR = "AssertionError"  # what workbench.assert_gate(s) raises
 BANNER_CLASS = 'class="rse-verdict'
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_NOTE = ('<p class="rse-widget-note"><i>Here the notebook shows controls (ipywidgets) that '
+               'need a running kernel: open the notebook in JupyterLab to use them.</i></p>')
 
 
 def for_readers(notebook: Any) -> Any:
@@ -199,12 +202,16 @@ def for_readers(notebook: Any) -> Any:
       "An Exception was encountered" banner and its anchor are dropped, and the traceback is
       replaced by the gate's own lines. Any other error keeps banner and traceback: there the
       traceback is what a reader needs.
+    - A widget (ipywidgets: the answers notebook's labels, the review notebook) needs a kernel:
+      its output reads as a line saying so, and the widgets' saved state is dropped (with it
+      nbconvert would load the widget manager from a CDN, and a report fetches nothing).
     """
     import copy
 
     import nbformat
 
     nb = copy.deepcopy(notebook)
+    nb.metadata.pop("widgets", None)
     gate_failed = any(o.get("output_type") == "error" and o.get("ename") == GATE_ERROR
                       for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     if gate_failed:
@@ -222,6 +229,8 @@ def for_readers(notebook: Any) -> Any:
                 continue
             if out.get("output_type") == "error" and out.get("ename") == GATE_ERROR:
                 out = nbformat.v4.new_output("stream", name="stdout", text=out.get("evalue", ""))
+            if WIDGET_VIEW in out.get("data", {}):
+                out = nbformat.v4.new_output("display_data", data={"text/html": WIDGET_NOTE})
             outputs.append(out)
         cell.outputs = outputs
     if banner is not None:

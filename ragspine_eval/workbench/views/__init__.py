@@ -6,6 +6,8 @@ drilldown (the verdict banner and the clickable failure explorer), linked (chart
 table, shared by the explorers), case_view (one QA case whole), retrieval_view (a case's ranked
 passages), second_opinion (where another judge disagrees with the gate's), cell_view (one
 extraction cell in its document), extraction_explorer (the extraction banners and explorer),
-model_usage (the model's tokens, cost and latency per stage and by tag). Pure functions of a
+model_usage (the model's tokens, cost and latency per stage and by tag), answers_case (one
+answered question, its routes side by side) and answer_labels (its faithfulness verdicts marked
+right or wrong, exported as labels). Pure functions of a
 report (and the stored baseline entry where a delta is shown); a view never imports a front.
 """

@@ -21,6 +21,11 @@ answer and the ranked passages with each claim's value marked, and what the numb
 - with `--repeat N`, per route every repeat side by side (`repeats_html`): its verdict and
   reason, the engine error or the answer with each claim's text marked.
 
+Given a `Labelling` (views/answer_labels.py: a faithfulness judge, the run, a file name), each
+route also shows each claim of its answer with that judge's verdict against the passages the
+engine was given (answers/faithfulness.py), to be confirmed or marked wrong with a reason, and
+the view opens with the bar that exports those labels for `ragspine-eval judge check`.
+
 Marking is for the eye (`mark`): an anchor's text is found case-insensitively with any
 punctuation or spaces between its normalised words, so a thousands separator or a different
 quote mark may leave a hit the judge counted unmarked (the verdict is the judge's, never this).
@@ -223,7 +228,8 @@ def _generator_html(diagnosis: Any) -> str:
             + " · ".join(parts) + "</p>")
 
 
-def route_html(report: Any, result: Any, case: Any, missing: Sequence[str]) -> str:
+def route_html(report: Any, result: Any, case: Any, missing: Sequence[str],
+               labelling: Any = None) -> str:
     """One route's side of the case view (module docstring)."""
     from ragspine_eval.retrieval.stages import STAGE_TEXT
 
@@ -250,7 +256,7 @@ def route_html(report: Any, result: Any, case: Any, missing: Sequence[str]) -> s
     error = f"<p><b>engine error:</b> {escape(o.error)}</p>" if o.error else ""
     return (f'<div class="rse-ans-route">{head}{error}{pages}{_claims_table(v, case, missing)}'
             f"<p><b>answer</b> (each claim's text, and any forbidden number, marked where "
-            f"found)</p>{answer}{_said_html(o, marks)}"
+            f"found)</p>{answer}{_said_html(o, marks)}{_labels_html(result, labelling)}"
             f"{_generator_html(report.diagnosis(result))}"
             f"<p><b>ranked passages</b> (on a claim's page of its own document: green; on "
             f"that page of another document: amber)</p>{_passages_html(o, v, case, marks)}</div>")
@@ -298,8 +304,18 @@ def repeats_html(report: Any, results: Sequence[Any], case: Any) -> str:
     return "".join(rows)
 
 
-def case_html(report: Any, results: Sequence[Any], case: Any) -> str:
-    """The case view of one question, its routes side by side (module docstring)."""
+def _labels_html(result: Any, labelling: Any) -> str:
+    if labelling is None:
+        return ""
+    from ragspine_eval.answers.faithfulness import judged_answer
+    from ragspine_eval.workbench.views.answer_labels import answer_html
+
+    return answer_html(judged_answer(result, labelling.judge))
+
+
+def case_html(report: Any, results: Sequence[Any], case: Any, labelling: Any = None) -> str:
+    """The case view of one question, its routes side by side (module docstring); with a
+    `labelling`, the judge's verdicts to label and the bar that exports them."""
     r0 = results[0]
     gold = report.run.gold_check
     missing = (gold.missing.get(case.case_id) or []) if gold is not None else []
@@ -314,6 +330,11 @@ def case_html(report: Any, results: Sequence[Any], case: Any) -> str:
             f"<p>class {escape(r0.case_class)} · tags {escape(', '.join(r0.tags) or '—')}"
             + (f" · line {case.line}" if case.line else "")
             + f" · documents named: {named}</p>{warn}")
-    routes = "".join(route_html(report, r, case, missing) for r in results)
-    return (f"<style>{CSS}</style>" + head + f'<div class="rse-ans-routes">{routes}</div>'
+    routes = "".join(route_html(report, r, case, missing, labelling) for r in results)
+    bar = ""
+    if labelling is not None:
+        from ragspine_eval.workbench.views.answer_labels import bar_html
+
+        bar = bar_html(labelling)
+    return (f"<style>{CSS}</style>" + head + bar + f'<div class="rse-ans-routes">{routes}</div>'
             + repeats_html(report, results, case))

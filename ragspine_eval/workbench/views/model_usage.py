@@ -172,7 +172,8 @@ def answered_by(model: Mapping[str, Any] | None, usage: Mapping[str, Any] | None
     counted = f"{calls.get('calls', 0):,} calls " if calls is not None else ""
     if mode == "replay":
         when = str(tape.get("recorded") or "")[:10] or "(date unknown)"
-        recorded_with = str(tape.get("models") or "(models unknown)").split(" @ ")[0]
+        recorded_with = "; ".join(entry.split(" @ ")[0] for entry in  # several: `; ` apart
+                                  str(tape.get("models") or "(models unknown)").split("; "))
         what = f"{counted}replayed, recorded {when} with {recorded_with}"
     elif mode == "record":
         what = f"{counted}recorded into {tape.get('path')}"

@@ -172,4 +172,8 @@ def test_the_html_report_filters_and_opens_a_case_offline(realdocs_workspace, tm
         assert "pages — expected: 1 (agstat.pdf)" in view.inner_text()
         marked = view.locator("table.rse-ans-t tr.rse-ans-expected mark")
         assert marked.first.inner_text() == "15.34"  # the value, in its passage
+        # the faithfulness judge's verdicts to label, and where the notebook's widgets were
+        assert view.locator(".rse-lab-bar button.rse-lab-export").is_visible()
+        assert view.locator(".rse-lab-answer").count() == 2  # both routes
+        assert "open the notebook in JupyterLab" in page.inner_text("body")
         assert seen.network == [] and seen.errors == []

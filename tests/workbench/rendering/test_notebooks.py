@@ -27,7 +27,7 @@ PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb
               "answers.ipynb": {"kb", "golden", "routes", "engine_config", "baseline_path",
                                 "report_path", "require_baseline", "store", "provider", "model",
                                 "base_url", "cassette", "cassette_mode", "prices",
-                                "allow_gold_errors"},
+                                "allow_gold_errors", "judge", "labels_path"},
               "review.ipynb": {"draft", "kb", "decisions_path"}}
 # what each notebook's last cell calls: its gate (history and review have none: history draws,
 # review's decisions are saved by its button and applied by `gold review apply`)

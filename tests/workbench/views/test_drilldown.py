@@ -203,3 +203,17 @@ def test_the_banner_says_which_model_answered_and_nothing_for_the_mock_provider(
         "model litellm openai/loop-1 · 128 calls replayed, recorded 2026-12-06 with litellm "
         "openai/loop-1; 2 misses")
     assert '<b style="color:#b2182b">2 misses</b>' in said
+
+
+def test_a_widget_reads_as_a_note_and_its_state_never_reaches_the_report():
+    v4 = nbformat.v4
+    widget = v4.new_output("display_data", data={
+        "text/plain": "VBox(children=(...))",
+        "application/vnd.jupyter.widget-view+json": {"model_id": "abc", "version_major": 2}})
+    nb = v4.new_notebook(cells=[v4.new_code_cell("labels.widget()", outputs=[widget])])
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    shown = for_readers(nb)
+    assert "widgets" not in shown.metadata  # with it nbconvert loads a widget manager from a CDN
+    [out] = shown.cells[0].outputs
+    assert set(out["data"]) == {"text/html"} and "open the notebook in JupyterLab" in \
+        out["data"]["text/html"]
