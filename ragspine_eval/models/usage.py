@@ -43,11 +43,6 @@ TOKENS = ("input_tokens", "output_tokens")
 COUNTS = ("calls", *TOKENS, "ms")
 
 
-def _calls(outcome: Any) -> list[Mapping[str, Any]]:
-    return [call for call in getattr(outcome, LLM_ATTR, None) or ()
-            if call.get("stage") != REQUEST]
-
-
 def _empty() -> dict[str, int]:
     return {key: 0 for key in COUNTS}
 

@@ -92,7 +92,7 @@ def test_a_recording_replays_from_the_cassette_alone_offline_to_the_same_report(
     assert code == 0 and server.requests
     assert tape.header_of(cassette)["models"][1] == f"litellm {MODEL} @ {url}"
     recorded = json.loads((work / "record.json").read_text(encoding="utf-8"))
-    assert recorded["provenance"]["model"]["calls"]["calls"] > 0
+    assert recorded["provenance"]["times"]["usage"]["run"]["calls"] > 0
 
     monkeypatch.delenv("OPENAI_API_KEY")  # the CI job has no key either
     guard = NoNetwork(monkeypatch)

@@ -68,6 +68,13 @@ def without_run_details(report: dict) -> dict:
     return {**report, "provenance": prov}
 
 
+def usage_counts(report: dict) -> dict:
+    """Per stage the calls and tokens of every repeat (`times.usage`: no milliseconds)."""
+    usage = report["provenance"]["times"]["usage"]
+    return {stage: (b["calls"], b["input_tokens"], b["output_tokens"])
+            for stage, b in usage["stages"].items()}
+
+
 def keys_by_case(path: Path) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for case, key in tape.read(path).calls:
@@ -170,6 +177,10 @@ def test_every_repeat_is_recorded_and_replayed(workdir, monkeypatch):
                                paths.KB_DIR, "--repeat", "3")
     assert code == 0
     assert without_run_details(replayed) == without_run_details(recorded)
+    # what every repeat's calls used (kept under times, with the milliseconds): the same
+    assert usage_counts(replayed) == usage_counts(recorded) and usage_counts(recorded)
+    # every case keeps its three repeats, the replay's the recording's
+    assert all(len(c["repeats"]) == 3 for c in recorded["cases"])
 
 
 def test_a_call_budget_stops_the_run_as_interrupted_and_a_resume_pays_for_nothing_twice(
