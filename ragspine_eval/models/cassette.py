@@ -21,7 +21,12 @@ Invariants:
   journal beside it (`<cassette>.journal/`, one file per process and run) as it returns, so a
   run killed part-way keeps what it paid for, and `merge` folds the journal into the file;
 - only a successful call reaches the journal: a failure is never recorded;
-- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses.
+- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses: a
+  folder, a FIFO, a loop of symbolic links, an empty file, invalid UTF-8, a call line that is
+  not strictly the recorder's (call_line.py: a corrupt or foreign response, an unknown field,
+  a key that is not its request's), a header line after the calls, lines out of order or a
+  (case, key) twice; a request the file lacks is not the file's problem but that case's
+  (recorder.py: a miss, naming what differs).
 """
 
 from __future__ import annotations
@@ -36,10 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import write_atomic
+from ragspine_eval.models.call_line import CallLineProblem, checked_call
 
 MAGIC = "# ragspine-eval cassette 1"
 _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_AGAIN = ("the file was edited by hand, merged or cut short: record it again "
+          "(--cassette-mode record)")
 
 
 class CassetteError(RagspineEvalError, ValueError):
@@ -75,43 +84,92 @@ def call_line(call: Mapping[str, Any]) -> str:
 
 
 def parse(text: str, where: str = "cassette") -> Cassette:
-    """A Cassette from a file's text; CassetteError naming `where` and the line."""
+    """A Cassette from a file's text; CassetteError naming `where` and the line: every call line
+    strict (call_line.py), the lines sorted by case then key, each (case, key) once."""
+    if not text.strip():
+        raise CassetteError(f"{where}: the file is empty, not a cassette; record one with "
+                            f"--cassette-mode record")
     lines = text.split("\n")  # not splitlines: a call's text may hold U+0085 or U+2028
     if not lines or lines[0].strip() != MAGIC:
         raise CassetteError(f"{where}:1: not a ragspine-eval cassette (its first line must be "
                             f"{MAGIC!r}); record one with --cassette-mode record")
     out = Cassette()
+    placed: dict[tuple[str, str], int] = {}  # (case, key) -> its line
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         if line.startswith("#"):
+            if placed:
+                raise CassetteError(f"{where}:{n}: a header line after the calls (the header "
+                                    f"is the top of the file); {_AGAIN}")
             name, _, value = line[1:].partition(":")
             if name.strip() != "calls":
                 out.header[name.strip()] = value.strip()
             continue
         try:
-            call = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CassetteError(f"{where}:{n}: not a JSON call line ({exc.msg}); the file was "
-                                f"edited by hand or cut short: record it again") from None
-        if not isinstance(call, dict) or not {"case", "key", "request", "response"} <= set(call):
-            raise CassetteError(f"{where}:{n}: a call line needs case, key, request and "
-                                f"response; record the cassette again")
+            call = checked_call(line)
+        except CallLineProblem as exc:
+            raise CassetteError(f"{where}:{n}: {exc.reason}; {_AGAIN}") from None
+        _check_order(placed, (call["case"], call["key"]), n, where)
         out.add(call)
     return out
 
 
+def _check_order(placed: dict[tuple[str, str], int], at: tuple[str, str], n: int,
+                 where: str) -> None:
+    """The calls are written sorted by case, then key, each once (Cassette.text): a line out of
+    that order, or a (case, key) given twice (perhaps with another answer), is refused."""
+    shown = f"case {reading.clip(at[0], 60)}, key {at[1]}"
+    if at in placed:
+        raise CassetteError(f"{where}:{n}: the call of {shown} is on line {placed[at]} too (one "
+                            f"request of a case has one answer); {_AGAIN}")
+    if placed and at < next(reversed(placed)):  # the line above: the largest so far
+        raise CassetteError(f"{where}:{n}: out of order: the calls are sorted by case, then "
+                            f"key, and this one ({shown}) sorts before the line above it; "
+                            f"{_AGAIN}")
+    placed[at] = n
+
+
 def read(path: str | Path) -> Cassette:
-    """The cassette at `path` (CassetteError when it is missing or not a cassette)."""
+    """The cassette at `path` (CassetteError when it is missing, not a regular file, not UTF-8
+    or not a cassette, naming the line)."""
     path = Path(path)
+
+    def error(reason: str) -> CassetteError:
+        return CassetteError(f"{path}: {reason}")
+
+    problem = reading.not_a_file(path, "cassette")
+    if problem is not None and problem.startswith("no such file"):
+        raise CassetteError(f"{path}: no such cassette{problem.removeprefix('no such file')}; "
+                            f"record it first with --cassette-mode record (it calls the model)")
+    if problem is not None:
+        raise error(problem)
+    data = reading.read_bytes(path, "cassette", error)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CassetteError(f"{path}: no such cassette; record it first with --cassette-mode "
-                            f"record (it calls the model)") from None
-    except UnicodeDecodeError:
-        raise CassetteError(f"{path}: not UTF-8 text, so not a cassette") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CassetteError(f"{path}:{line}: not UTF-8 text ({exc.reason}), so not a cassette; "
+                            f"{_AGAIN}") from None
     return parse(text, str(path))
+
+
+def check_recording(path: str | Path) -> None:
+    """Before a recording pays for any call (exit 2): a cassette already at `path` is read
+    whole (a corrupt one is never overwritten, nor its calls half-trusted), its journal beside
+    it is a folder, and the folder it goes in can be made."""
+    path = Path(path)
+    if os.path.lexists(path):
+        read(path)
+    folder = journal_dir(path)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise CassetteError(f"{folder}: the cassette's journal must be a folder (a recording "
+                            f"keeps each call there as it returns); move this file away")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot make the cassette's folder "
+                            f"({exc.strerror or exc}); choose another --cassette path") from None
 
 
 def journal_dir(path: str | Path) -> Path:
@@ -126,13 +184,13 @@ def journal_lines(path: str | Path) -> Iterable[tuple[str, dict[str, Any]]]:
     if not folder.is_dir():
         return
     for part in sorted(folder.glob("*.jsonl")):
+        if not part.is_file():
+            continue
         for line in part.read_text(encoding="utf-8", errors="replace").split("\n"):
             try:
-                call = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(call, dict) and {"case", "key", "request", "response"} <= set(call):
-                yield part.stem, call
+                yield part.stem, checked_call(line)
+            except CallLineProblem:
+                continue  # cut short, or not a call: left out, never half-read
 
 
 def append_to_journal(path: str | Path, run_id: str, call: Mapping[str, Any]) -> None:

@@ -32,6 +32,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+import hostile_paths
 import pytest
 from hostile_workspaces import digest, make_workspace
 from hypothesis import HealthCheck, given, settings
@@ -239,49 +240,29 @@ def test_the_unmutated_gold_file_runs(workspace, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["harness"] == "answers"
 
 
-KINDS = ["folder", "fifo", "loop", "empty", "dangling", "device"]
+WORDS = {"folder": "a folder", "fifo": "a FIFO", "loop": "a loop of symbolic links",
+         "empty": "the file is empty", "dangling": "which does not exist", "device": "a device"}
 
 
-def hostile_path(folder: Path, kind: str) -> Path:
-    path = folder / "gold.json"
-    if kind == "folder":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "loop":
-        path.symlink_to(folder / "other.json")
-        (folder / "other.json").symlink_to(path)
-    elif kind == "empty":
-        path.write_bytes(b"")
-    elif kind == "dangling":
-        path.symlink_to(folder / "nowhere.json")
-    else:
-        path.symlink_to("/dev/zero")
-    return path
-
-
-WORDS = {"folder": "folder", "fifo": "FIFO", "loop": "symbolic link", "empty": "empty",
-         "dangling": "no such file", "device": "not a regular file"}
-
-
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", hostile_paths.KINDS)
 def test_a_folder_fifo_symlink_loop_or_empty_file_as_the_gold_file(workspace, tmp_path, kind):
-    gold = hostile_path(tmp_path, kind)
+    gold = hostile_paths.make(tmp_path / "gold.json", kind)
     for argv in (["golden", str(gold), "--kb", str(workspace)],
                  ["answers", "--kb", str(workspace), "--golden", str(gold), "--no-store",
                   "--no-cache", "--baseline", str(tmp_path / "b.json"),
                   "--report", str(tmp_path / "r.json")]):
-        code, out, err = cli(argv)
+        with hostile_paths.fifo_released(gold):
+            code, out, err = cli(argv)
         assert code == 2, out + err
-        assert str(gold) in out + err and WORDS[kind] in (out + err).replace(str(gold), ""), out + err
+        said = (out + err).replace(str(gold), "")
+        assert str(gold) in out + err and WORDS[kind] in said, out + err
         assert not (tmp_path / "r.json").exists() and not (tmp_path / "b.json").exists()
     assert os.path.lexists(gold)
 
 
 def test_in_a_process_a_fifo_never_blocks_and_a_terminal_gets_no_raw_control(workspace,
                                                                               tmp_path):
-    (tmp_path / "f").mkdir()
-    fifo = hostile_path(tmp_path / "f", "fifo")
+    fifo = hostile_paths.make(tmp_path / "gold.json", "fifo")
     hostile = tmp_path / "hostile.json"
     payload = base_gold("nl-answers-gold-v1")
     payload["cases"][0]["case_class"] = "\x1b]0;owned\x07\x1b[2J\u202epositive"
