@@ -30,6 +30,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import hostile_paths
@@ -38,9 +39,12 @@ from hostile_workspaces import digest, make_workspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ragspine_eval.answers.gold_check import check_gold
 from ragspine_eval.cli.app import main
 from ragspine_eval.golden.nl_answers import answer_cases_of, load_answer_cases
+from ragspine_eval.golden.question_case import json_spans, member_start
 from ragspine_eval.golden.question_files import QuestionFileError, check_question_file
+from ragspine_eval.knowledge.workspace import read_workspace
 
 FUZZ_DEFAULT = 40
 EXAMPLES = int(os.environ.get("RAGSPINE_EVAL_FUZZ_EXAMPLES", FUZZ_DEFAULT))
@@ -120,7 +124,7 @@ def at(tree: Any, where: tuple) -> Any:
 def gold_files(draw: Any) -> bytes:
     """A valid gold file, its structure mutated, its text then maybe mutated byte by byte."""
     payload = base_gold(draw(st.sampled_from(["nl-answers-gold-v1", "nl-answers-gold-v2"])))
-    for _ in range(draw(st.integers(0, 3))):
+    for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(paths_of(payload)))
         op = draw(st.sampled_from(["set", "set", "set", "delete", "unknown", "twice"]))
         if not where:
@@ -143,10 +147,10 @@ def gold_files(draw: Any) -> bytes:
     if draw(st.integers(0, 5)) == 0:  # a key given twice in one object, as JSON allows
         text = text.replace('"case_id": ', '"case_id": "twice", "case_id": ', 1)
     data = text.encode("utf-8", "surrogatepass")
-    for _ in range(draw(st.integers(0, 2))):
+    for _ in range(draw(st.integers(0, 2)) if draw(st.integers(0, 3)) == 0 else 0):
         cut = draw(st.integers(0, len(data)))
         data = data[:cut] + draw(st.sampled_from(RAW_BYTES)) + data[cut:]
-    if draw(st.integers(0, 4)) == 0:
+    if draw(st.integers(0, 5)) == 0:
         data = data[:draw(st.integers(0, len(data)))]  # cut short
     if draw(st.integers(0, 6)) == 0:
         data = b"\xef\xbb\xbf" + data
@@ -227,6 +231,68 @@ def test_a_hostile_gold_file_is_exit_2_naming_it_or_runs_and_changes_nothing(wor
         gold.write_bytes(data)
         assert_library_messages_clean(gold)
         run_both(gold, workspace, Path(folder))
+
+
+# one of each JSON type, and what each reader bounds: every level gets each in turn
+ONE_OF_EACH: list[Any] = [None, True, -1, 10**30, float("nan"), "", "\x1b[2J\u202e", [], {},
+                          [None], DEEP]
+
+
+def spans(text: str) -> dict[tuple, tuple[int, int]]:
+    """{("cases", i): (first line, last line)} for every element of the file's arrays."""
+    out = {}
+    for key in ("cases", "changelog", "documents"):
+        start = member_start(text, key)
+        if start is None or text[start] != "[":
+            continue
+        for i, (line, begin, end, _) in enumerate(json_spans(text, start)):
+            out[(key, i)] = (line, line + text.count("\n", begin, end))
+    return out
+
+
+def every_level(version: str) -> Iterator[tuple[tuple, Any]]:
+    """(the path changed, the file) for each path of the file and each change: a value of each
+    type, the key deleted, an unknown key beside it."""
+    base = base_gold(version)
+    for where in paths_of(base)[1:]:
+        for value in ONE_OF_EACH:
+            payload = copy.deepcopy(base)
+            at(payload, where[:-1])[where[-1]] = value
+            yield where, payload
+        payload = copy.deepcopy(base)
+        del at(payload, where[:-1])[where[-1]]
+        yield where, payload
+        if isinstance(at(base, where), dict):
+            payload = copy.deepcopy(base)
+            at(payload, where)["\u202epage\x7f"] = 1
+            yield where, payload
+
+
+def test_wrong_types_missing_and_unknown_keys_at_every_level_name_their_line(workspace,
+                                                                            tmp_path):
+    gold, ws = tmp_path / "gold.json", read_workspace(workspace)
+    refused = 0
+    for where, payload in every_level("nl-answers-gold-v2"):
+        text = json.dumps(payload, indent=1).replace(json.dumps(DEEP), "[" * 70 + "]" * 70)
+        gold.write_text(text, encoding="utf-8")
+        placed = spans(text)
+        problems: list[QuestionFileError] = []
+        try:
+            problems += check_question_file(gold)[1]
+        except QuestionFileError as exc:
+            problems.append(exc)
+        try:
+            check_gold(gold, load_answer_cases(gold), ws).problem_lines()
+        except QuestionFileError as exc:
+            problems.append(exc)
+        refused += bool(problems)
+        for exc in problems:
+            assert not RAW.search(str(exc)) and len(str(exc)) < 1200, (where, str(exc))
+            assert exc.case_id is None or exc.line is not None, (where, str(exc))
+            own = placed.get(where[:2])
+            if own is not None and exc.case_id is not None and where[0] == "cases":
+                assert own[0] <= exc.line <= own[1], (where, own, str(exc))
+    assert refused > 500  # most changes break the file: the loop is not vacuous
 
 
 def test_the_unmutated_gold_file_runs(workspace, tmp_path):

@@ -309,6 +309,23 @@ def test_each_corruption_is_named_with_its_line_in_replay_and_in_record(recorded
         assert not (tmp_path / "r.json").exists() and sha(cassette) == before
 
 
+@pytest.mark.parametrize("how", ["content a number", "unsorted", "a planted key"])
+def test_qa_refuses_a_corrupt_cassette_before_any_case(recorded, tmp_path, how):
+    _, _, text = recorded
+    cassette = tmp_path / "c.cassette"
+    cassette.write_text(corrupt(text, how), encoding="utf-8")
+    line = next(i for i, t in enumerate(text.split("\n"), start=1) if t.startswith("{"))
+    line += how == "unsorted"
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["qa", "--mode", "agent", "--cassette", str(cassette), "--no-store",
+                     "--no-cache", "--baseline", str(tmp_path / "b.json"),
+                     "--report", str(tmp_path / "r.json")])
+    said = err.getvalue()
+    assert code == 2 and f"error: {cassette}:{line}: " in said and CORRUPTIONS[how] in said, said
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "b.json").exists()
+
+
 def test_a_foreign_missing_or_empty_header(recorded, tmp_path):
     workspace, gold, text = recorded
     cassette = tmp_path / "c.cassette"
