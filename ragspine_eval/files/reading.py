@@ -81,6 +81,15 @@ def clip(value: Any, limit: int = MESSAGE_CLIP) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def forbidden_character(text: str) -> str | None:
+    """The first character of `text` strict JSON refuses in a string (a control character other
+    than tab, CR and LF, DEL, C1, a lone surrogate), escaped for a message; None when there is
+    none. For a reader that takes control characters in its data (parse_json's `controls`) but
+    not in a name, such as an id that becomes a baseline's key."""
+    bad = _FORBIDDEN.search(text)
+    return None if bad is None else clip(bad.group())[1:-1]
+
+
 def printable(text: str, limit: int = MESSAGE_CLIP) -> str:
     """`text` unquoted, as it is when every character of it prints, else with each control,
     bidirectional or other non-printing character escaped as repr escapes it (`\\x1b`,

@@ -18,7 +18,9 @@ Invariants (the engine's own judge reads a file the same way, so a verdict means
   asked (the engine's answers carry no envelope for the first, the second scripts a model);
 - a case expects abstention when its status is `abstained`; a positive case without required
   claims is judged as grounded-only (an answer with sources), whether or not it says so;
-- questions: `en` then `zh`, each stripped, the empty ones left out; ids are unique;
+- questions: `en` then `zh`, each stripped, the empty ones left out; ids are unique and hold
+  no control character (they name the case in every report and baseline; a quote, copied from
+  a document, may hold one);
 - every problem is a QuestionFileError `file:line (id 'x'): reason`, the line of its case.
 """
 
@@ -183,6 +185,11 @@ def _case(path: Path, line: int | None, raw: Any, listed: tuple[DocRef, ...] = (
     case_id = raw.get("case_id")
     if not isinstance(case_id, str) or not case_id:
         raise QuestionFileError(path, line, None, "missing case_id (a non-empty text)")
+    control = reading.forbidden_character(case_id)
+    if control is not None:  # an id names the case in every report and baseline: no control
+        raise QuestionFileError(path, line, None, f"case_id {reading.clip(case_id)} holds a "
+                                                  f"control character ({control}); write it "
+                                                  f"plainly")
 
     def bad(reason: str) -> QuestionFileError:
         return QuestionFileError(path, line, case_id, reason)

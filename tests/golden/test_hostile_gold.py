@@ -362,3 +362,18 @@ def test_pages_negative_huge_nan_and_ranges_are_named(workspace, tmp_path):
             code, out, err = cli(argv)
             assert code == 2 and f"{gold}:{line}" in out + err and said in out + err, \
                 (page, out + err)
+
+
+@pytest.mark.parametrize("name", ["g\x01.json", "g\x1b[2J.json", "--name"])
+def test_a_control_character_in_the_gold_files_name_or_in_name_is_refused_before_the_run(
+        workspace, tmp_path, name):
+    # the run's baseline keys start with the gold file's stem (or --name): a key no baseline
+    # can hold is exit 2 before anything is asked or written, not after the report
+    gold = tmp_path / (name if name != "--name" else "gold.json")
+    gold.write_text(json.dumps(base_gold("nl-answers-gold-v1")), encoding="utf-8")
+    extra = ["--name", "team\x7f"] if name == "--name" else []
+    code, out, err = cli(["answers", "--kb", str(workspace), "--golden", str(gold),
+                          "--no-store", "--no-cache", "--jobs", "1",
+                          "--report", str(tmp_path / "r.json"), *extra])
+    assert code == 2 and "holds a control character" in err and "--name" in err, out + err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [gold.name]
