@@ -129,15 +129,16 @@ def gold_files(draw: Any) -> bytes:
         op = draw(st.sampled_from(["set", "set", "set", "delete", "unknown", "twice"]))
         if not where:
             if op == "set":
-                payload = draw(st.sampled_from(HOSTILE_VALUES))
+                payload = copy.deepcopy(draw(st.sampled_from(HOSTILE_VALUES)))
             continue
         parent, last = at(payload, where[:-1]), where[-1]
         if op == "set":
-            parent[last] = draw(st.sampled_from(HOSTILE_VALUES))
+            parent[last] = copy.deepcopy(draw(st.sampled_from(HOSTILE_VALUES)))
         elif op == "delete":
             del parent[last]
         elif op == "unknown" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(HOSTILE_KEYS))] = draw(st.sampled_from(HOSTILE_VALUES))
+            parent[draw(st.sampled_from(HOSTILE_KEYS))] = copy.deepcopy(
+                draw(st.sampled_from(HOSTILE_VALUES)))
         elif op == "twice" and isinstance(parent, list):
             parent.append(copy.deepcopy(parent[last]))  # a case, a claim, an entry again
     text = json.dumps(payload, ensure_ascii=draw(st.booleans()),
