@@ -62,10 +62,13 @@ bench: setup
 
 # The readers fuzzed with 10,000 generated inputs each (issue 14): about 15 minutes on 2 cores;
 # `make test` runs the same properties with 40 inputs each. Then issue 45's readers (question
-# files, engine configurations, SQLite workspaces) with 3,000 each; `make test` runs 150.
+# files, engine configurations, SQLite workspaces) with 3,000 each; `make test` runs 150. Then
+# issue 54's hostile gold files and cassettes through the CLI, 2,000 each; `make test` runs 40.
 fuzz: setup
 	@RAGSPINE_EVAL_FUZZ_EXAMPLES=10000 $(BIN)/python -m pytest -q tests/faults/test_fuzz_readers.py
 	@RAGSPINE_EVAL_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -q tests/faults/test_fuzz_workspace_inputs.py
+	@RAGSPINE_EVAL_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest -q tests/golden/test_hostile_gold.py \
+	  tests/models/test_hostile_cassettes.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache

@@ -6,6 +6,9 @@ Each reader of the project calls this module, so every input file gets the same 
   refused after reading at most its limit plus one byte, never read until MemoryError; a JSONL
   line is bounded too. The limits are stated in docs/setup.md ("Hostile input") and overridden with the environment
   variable RAGSPINE_EVAL_MAX_<KIND>_MB (e.g. RAGSPINE_EVAL_MAX_GOLDEN_MB=1024);
+- a file is opened without blocking (`open_input`): a folder, a FIFO, a socket or a loop of
+  symbolic links is the caller's error saying which, never a hang or an OSError; `not_a_file`
+  says the same, in words, for a reader that takes a regular file only;
 - text is strict UTF-8 (a leading BOM is dropped), decoded per line for JSONL so that an invalid
   byte is reported on its line;
 - the JSON is total: a number beyond the range of a float, an integer of more than 309 digits,
@@ -15,8 +18,9 @@ Each reader of the project calls this module, so every input file gets the same 
   literals are left to the reader, which knows whether a value must be finite;
 - nothing here raises anything but `JSONProblem` (parsing text) or the caller's own
   RagspineEvalError subclass (reading a file): the caller names the file and the line;
-- every piece of data quoted in a message goes through `clip`: escaped (no terminal control
-  sequence) and cut to a readable length;
+- every piece of data quoted in a message goes through `clip` (or, unquoted, `printable`):
+  escaped (no terminal control sequence, no bidirectional override) and cut to a readable
+  length;
 - a number read from text (a locator's page, a slide) goes through `whole_number`, which never
   hands int() more digits than its bound has: Python refuses to convert a string of more than
   4,300 digits (ValueError), so 200,000 digits (zeros too) are a value past the bound
@@ -25,14 +29,16 @@ Each reader of the project calls this module, so every input file gets the same 
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ragspine_eval.errors import RagspineEvalError
 
@@ -41,7 +47,7 @@ MB = 1024 * 1024
 DEFAULT_LIMITS_MB: dict[str, float] = {
     "golden": 256, "golden line": 1, "questions": 64, "questions line": 1, "baseline": 64,
     "facts": 256, "facts line": 1,
-    "ground truth": 64, "report": 512, "response": 8,
+    "ground truth": 64, "report": 512, "response": 8, "cassette": 512,
 }
 ENV_PREFIX = "RAGSPINE_EVAL_MAX_"
 MAX_DEPTH = 64  # nesting deeper than this is never a real input (the reports nest about 6 deep)
@@ -73,6 +79,23 @@ def clip(value: Any, limit: int = MESSAGE_CLIP) -> str:
     so a message never carries a terminal escape sequence or two million characters."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def forbidden_character(text: str) -> str | None:
+    """The first character of `text` strict JSON refuses in a string (a control character other
+    than tab, CR and LF, DEL, C1, a lone surrogate), escaped for a message; None when there is
+    none. For a reader that takes control characters in its data (parse_json's `controls`) but
+    not in a name, such as an id that becomes a baseline's key."""
+    bad = _FORBIDDEN.search(text)
+    return None if bad is None else clip(bad.group())[1:-1]
+
+
+def printable(text: str, limit: int = MESSAGE_CLIP) -> str:
+    """`text` unquoted, as it is when every character of it prints, else with each control,
+    bidirectional or other non-printing character escaped as repr escapes it (`\\x1b`,
+    `\\u202e`); cut to `limit` characters. For a name inside a message (a key, a file)."""
+    shown = text if text.isprintable() else repr(text)[1:-1]
+    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
 
 
 def whole_number(digits: str, most: int) -> int | None:
@@ -242,12 +265,61 @@ def _json_path(where: tuple[str | int, ...]) -> str:
 # --- files -------------------------------------------------------------------------------------
 
 
+def not_a_file(path: Path, kind: str) -> str | None:
+    """Why `path` is not a regular file to read a `kind` file from, in words (a folder, a FIFO,
+    a loop of symbolic links, a link to nowhere, a device, nothing there), or None when it is
+    one. For a reader that wants a regular file only (a gold file, a cassette): /dev/zero is
+    bounded by read_bytes, a FIFO would block it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return f"no such file (a symbolic link to {clip(os.readlink(path), 120)}, which " \
+                   f"does not exist)"
+        return "no such file"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"a loop of symbolic links, not a {kind} file; point it at the file itself"
+        return f"cannot read the {kind} file ({exc.strerror or exc})"
+    return None if stat.S_ISREG(mode) else _what_it_is(mode, kind)
+
+
+def _what_it_is(mode: int, kind: str) -> str:
+    what = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device")
+    return f"{what}, not a regular file: give the path of the {kind} file itself"
+
+
+def open_input(path: Path, kind: str, error: ErrorFactory) -> BinaryIO:
+    """`path` opened for binary reading without ever blocking on the open: a folder, a FIFO
+    (whose open waits for a writer) or a socket is `error(reason)` saying what it is, a loop of
+    symbolic links too; a device (/dev/zero) is read, as read_bytes bounds it. FileNotFoundError
+    passes (the caller says what to do)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(f"a loop of symbolic links, not a {kind} file; point it at the file "
+                        f"itself") from None
+        if exc.errno == errno.EISDIR:
+            raise error(_what_it_is(stat.S_IFDIR, kind)) from None
+        raise error(f"cannot read the {kind} file ({exc.strerror or exc})") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        os.close(fd)
+        raise error(_what_it_is(mode, kind))
+    os.set_blocking(fd, True)  # a device read as it always was
+    return os.fdopen(fd, "rb")
+
+
 def read_bytes(path: Path, kind: str, error: ErrorFactory) -> bytes:
     """The whole file, at most size_limit(kind) bytes; `error(reason)` for a file that cannot be
     read or is too big. The caller's factory puts the file name in front."""
     limit = size_limit(kind)
     try:
-        with open(path, "rb") as handle:
+        with open_input(path, kind, error) as handle:
             data = handle.read(limit + 1)
     except FileNotFoundError:
         raise
@@ -288,12 +360,7 @@ def iter_lines(path: Path, kind: str, error: ErrorFactory,
         def line_error(n: int, reason: str) -> Exception:
             return error(f"line {n}: {reason}")
     total_limit, line_limit = size_limit(kind), size_limit(f"{kind} line")
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise error(f"cannot read the {kind} file ({exc.strerror or exc})") from None
+    handle = open_input(path, kind, error)
     total = 0
     with handle:
         for lineno in range(1, sys.maxsize):

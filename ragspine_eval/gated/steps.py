@@ -19,6 +19,7 @@ from typing import Any
 
 from ragspine_eval import ratchet
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 from ragspine_eval.ratchet import baseline_file
 
 
@@ -37,7 +38,15 @@ def checked_options(options: ratchet.GateOptions | None, record_command: str | N
 def stored_entries(baseline_path: Path, keys: Mapping[str, str]
                    ) -> dict[str, dict[str, Any] | None]:
     """Per name, the stored entry of its key (None: none yet), each checked (exit 2 naming the
-    file and the key)."""
+    file and the key); a key no baseline file may hold (a control character, from a gold
+    file's name or --name) is refused here, before the run, not after it wrote its report."""
+    for key in keys.values():
+        control = reading.forbidden_character(key)
+        if control is not None:
+            raise ratchet.BaselineError(
+                f"{baseline_path}: the baseline key {reading.clip(key)} holds a control "
+                f"character ({control}), which a baseline cannot hold; it comes from the input "
+                f"file's name or --name: rename the file or give --name NAME")
     baselines = ratchet.load_baselines(baseline_path)
     stored = {name: baselines.get(key) for name, key in keys.items()}
     for name, entry in stored.items():

@@ -18,7 +18,9 @@ Invariants (the engine's own judge reads a file the same way, so a verdict means
   asked (the engine's answers carry no envelope for the first, the second scripts a model);
 - a case expects abstention when its status is `abstained`; a positive case without required
   claims is judged as grounded-only (an answer with sources), whether or not it says so;
-- questions: `en` then `zh`, each stripped, the empty ones left out; ids are unique;
+- questions: `en` then `zh`, each stripped, the empty ones left out; ids are unique and hold
+  no control character (they name the case in every report and baseline; a quote, copied from
+  a document, may hold one);
 - every problem is a QuestionFileError `file:line (id 'x'): reason`, the line of its case.
 """
 
@@ -31,8 +33,9 @@ from typing import Any
 
 from ragspine_eval.files import reading
 from ragspine_eval.golden.nl_documents import DocRef, listed_documents, named_document
+from ragspine_eval.golden.nl_gold import MAX_PAGE_INDEX
 from ragspine_eval.golden.nl_schema import unknown_keys
-from ragspine_eval.golden.question_case import QuestionFileError, json_items
+from ragspine_eval.golden.question_case import QuestionFileError, member_lines
 
 VERSIONS = ("nl-answers-gold-v1", "nl-answers-gold-v2")
 CLASSES = ("positive", "abstain", "adversarial")
@@ -111,9 +114,13 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
     def error(reason: str) -> QuestionFileError:
         return QuestionFileError(path, None, None, reason)
 
-    if not path.is_file():
-        raise error("no such file")
+    problem = reading.not_a_file(path, "gold")
+    if problem is not None:
+        raise error(problem)
     text = reading.decode(reading.read_bytes(path, "golden", error), error)
+    if not text.strip():
+        raise error("the file is empty: an nl-answers-gold file is one JSON object with "
+                    "`schema_version` and `cases` (docs/answers.md)")
     try:
         payload = reading.parse_json(text, controls=True)  # quotes are copied from documents
     except reading.JSONProblem as exc:
@@ -123,15 +130,16 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
                     f"{', '.join(VERSIONS)}")
     for problem in unknown_keys(path, text, payload):
         raise problem  # the first: a typo is named before what it broke
-    listed = listed_documents(payload.get("documents"), error)
+    documents = member_lines(text, "documents")
+    listed = listed_documents(payload.get("documents"), error, lambda i: lambda reason: (
+        QuestionFileError(path, documents[i] if i < len(documents) else None, None, reason)))
     pinned = payload.get("pinned")
     default = (named_document({"document_sha256": pinned.get("document_sha256")}, listed,
                               "pinned.", error) if isinstance(pinned, dict) else None)
     raw_cases = payload.get("cases")
     if not isinstance(raw_cases, list):
         raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
-    match = re.search(r'"cases"\s*:\s*\[', text)
-    lines = [] if match is None else [line for line, _ in json_items(text, match.end() - 1)]
+    lines = member_lines(text, "cases")  # the top-level member, never one nested elsewhere
     cases: list[AnswerCase] = []
     seen: set[str] = set()
     for i, raw in enumerate(raw_cases):
@@ -143,17 +151,19 @@ def load_answer_cases(path: str | Path) -> tuple[AnswerCase, ...]:
         seen.add(case.case_id)
         cases.append(case)
     if payload["schema_version"] == "nl-answers-gold-v2":
-        _check_changelog(path, payload.get("changelog"), seen)
+        _check_changelog(path, payload.get("changelog"), seen, member_lines(text, "changelog"))
     return tuple(cases)
 
 
-def _check_changelog(path: Path, changelog: Any, ids: set[str]) -> None:
-    def bad(reason: str) -> QuestionFileError:
-        return QuestionFileError(path, None, None, reason)
-
+def _check_changelog(path: Path, changelog: Any, ids: set[str], lines: list[int]) -> None:
     if not isinstance(changelog, list) or not changelog:
-        raise bad("nl-answers-gold-v2 needs a non-empty `changelog`")
+        raise QuestionFileError(path, None, None, "nl-answers-gold-v2 needs a non-empty "
+                                                  "`changelog`")
     for i, entry in enumerate(changelog):
+        def bad(reason: str, i: int = i) -> QuestionFileError:
+            return QuestionFileError(path, lines[i] if len(lines) == len(changelog) else None,
+                                     None, reason)
+
         if not isinstance(entry, dict):
             raise bad(f"changelog[{i}] must be an object")
         missing = [k for k in _CHANGELOG_KEYS if k not in entry]
@@ -161,8 +171,11 @@ def _check_changelog(path: Path, changelog: Any, ids: set[str]) -> None:
             raise bad(f"changelog[{i}] lacks {', '.join(missing)}")
         if not isinstance(entry["evidence"], str) or not entry["evidence"].strip():
             raise bad(f"changelog[{i}]: evidence must be a non-empty text")
+        if not isinstance(entry["case_id"], str):
+            raise bad(f"changelog[{i}]: case_id must be a text, got "
+                      f"{reading.clip(entry['case_id'])}")
         if entry["case_id"] not in ids:
-            raise bad(f"changelog[{i}] names the unknown case {entry['case_id']!r}")
+            raise bad(f"changelog[{i}] names the unknown case {reading.clip(entry['case_id'])}")
 
 
 def _case(path: Path, line: int | None, raw: Any, listed: tuple[DocRef, ...] = (),
@@ -172,13 +185,19 @@ def _case(path: Path, line: int | None, raw: Any, listed: tuple[DocRef, ...] = (
     case_id = raw.get("case_id")
     if not isinstance(case_id, str) or not case_id:
         raise QuestionFileError(path, line, None, "missing case_id (a non-empty text)")
+    control = reading.forbidden_character(case_id)
+    if control is not None:  # an id names the case in every report and baseline: no control
+        raise QuestionFileError(path, line, None, f"case_id {reading.clip(case_id)} holds a "
+                                                  f"control character ({control}); write it "
+                                                  f"plainly")
 
     def bad(reason: str) -> QuestionFileError:
         return QuestionFileError(path, line, case_id, reason)
 
     case_class = raw.get("case_class")
     if case_class not in CLASSES:
-        raise bad(f"case_class must be one of {', '.join(CLASSES)}, got {case_class!r}")
+        raise bad(f"case_class must be one of {', '.join(CLASSES)}, got "
+                  f"{reading.clip(case_class)}")
     question = raw.get("question")
     if not isinstance(question, dict):
         raise bad('question must be an object {"en": ..., "zh": ...}')
@@ -191,7 +210,8 @@ def _case(path: Path, line: int | None, raw: Any, listed: tuple[DocRef, ...] = (
         raise bad("missing expected (an object)")
     status = expected.get("status")
     if status not in STATUSES:
-        raise bad(f"expected.status must be one of {', '.join(STATUSES)}, got {status!r}")
+        raise bad(f"expected.status must be one of {', '.join(STATUSES)}, got "
+                  f"{reading.clip(status)}")
     specs = expected.get("required_claims") or []
     if not isinstance(specs, list):
         raise bad("expected.required_claims must be an array")
@@ -226,7 +246,11 @@ def _anchor(bad: Any, n: int, raw: Any, listed: tuple[DocRef, ...] = (),
         raise bad(f"{where} must be an object")
     page_index = raw.get("page_index")
     if not isinstance(page_index, int) or isinstance(page_index, bool) or page_index < 0:
-        raise bad(f"{where}: page_index must be a whole number from 0, got {page_index!r}")
+        raise bad(f"{where}: page_index must be a whole number from 0, got "
+                  f"{reading.clip(page_index)}")
+    if page_index > MAX_PAGE_INDEX:
+        raise bad(f"{where}: page_index {reading.clip(page_index, 24)} is beyond the "
+                  f"{MAX_PAGE_INDEX:,} a claim may name (no document has that many pages)")
     if not isinstance(raw.get("kind"), str):
         raise bad(f"{where} needs a kind (a text)")
     for key in ("quote", "text", "value", "unit"):
@@ -264,8 +288,12 @@ def answer_cases_of(path: str | Path) -> tuple[AnswerCase, ...]:
     from ragspine_eval.golden.question_files import load_question_file
 
     path = Path(path)
-    if path.suffix.lower() == ".json":
-        head = path.read_text(encoding="utf-8", errors="replace")[:4096] if path.is_file() else ""
+    if path.suffix.lower() == ".json" and reading.not_a_file(path, "gold") is None:
+        try:
+            with open(path, "rb") as handle:  # a regular file: its first 4 KiB say which format
+                head = handle.read(4096).decode("utf-8", errors="replace")
+        except OSError:
+            head = ""  # the reader names the problem
         if '"nl-answers-gold-v' in head:
             return load_answer_cases(path)
     out = []

@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragspine_eval.files.reading import MAX_PAGE, clip, printable
+
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -43,9 +45,10 @@ class DocRef:
 
     def describe(self) -> str:
         """The file name, with the sha256's first 12 digits; or the sha256 alone."""
-        if self.file and self.sha256:
-            return f"{self.file} (sha256 {self.sha256[:12]}…)"
-        return self.file or f"sha256 {self.sha256}"
+        file = printable(self.file, 200) if self.file else None  # data, shown escaped
+        if file and self.sha256:
+            return f"{file} (sha256 {self.sha256[:12]}…)"
+        return file or f"sha256 {self.sha256}"
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in (("file", self.file), ("sha256", self.sha256),
@@ -55,8 +58,10 @@ class DocRef:
 Bad = Callable[[str], Exception]
 
 
-def listed_documents(raw: Any, bad: Bad) -> tuple[DocRef, ...]:
-    """The file's `documents[]` (module docstring); `bad(reason)` the error to raise."""
+def listed_documents(raw: Any, bad: Bad, bad_at: Callable[[int], Bad] | None = None
+                     ) -> tuple[DocRef, ...]:
+    """The file's `documents[]` (module docstring); `bad(reason)` the error to raise, and
+    `bad_at(i)` the one for a problem of the i-th document (naming its line)."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -64,16 +69,20 @@ def listed_documents(raw: Any, bad: Bad) -> tuple[DocRef, ...]:
     out = []
     for i, item in enumerate(raw):
         where = f"documents[{i}]"
+        fail = bad_at(i) if bad_at is not None else bad
         if not isinstance(item, dict):
-            raise bad(f"{where} must be an object")
-        sha = _sha(item.get("sha256"), f"{where}.sha256", bad)
-        file = _file(item.get("file"), f"{where}.file", bad)
+            raise fail(f"{where} must be an object")
+        sha = _sha(item.get("sha256"), f"{where}.sha256", fail)
+        file = _file(item.get("file"), f"{where}.file", fail)
         pages = item.get("pages")
         if pages is not None and (not isinstance(pages, int) or isinstance(pages, bool)
                                   or pages < 1):
-            raise bad(f"{where}.pages must be a whole number from 1, got {pages!r}")
+            raise fail(f"{where}.pages must be a whole number from 1, got {clip(pages)}")
+        if pages is not None and pages > MAX_PAGE:
+            raise fail(f"{where}.pages {clip(pages, 24)} is beyond the {MAX_PAGE:,} pages a "
+                       f"document may have")
         if sha is None and file is None:
-            raise bad(f"{where} needs a `file` or a `sha256`")
+            raise fail(f"{where} needs a `file` or a `sha256`")
         out.append(DocRef(sha, file, pages))
     return tuple(out)
 
@@ -82,7 +91,7 @@ def _sha(value: Any, where: str, bad: Bad) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _HEX64.fullmatch(value):
-        raise bad(f"{where} must be a sha256: 64 hexadecimal digits, got {str(value)[:80]!r}")
+        raise bad(f"{where} must be a sha256: 64 hexadecimal digits, got {clip(value)}")
     return value.lower()
 
 
@@ -111,7 +120,7 @@ def named_document(raw: Mapping[str, Any], listed: Sequence[DocRef], where: str,
         and (found.sha256 not in (None, sha)
              or (found.file or file).casefold() != file.casefold()))
     if clash:
-        raise bad(f"{where}document_sha256 {sha[:12]}… and {where}document {file!r} do not name "
+        raise bad(f"{where}document_sha256 {sha[:12]}… and {where}document {clip(file)} do not name "
                   f"the same document of `documents` (listed: {found.describe()}); give one, "
                   f"or make them agree")
     if found is None:

@@ -31,8 +31,7 @@ from ragspine_eval.golden.nl_schema import unknown_keys
 from ragspine_eval.golden.question_case import (
     QuestionCase,
     QuestionFileError,
-    json_items,
-    member_start,
+    member_lines,
 )
 
 _CLASSES = ("positive", "abstain", "adversarial")
@@ -44,11 +43,6 @@ _CHANGELOG_KEYS = ("case_id", "change", "old", "new", "evidence")
 MAX_PAGE_INDEX = 100_000 - 1
 
 
-def _case_lines(text: str) -> list[int]:
-    start = member_start(text, "cases")  # the top-level member, never one nested in another key
-    if start is None or text[start:start + 1] != "[":
-        return []
-    return [line for line, _ in json_items(text, start)]
 
 
 def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
@@ -58,7 +52,7 @@ def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
     raw_cases = payload.get("cases")
     if not isinstance(raw_cases, list):
         raise QuestionFileError(path, 1, None, "an nl-answers-gold file needs a `cases` array")
-    lines = _case_lines(text)
+    lines = member_lines(text, "cases")  # the top-level member, never one nested elsewhere
     ids = {c.get("case_id") for c in raw_cases
            if isinstance(c, dict) and isinstance(c.get("case_id"), str)}
     problems = unknown_keys(path, text, payload)
@@ -66,7 +60,7 @@ def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
         if problem.case_id is None:  # the file's own keys, first
             yield problem.line, 0, problem
     if payload["schema_version"] == "nl-answers-gold-v2":
-        _check_changelog(path, payload.get("changelog"), ids)
+        _check_changelog(path, payload.get("changelog"), ids, member_lines(text, "changelog"))
     index = 0
     for i, raw in enumerate(raw_cases):
         line = lines[i] if len(lines) == len(raw_cases) else None
@@ -81,24 +75,26 @@ def nl_gold_cases(path: Path, text: str, payload: dict[str, Any]
             yield line, index, question
 
 
-def _check_changelog(path: Path, changelog: Any, ids: set[Any]) -> None:
+def _check_changelog(path: Path, changelog: Any, ids: set[Any], lines: list[int]) -> None:
     if not isinstance(changelog, list) or not changelog:
         raise QuestionFileError(path, None, None, "nl-answers-gold-v2 needs a non-empty "
                                                   "`changelog`")
     for i, entry in enumerate(changelog):
         where = f"changelog[{i}]"
+        line = lines[i] if len(lines) == len(changelog) else None
         if not isinstance(entry, dict):
-            raise QuestionFileError(path, None, None, f"{where} must be an object")
+            raise QuestionFileError(path, line, None, f"{where} must be an object")
         missing = [k for k in _CHANGELOG_KEYS if k not in entry]
         if missing:
-            raise QuestionFileError(path, None, None, f"{where} lacks {', '.join(missing)}")
+            raise QuestionFileError(path, line, None, f"{where} lacks {', '.join(missing)}")
         if not isinstance(entry["evidence"], str) or not entry["evidence"].strip():
-            raise QuestionFileError(path, None, None, f"{where}: evidence must be a non-empty text")
+            raise QuestionFileError(path, line, None,
+                                    f"{where}: evidence must be a non-empty text")
         if not isinstance(entry["case_id"], str):
-            raise QuestionFileError(path, None, None, f"{where}: case_id must be a text, got "
+            raise QuestionFileError(path, line, None, f"{where}: case_id must be a text, got "
                                                       f"{reading.clip(entry['case_id'])}")
         if entry["case_id"] not in ids:
-            raise QuestionFileError(path, None, None, f"{where} names the unknown case "
+            raise QuestionFileError(path, line, None, f"{where} names the unknown case "
                                                       f"{reading.clip(entry['case_id'])}")
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ragspine_eval.files.reading import printable
 from ragspine_eval.golden.question_case import QuestionFileError, json_spans, member_start
 
 DOCUMENT_KEYS = ("document_sha256", "document")
@@ -69,7 +70,7 @@ def nearest(key: str, known: tuple[str, ...]) -> str | None:
 
 
 def _shown(key: str) -> str:
-    return json.dumps(key, ensure_ascii=False)[1:-1][:80]
+    return printable(key)  # a control or bidirectional character escaped, never raw
 
 
 def reason_for(key: str, where: str, known: tuple[str, ...]) -> str:

@@ -76,6 +76,18 @@ def json_spans(text: str, start: int) -> Iterator[tuple[int, int, int, Any]]:
         i = end
 
 
+def member_lines(text: str, key: str) -> list[int]:
+    """The line of each element of the top-level object's array member `key` (`cases`,
+    `changelog`, `documents`), or [] when it is not an array."""
+    start = member_start(text, key)
+    if start is None or text[start:start + 1] != "[":
+        return []
+    try:
+        return [line for line, _ in json_items(text, start)]
+    except (ValueError, RecursionError):  # text the strict reader has not accepted
+        return []
+
+
 def member_start(text: str, key: str) -> int | None:
     """Where the value of the top-level object's member `key` starts in `text`, or None: the
     object's members are walked one by one, so a `key` nested inside another member is never

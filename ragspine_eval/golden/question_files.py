@@ -252,6 +252,9 @@ def _json_payload(path: Path) -> tuple[str, Any]:
         return QuestionFileError(path, None, None, reason)
 
     text = reading.decode(reading.read_bytes(path, "questions", error), error)
+    if not text.strip():
+        raise error("the file is empty: a .json question file is an array of questions, or an "
+                    "nl-answers-gold object")
     try:
         return text, reading.parse_json(text)
     except reading.JSONProblem as exc:
@@ -285,8 +288,9 @@ def check_question_file(path: str | Path) -> tuple[tuple[QuestionCase, ...],
 
 
 def _load(path: Path, *, stop: bool) -> tuple[tuple[QuestionCase, ...], list[QuestionFileError]]:
-    if not path.is_file():
-        raise QuestionFileError(path, None, None, "no such file")
+    problem = reading.not_a_file(path, "question")
+    if problem is not None:
+        raise QuestionFileError(path, None, None, problem)
     errors: list[QuestionFileError] = []
     cases: list[QuestionCase] = []
     items = _items(path)

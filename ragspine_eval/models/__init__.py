@@ -3,7 +3,8 @@
 providers (`ProviderSpec`: provider, model, base URL; the engine's own provider classes built
 from it, keys only from the environment); request (a call as a canonical request, its key, what
 differs between two); cassette (the file: one call per line, sorted, a header naming the engine,
-the models and when); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
+the models and when); call_line (one call line read strictly: its fields, its key, a response
+of the engine's shape); recorder (`ModelRun` and `RecordedProvider`: record, replay, live at the
 engine's `chat(messages, tools)`); budget (`--max-calls`, `--max-cost`: a run stopped before it
 passes them, as an interrupted run that resumes); prices (a price table the user supplies);
 usage (`ModelUsage`: calls, tokens, milliseconds and cost per run, per stage and by tag, over

@@ -28,6 +28,12 @@ Invariants:
 - `# models:` names every (provider, model, base URL) the calls were made with, `; ` between
   two (`models_text`, `models_of`); a recording writes it from the calls it keeps, so a replay
   can take its model from the header alone (models/options.py).
+- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses: a
+  folder, a FIFO, a loop of symbolic links, an empty file, invalid UTF-8, a call line that is
+  not strictly the recorder's (call_line.py: a corrupt or foreign response, an unknown field,
+  a key that is not its request's), a header line after the calls, lines out of order or a
+  (case, key) twice; a request the file lacks is not the file's problem but that case's
+  (recorder.py: a miss, naming what differs).
 """
 
 from __future__ import annotations
@@ -42,12 +48,16 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
+from ragspine_eval.files import reading
 from ragspine_eval.files.atomic import write_atomic
+from ragspine_eval.models.call_line import CallLineProblem, checked_call
 
 MAGIC = "# ragspine-eval cassette 1"
 HEADER_FIELDS = ("engine", "models", "recorded", "calls")
 DEFAULT_MODEL = "(default)"  # how `# models:` writes a spec with no model (the provider's own)
 _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_AGAIN = ("the file was edited by hand, merged or cut short: record it again "
+          "(--cassette-mode record)")
 
 
 class CassetteError(RagspineEvalError, ValueError):
@@ -83,10 +93,15 @@ def call_line(call: Mapping[str, Any]) -> str:
 
 
 def parse(text: str, where: str = "cassette") -> Cassette:
-    """A Cassette from a file's text; CassetteError naming `where` and the line."""
+    """A Cassette from a file's text; CassetteError naming `where` and the line: every call line
+    strict (call_line.py), the lines sorted by case then key, each (case, key) once."""
+    if not text.strip():
+        raise CassetteError(f"{where}: the file is empty, not a cassette; record one with "
+                            f"--cassette-mode record")
     lines = text.split("\n")  # not splitlines: a call's text may hold U+0085 or U+2028
     check_magic(lines[0], where)
     out, in_header = Cassette(), True
+    placed: dict[tuple[str, str], int] = {}  # (case, key) -> its line
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -100,13 +115,10 @@ def parse(text: str, where: str = "cassette") -> Cassette:
             continue
         in_header = False
         try:
-            call = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CassetteError(f"{where}:{n}: not a JSON call line ({exc.msg}); the file was "
-                                f"edited by hand or cut short: record it again") from None
-        if not isinstance(call, dict) or not {"case", "key", "request", "response"} <= set(call):
-            raise CassetteError(f"{where}:{n}: a call line needs case, key, request and "
-                                f"response; record the cassette again")
+            call = checked_call(line)
+        except CallLineProblem as exc:
+            raise CassetteError(f"{where}:{n}: {exc.reason}; {_AGAIN}") from None
+        _check_order(placed, (call["case"], call["key"]), n, where)
         out.add(call)
     return out
 
@@ -207,17 +219,61 @@ def _shown(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def _check_order(placed: dict[tuple[str, str], int], at: tuple[str, str], n: int,
+                 where: str) -> None:
+    """The calls are written sorted by case, then key, each once (Cassette.text): a line out of
+    that order, or a (case, key) given twice (perhaps with another answer), is refused."""
+    shown = f"case {reading.clip(at[0], 60)}, key {at[1]}"
+    if at in placed:
+        raise CassetteError(f"{where}:{n}: the call of {shown} is on line {placed[at]} too (one "
+                            f"request of a case has one answer); {_AGAIN}")
+    if placed and at < next(reversed(placed)):  # the line above: the largest so far
+        raise CassetteError(f"{where}:{n}: out of order: the calls are sorted by case, then "
+                            f"key, and this one ({shown}) sorts before the line above it; "
+                            f"{_AGAIN}")
+    placed[at] = n
+
+
 def read(path: str | Path) -> Cassette:
-    """The cassette at `path` (CassetteError when it is missing or not a cassette)."""
+    """The cassette at `path` (CassetteError when it is missing, not a regular file, not UTF-8
+    or not a cassette, naming the line)."""
     path = Path(path)
+
+    def error(reason: str) -> CassetteError:
+        return CassetteError(f"{path}: {reason}")
+
+    problem = reading.not_a_file(path, "cassette")
+    if problem is not None and problem.startswith("no such file"):
+        raise CassetteError(f"{path}: no such cassette{problem.removeprefix('no such file')}; "
+                            f"record it first with --cassette-mode record (it calls the model)")
+    if problem is not None:
+        raise error(problem)
+    data = reading.read_bytes(path, "cassette", error)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CassetteError(f"{path}: no such cassette; record it first with --cassette-mode "
-                            f"record (it calls the model)") from None
-    except UnicodeDecodeError:
-        raise CassetteError(f"{path}: not UTF-8 text, so not a cassette") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CassetteError(f"{path}:{line}: not UTF-8 text ({exc.reason}), so not a cassette; "
+                            f"{_AGAIN}") from None
     return parse(text, str(path))
+
+
+def check_recording(path: str | Path) -> None:
+    """Before a recording pays for any call (exit 2): a cassette already at `path` is read
+    whole (a corrupt one is never overwritten, nor its calls half-trusted), its journal beside
+    it is a folder, and the folder it goes in can be made."""
+    path = Path(path)
+    if os.path.lexists(path):
+        read(path)
+    folder = journal_dir(path)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise CassetteError(f"{folder}: the cassette's journal must be a folder (a recording "
+                            f"keeps each call there as it returns); move this file away")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot make the cassette's folder "
+                            f"({exc.strerror or exc}); choose another --cassette path") from None
 
 
 def journal_dir(path: str | Path) -> Path:
@@ -232,13 +288,13 @@ def journal_lines(path: str | Path) -> Iterable[tuple[str, dict[str, Any]]]:
     if not folder.is_dir():
         return
     for part in sorted(folder.glob("*.jsonl")):
+        if not part.is_file():
+            continue
         for line in part.read_text(encoding="utf-8", errors="replace").split("\n"):
             try:
-                call = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(call, dict) and {"case", "key", "request", "response"} <= set(call):
-                yield part.stem, call
+                yield part.stem, checked_call(line)
+            except CallLineProblem:
+                continue  # cut short, or not a call: left out, never half-read
 
 
 def append_to_journal(path: str | Path, run_id: str, call: Mapping[str, Any]) -> None:

@@ -93,14 +93,15 @@ class ModelRun:
 
     def check(self) -> None:
         """Exit 2 before any case runs: replay needs its cassette (and no key, no network);
-        record and live need what the provider needs (providers.check)."""
+        record and live need what the provider needs (providers.check), and a recording a
+        cassette it can extend (cassette.check_recording: a corrupt one is never overwritten)."""
         self.check_prices()
         if self.mode == "replay":
             tape.read(self.cassette or "")
         else:
             check(self.spec)
-            if self.cassette:
-                Path(self.cassette).parent.mkdir(parents=True, exist_ok=True)
+            if self.cassette and self.mode == "record":
+                tape.check_recording(self.cassette)
 
     def provider_for(self, case_id: str, reference_date: date | None, repeat: int = 0) -> Any:
         """The provider the engine gets for one case (module docstring)."""
@@ -252,8 +253,8 @@ class RecordedProvider:
         request = make_request(run.spec.to_dict(), messages, tools, self.params, self.repeat)
         key = request_key(request)
         held = _loaded(run) if run.mode in ("record", "replay") else None
-        if held is not None:
-            call = held.by_key.get(key)
+        if held is not None:  # this case's own answer, else another case's to the same request
+            call = held.calls.get((self.case_id, key)) or held.by_key.get(key)
             if call is not None:
                 if run.mode == "record":
                     tape.append_to_journal(str(run.cassette), run.run_id,

@@ -10,14 +10,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine_eval.models import cassette as tape
+from ragspine_eval.models.request import make_request, request_key
 
 ids = st.text(alphabet="abcdefghij-0123456789", min_size=1, max_size=8)
-calls = st.lists(st.fixed_dictionaries({
-    "case": ids, "key": st.text(alphabet="0123456789abcdef", min_size=16, max_size=16),
-    "request": st.fixed_dictionaries({"messages": st.lists(st.fixed_dictionaries(
-        {"role": st.just("user"), "content": st.text(max_size=30)}), max_size=2)}),
-    "response": st.fixed_dictionaries({"choices": st.just([]), "text": st.text(max_size=30)}),
-}), max_size=6)
+
+
+def a_call(case: str, text: str, answer: str | None, repeat: int = 0) -> dict:
+    """A call line as the recorder writes it: its request, the request's key, a response."""
+    request = make_request({"provider": "litellm", "model": "openai/m", "base_url": None},
+                           [{"role": "user", "content": text}], None, {"max_tokens": 64}, repeat)
+    return {"case": case, "key": request_key(request), "request": request,
+            "response": {"choices": [{"finish_reason": "stop", "index": 0, "message": {
+                "content": answer, "role": "assistant", "tool_calls": None}}],
+                "created": 0, "id": "", "model": "", "object": "chat.completion",
+                "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}},
+            "stage": "synthesis", "seconds": 0.5}
+
+
+calls = st.lists(st.builds(a_call, ids, st.text(max_size=30),
+                           st.one_of(st.none(), st.text(max_size=30))), max_size=6)
 HEADER = {"engine": "rag-spine 0.17.2", "models": "litellm openai/m", "recorded": "2026-12-05"}
 
 
@@ -56,7 +67,7 @@ def test_a_file_that_is_not_a_cassette_is_refused_with_its_line(tmp_path):
 
 
 def call(case, key, text="a"):
-    return {"case": case, "key": key, "request": {"m": text}, "response": {"r": text}}
+    return a_call(case, f"{key}: {text}", text)
 
 
 def test_a_complete_recording_keeps_exactly_its_calls_and_clears_the_journal(tmp_path):
@@ -67,7 +78,8 @@ def test_a_complete_recording_keeps_exactly_its_calls_and_clears_the_journal(tmp
     tape.append_to_journal(path, "run1", call("c1", "k1"))
     tape.append_to_journal(path, "run1", call("c2", "k2"))
     assert tape.merge(path, "run1", {"engine": "e", "models": "m", "recorded": "now"}, True) == 2
-    assert set(tape.read(path).calls) == {("c1", "k1"), ("c2", "k2")}
+    assert {(c, k) for c, k in tape.read(path).calls} == {("c1", call("c1", "k1")["key"]),
+                                                          ("c2", call("c2", "k2")["key"])}
     assert not tape.journal_dir(path).exists()
 
 
@@ -81,4 +93,5 @@ def test_an_interrupted_recording_keeps_the_old_calls_and_what_it_paid_for(tmp_p
     with open(next(tape.journal_dir(path).glob("*.jsonl")), "a", encoding="utf-8") as f:
         f.write('{"case": "c3", "key": "k3", "requ')
     tape.merge(path, "run1", {"engine": "e", "models": "m", "recorded": "now"}, False)
-    assert set(tape.read(path).calls) == {("c1", "k0"), ("c2", "k2")}
+    assert set(tape.read(path).calls) == {("c1", call("c1", "k0")["key"]),
+                                          ("c2", call("c2", "k2")["key"])}
