@@ -155,27 +155,18 @@ def header_line(line: str, where: str, n: int, in_header: bool = True) -> tuple[
 
 
 def header_of(path: str | Path) -> dict[str, tuple[int, str]]:
-    """The header of the cassette at `path`, read strictly (header_line): each field's line
-    number and value; the calls are not read. CassetteError when the file cannot be read."""
-    path, out = Path(path), {}
-    if not path.is_file():
-        what = "no such cassette" if not path.exists() else "not a file, so not a cassette"
-        raise CassetteError(f"{path}: {what}; record it first with --cassette-mode record")
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            check_magic(handle.readline().rstrip("\n"), str(path))
-            for n, line in enumerate(iter(handle.readline, ""), start=2):
-                if not line.startswith("#"):
-                    if line.strip():
-                        break
-                    continue
-                name, value = header_line(line.rstrip("\n"), str(path), n)
-                if name in out:
-                    raise CassetteError(f"{path}:{n}: a second '# {name}:' line (the first is "
-                                        f"line {out[name][0]}); record the cassette again")
-                out[name] = (n, value)
-    except UnicodeDecodeError:
-        raise CassetteError(f"{path}: not UTF-8 text, so not a cassette") from None
+    """The header of the cassette at `path`: each field's line number and value. The file is
+    read whole first (`read`): a header is trusted only in a file that is a cassette, and a
+    replay that takes its model from it refuses what `read` refuses, with the same words."""
+    path = Path(path)
+    read(path)
+    out: dict[str, tuple[int, str]] = {}
+    for n, line in enumerate(path.read_bytes().decode("utf-8-sig").split("\n")[1:], start=2):
+        if line.startswith("#"):
+            name, value = header_line(line, str(path), n)  # read checked each field is once
+            out[name] = (n, value)
+        elif line.strip():
+            break
     return out
 
 

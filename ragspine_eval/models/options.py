@@ -58,7 +58,7 @@ def replay_spec(cassette: str | Path, provider: str | None = None, model: str | 
     (module docstring). A missing cassette with a provider given is left to ModelRun.check (it
     says so, as it always has)."""
     path = Path(cassette)
-    if not path.exists():
+    if not os.path.lexists(path):  # a dangling link or a loop: read names it
         if provider is None:
             raise tape.CassetteError(
                 f"{path}: no such cassette: a replay with --cassette and no --provider takes "

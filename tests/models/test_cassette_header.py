@@ -14,6 +14,7 @@ from ragspine_eval.models import cassette as tape
 from ragspine_eval.models.options import model_run
 from ragspine_eval.models.providers import PROVIDERS
 from ragspine_eval.models.recorder import ModelRunError
+from ragspine_eval.models.request import make_request, request_key
 
 # a model name as providers spell them: printable, no "; " or " @ " (the header's separators)
 names = st.text(alphabet=st.characters(categories=("L", "N"), include_characters="/-_.:"),
@@ -33,8 +34,16 @@ def test_models_read_back_as_written(specs):
 
 
 def call(case, key, model, url="http://h/v1"):
-    return {"case": case, "key": key, "response": {"r": 1},
-            "request": {"provider": "litellm", "model": model, "base_url": url}}
+    """A call line as the recorder writes it (the reader is strict), asking `model` at `url`;
+    `key` tells two requests apart."""
+    request = make_request({"provider": "litellm", "model": model, "base_url": url},
+                           [{"role": "user", "content": key}], None, {"max_tokens": 64}, 0)
+    return {"case": case, "key": request_key(request), "request": request,
+            "response": {"choices": [{"finish_reason": "stop", "index": 0, "message": {
+                "content": "a", "role": "assistant", "tool_calls": None}}],
+                "created": 0, "id": "", "model": "", "object": "chat.completion",
+                "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}},
+            "stage": "synthesis", "seconds": 0.5}
 
 
 def test_a_recording_names_every_model_its_calls_were_made_with(tmp_path):
@@ -58,7 +67,7 @@ def test_a_recording_names_every_model_its_calls_were_made_with(tmp_path):
 
 
 @pytest.mark.parametrize(("lines", "line", "says"), [
-    (["# engine: e", '{"case":"c","key":"k","request":{},"response":{}}', "# models: mock x"],
+    (["# engine: e", tape.call_line(call("c", "k", "x")), "# models: mock x"],
      4, "after the calls"),
     (["# engine: e", "#"], 3, "not a header line"),
     (["# engine:"], 2, "not a header line"),
