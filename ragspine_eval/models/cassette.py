@@ -21,13 +21,13 @@ Invariants:
   journal beside it (`<cassette>.journal/`, one file per process and run) as it returns, so a
   run killed part-way keeps what it paid for, and `merge` folds the journal into the file;
 - only a successful call reaches the journal: a failure is never recorded;
-- `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses; the
-  header is read strictly (`header_line`, `header_of`): the first line is the magic of this
-  version, then `# name: value` lines of the known names (HEADER_FIELDS) each once, before the
-  first call; anything else there is exit 2 naming the file and line;
+- the header is read strictly (`header_line`): the first line is the magic of this version,
+  then `# name: value` lines of the known names (HEADER_FIELDS) each once, before the first
+  call; anything else there is exit 2 naming the file and line;
 - `# models:` names every (provider, model, base URL) the calls were made with, `; ` between
   two (`models_text`, `models_of`); a recording writes it from the calls it keeps, so a replay
-  can take its model from the header alone (models/options.py).
+  can take its model from the header alone (models/options.py, through `header_of`, which
+  reads the file as `read` does and refuses what it refuses);
 - `read` refuses a file that is not a cassette (exit 2, naming its line), never guesses: a
   folder, a FIFO, a loop of symbolic links, an empty file, invalid UTF-8, a call line that is
   not strictly the recorder's (call_line.py: a corrupt or foreign response, an unknown field,
@@ -129,7 +129,7 @@ def check_magic(first: str, where: str) -> None:
     if first.strip() == MAGIC:
         return
     if first.startswith(MAGIC[:-1]):
-        raise CassetteError(f"{where}:1: a cassette of another version ({_shown(first)}); this "
+        raise CassetteError(f"{where}:1: a cassette of another version ({reading.clip(first, 80)}); this "
                             f"ragspine-eval reads {MAGIC!r}: record it again with this version")
     raise CassetteError(f"{where}:1: not a ragspine-eval cassette (its first line must be "
                         f"{MAGIC!r}); record one with --cassette-mode record")
@@ -142,28 +142,28 @@ def header_line(line: str, where: str, n: int, in_header: bool = True) -> tuple[
     name, colon, value = line[1:].partition(":")
     name, value = name.strip(), value.strip()
     if not in_header:
-        raise CassetteError(f"{where}:{n}: a header line ({_shown(line)}) after the calls; the "
+        raise CassetteError(f"{where}:{n}: a header line ({reading.clip(line, 80)}) after the calls; the "
                             f"header comes first: the file was edited by hand, record it again")
     if not colon or name not in HEADER_FIELDS or not value or not value.isprintable():
-        raise CassetteError(f"{where}:{n}: not a header line of a cassette ({_shown(line)}; "
+        raise CassetteError(f"{where}:{n}: not a header line of a cassette ({reading.clip(line, 80)}; "
                             f"expected '# name: value' with a name of {', '.join(HEADER_FIELDS)})"
                             f": the file was edited by hand or is foreign, record it again")
     if name == "calls" and not value.isdecimal():
-        raise CassetteError(f"{where}:{n}: '# calls:' must be a count, not {_shown(value)}; "
+        raise CassetteError(f"{where}:{n}: '# calls:' must be a count, not {reading.clip(value, 80)}; "
                             f"record the cassette again")
     return name, value
 
 
 def header_of(path: str | Path) -> dict[str, tuple[int, str]]:
-    """The header of the cassette at `path`: each field's line number and value. The file is
-    read whole first (`read`): a header is trusted only in a file that is a cassette, and a
-    replay that takes its model from it refuses what `read` refuses, with the same words."""
-    path = Path(path)
-    read(path)
+    """The header of the cassette at `path`: each field's line number and value. The whole file
+    is checked as `read` checks it (a header is trusted only in a file that is a cassette, so a
+    replay that takes its model from it refuses what `read` refuses, with the same words)."""
+    text = _text_of(Path(path))
+    parse(text, str(path))
     out: dict[str, tuple[int, str]] = {}
-    for n, line in enumerate(path.read_bytes().decode("utf-8-sig").split("\n")[1:], start=2):
+    for n, line in enumerate(text.split("\n")[1:], start=2):
         if line.startswith("#"):
-            name, value = header_line(line, str(path), n)  # read checked each field is once
+            name, value = header_line(line, str(path), n)  # parse checked each field is once
             out[name] = (n, value)
         elif line.strip():
             break
@@ -198,16 +198,11 @@ def parse_models(value: str, where: str) -> list[tuple[str, str | None, str | No
         provider, _, model = named.strip().partition(" ")
         model, url = model.strip(), url.strip()
         if provider not in PROVIDERS or not model or (at and not url):
-            raise CassetteError(f"{where}: '# models:' names {_shown(entry)}, not '<provider> "
+            raise CassetteError(f"{where}: '# models:' names {reading.clip(entry, 80)}, not '<provider> "
                                 f"<model> @ <base url>' with a provider of {', '.join(PROVIDERS)}"
                                 f"; record the cassette again")
         out.append((provider, None if model == DEFAULT_MODEL else model, url or None))
     return out
-
-
-def _shown(text: str, limit: int = 80) -> str:
-    """Text of a file as a message may quote it: repr (no raw control character), clipped."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _check_order(placed: dict[tuple[str, str], int], at: tuple[str, str], n: int,
@@ -228,8 +223,12 @@ def _check_order(placed: dict[tuple[str, str], int], at: tuple[str, str], n: int
 def read(path: str | Path) -> Cassette:
     """The cassette at `path` (CassetteError when it is missing, not a regular file, not UTF-8
     or not a cassette, naming the line)."""
-    path = Path(path)
+    return parse(_text_of(Path(path)), str(path))
 
+
+def _text_of(path: Path) -> str:
+    """The text of the cassette at `path`, read as every reader of the project reads a file
+    (files/reading.py: a regular file, bounded); CassetteError saying what it is otherwise."""
     def error(reason: str) -> CassetteError:
         return CassetteError(f"{path}: {reason}")
 
@@ -241,12 +240,11 @@ def read(path: str | Path) -> Cassette:
         raise error(problem)
     data = reading.read_bytes(path, "cassette", error)
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise CassetteError(f"{path}:{line}: not UTF-8 text ({exc.reason}), so not a cassette; "
                             f"{_AGAIN}") from None
-    return parse(text, str(path))
 
 
 def check_recording(path: str | Path) -> None:
