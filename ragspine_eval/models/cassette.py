@@ -129,8 +129,9 @@ def check_magic(first: str, where: str) -> None:
     if first.strip() == MAGIC:
         return
     if first.startswith(MAGIC[:-1]):
-        raise CassetteError(f"{where}:1: a cassette of another version ({reading.clip(first, 80)}); this "
-                            f"ragspine-eval reads {MAGIC!r}: record it again with this version")
+        raise CassetteError(f"{where}:1: a cassette of another version "
+                            f"({reading.clip(first, 80)}); this ragspine-eval reads {MAGIC!r}: "
+                            f"record it again with this version")
     raise CassetteError(f"{where}:1: not a ragspine-eval cassette (its first line must be "
                         f"{MAGIC!r}); record one with --cassette-mode record")
 
@@ -142,15 +143,17 @@ def header_line(line: str, where: str, n: int, in_header: bool = True) -> tuple[
     name, colon, value = line[1:].partition(":")
     name, value = name.strip(), value.strip()
     if not in_header:
-        raise CassetteError(f"{where}:{n}: a header line ({reading.clip(line, 80)}) after the calls; the "
-                            f"header comes first: the file was edited by hand, record it again")
+        raise CassetteError(f"{where}:{n}: a header line ({reading.clip(line, 80)}) after "
+                            f"the calls; the header comes first: the file was edited by hand, "
+                            f"record it again")
     if not colon or name not in HEADER_FIELDS or not value or not value.isprintable():
-        raise CassetteError(f"{where}:{n}: not a header line of a cassette ({reading.clip(line, 80)}; "
-                            f"expected '# name: value' with a name of {', '.join(HEADER_FIELDS)})"
+        raise CassetteError(f"{where}:{n}: not a header line of a cassette "
+                            f"({reading.clip(line, 80)}; expected '# name: value' with a name "
+                            f"of {', '.join(HEADER_FIELDS)})"
                             f": the file was edited by hand or is foreign, record it again")
     if name == "calls" and not value.isdecimal():
-        raise CassetteError(f"{where}:{n}: '# calls:' must be a count, not {reading.clip(value, 80)}; "
-                            f"record the cassette again")
+        raise CassetteError(f"{where}:{n}: '# calls:' must be a count, not "
+                            f"{reading.clip(value, 80)}; record the cassette again")
     return name, value
 
 
@@ -198,8 +201,9 @@ def parse_models(value: str, where: str) -> list[tuple[str, str | None, str | No
         provider, _, model = named.strip().partition(" ")
         model, url = model.strip(), url.strip()
         if provider not in PROVIDERS or not model or (at and not url):
-            raise CassetteError(f"{where}: '# models:' names {reading.clip(entry, 80)}, not '<provider> "
-                                f"<model> @ <base url>' with a provider of {', '.join(PROVIDERS)}"
+            raise CassetteError(f"{where}: '# models:' names {reading.clip(entry, 80)}, "
+                                f"not '<provider> <model> @ <base url>' with a provider of "
+                                f"{', '.join(PROVIDERS)}"
                                 f"; record the cassette again")
         out.append((provider, None if model == DEFAULT_MODEL else model, url or None))
     return out
