@@ -31,6 +31,7 @@ from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files.atomic import write_atomic
+from ragspine_eval.files.output_paths import check_replaceable
 
 SCHEMA = "nl-answers-gold-v2"
 DRAFTED = "drafted, to review"
@@ -172,16 +173,11 @@ def check_out(path: str | Path, *, force: bool = False, inputs: Iterable[str | P
               ) -> Path:
     """The output path, refused before anything runs: an existing file without `force`, a
     folder, or one of the inputs (an output never replaces an input, `force` or not)."""
-    path = Path(path)
-    for given in inputs:
-        if Path(given).exists() and path.exists() and path.resolve() == Path(given).resolve():
-            raise DraftError(f"{path}: is an input of this command; write the output elsewhere")
-    if path.is_dir():
-        raise DraftError(f"{path}: is a folder; give a file name for --out")
-    if path.exists() and not force:
-        raise DraftError(f"{path}: already exists; a draft or a review never replaces a gold "
-                         f"file: give another --out, or --force to replace it")
-    return path
+    return check_replaceable(
+        path, force=force, inputs=inputs, error=DraftError,
+        is_input="is an input of this command; write the output elsewhere",
+        exists="a draft or a review never replaces a gold file: give another --out, or --force "
+               "to replace it")
 
 
 def write_draft(path: str | Path, document: dict[str, Any], *, force: bool = False) -> str:

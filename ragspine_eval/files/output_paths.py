@@ -8,7 +8,9 @@ Markdown summary) is computed from a finished report in outputs/.
 the caller protects (a baseline, its history), so a run never ends in "bad input" after it has
 written something. Nothing is created here: the check writes at most an anonymous temporary
 file that disappears at once. `write_output` and `write_announced` then write each checked
-path, a late failure (a full disk) an OutputError naming the file.
+path, a late failure (a full disk) an OutputError naming the file. `check_replaceable` is the
+rule for a file a command writes whole from its inputs (a gold draft, merged labels): never one
+of its inputs, never a folder, an existing file only when the user said `--force`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ragspine_eval.errors import RagspineEvalError
@@ -68,6 +70,22 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
             link = f" (it links to {real})" if real != path.absolute() else ""
             raise OutputError(f"{path}: cannot write the {label} file{link}: {problem}; choose "
                               f"a writable path")
+
+
+def check_replaceable(path: str | Path, *, force: bool, inputs: Iterable[str | Path],
+                      error: Callable[[str], Exception], is_input: str, exists: str) -> Path:
+    """`path`, refused (`error(message)`) when it is one of `inputs` (`force` or not: an output
+    never replaces what it was made from), a folder, or an existing file without `force`;
+    `is_input` and `exists` say what to do, in the command's own words."""
+    path = Path(path)
+    for given in inputs:
+        if Path(given).exists() and path.exists() and path.resolve() == Path(given).resolve():
+            raise error(f"{path}: {is_input}")
+    if path.is_dir():
+        raise error(f"{path}: is a folder; give a file name for --out")
+    if path.exists() and not force:
+        raise error(f"{path}: already exists; {exists}")
+    return path
 
 
 def check_output_folder(folder: str | Path, label: str = "output") -> None:

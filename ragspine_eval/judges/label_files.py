@@ -70,16 +70,13 @@ def write_labels(path: str | Path, lines: Sequence[dict[str, Any]],
     """Write the lines whole; refuse one of the inputs as the output, a folder, and an existing
     file without `force`."""
     from ragspine_eval.files.atomic import write_atomic
+    from ragspine_eval.files.output_paths import check_replaceable
 
-    out = Path(path)
-    for given in inputs:
-        if out.exists() and Path(given).exists() and out.resolve() == Path(given).resolve():
-            raise LabelError(f"{out}: is one of the files merged; write the merged labels "
-                             f"elsewhere (--out), then move them into place")
-    if out.is_dir():
-        raise LabelError(f"{out}: is a folder; give a file name for --out")
-    if out.exists() and not force:
-        raise LabelError(f"{out}: already exists; give another --out, or --force to replace it")
+    out = check_replaceable(
+        path, force=force, inputs=inputs, error=LabelError,
+        is_input="is one of the files merged; write the merged labels elsewhere (--out), then "
+                 "move them into place",
+        exists="give another --out, or --force to replace it")
     try:
         write_atomic(out, labels_text(lines))
     except OSError as exc:
