@@ -27,10 +27,13 @@ _WHERE = {
     "GateMetric": "qa.report", "QAEvalReport": "qa.report",
     "LexicalOverlapJudge": "judges.groundedness",
     "make_baseline_entry": "qa.baseline_entry", "compare_to_baseline": "qa.baseline_entry",
-    "run_gated_qa": "gated.qa",
+    "QAHarness": "qa.harness", "QAWhat": "qa.harness",
+    # any harness's gated run: run_gated(QAHarness(), QAWhat(RunWhat(...)), ...)
+    "run_gated": "gated.runner", "Gate": "gated.harness", "GatedOutputs": "gated.outputs",
     # the extraction harness
     "run_eval": "extraction.scoring", "ChannelMetric": "extraction.report",
-    "EvalReport": "extraction.report", "run_gated_extraction": "gated.extraction",
+    "EvalReport": "extraction.report", "ExtractionHarness": "extraction.harness",
+    "ExtractionWhat": "extraction.harness",
     # shared
     "RagspineEvalError": "errors",
 }

@@ -8,7 +8,8 @@ engine judge's rules), run (`run_answer_eval`: every question, language, route a
 run path), report (the gates kept
 apart by tag, language and document, each failing question's stage, the baseline entries),
 faithfulness (a faithfulness judge on each claim of an answer, for the case view's labels:
-never a gate).
+never a gate), harness (`AnswersHarness`, `AnswersWhat`: the harness as gated.run takes it, on
+the gated run's floor).
 It sits at the harness floor, beside qa/ and retrieval_only/, because it runs the engine (engines/).
 
 The names below are imported on first use.

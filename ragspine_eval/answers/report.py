@@ -30,8 +30,7 @@ and so the LLM calls: how many a question costs depends on what the engine's cac
 hold, so on which worker asked it after which question: `provenance.times.usage`);
 each failing question carries its stage (retrieval.stages.answer_stage); the baseline entry of
 a route has the ratchet's shape ("metrics", "fabrication_count", "passed_ids", "golden", "kb",
-"engine", "engine_config") and is keyed per workspace, route and engine configuration by the
-gated run.
+"engine", "engine_config"), keyed per workspace, route and configuration (answers/harness.py).
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from ragspine_eval import ratchet
 from ragspine_eval.answers.claims import document_of, page_of
 from ragspine_eval.answers.placing import stage_of
 from ragspine_eval.answers.run import AnswerResult, AnswerRun
+from ragspine_eval.engines.base import Interruptible
 from ragspine_eval.golden.nl_answers import AnswerCase
 from ragspine_eval.provenance import Provenance
 from ragspine_eval.stats import wilson_interval
@@ -157,7 +157,7 @@ def repeat_stats(results: list[AnswerResult]) -> dict[str, Any]:
 
 
 @dataclass
-class AnswerRunReport:
+class AnswerRunReport(Interruptible):
     """An answer run, judged and placed (see the module docstring)."""
 
     run: AnswerRun
@@ -180,6 +180,13 @@ class AnswerRunReport:
     @property
     def routes(self) -> tuple[str, ...]:
         return self.run.routes
+
+    @property  # type: ignore[override]
+    def interrupted(self) -> bool:
+        return self.run.interrupted
+
+    def case_errors(self) -> list[str | None]:
+        return [r.outcome.error for r in self.run.results]
 
     def results(self, route: str, *, first_only: bool = True) -> list[AnswerResult]:
         return [r for r in self.run.results if r.route == route
@@ -260,7 +267,9 @@ class AnswerRunReport:
             "metrics": {f"{route} {g}": {k: v for k, v in m.items()}
                         for route, r in routes.items() for g, m in r["metrics"].items()
                         if g in RATE_GATES},
-            "n_cases": len(self.run.results), "skipped": self.run.skipped,
+            "n_cases": len(self.run.results),
+            **({"interrupted": True, "status": self.status} if self.interrupted else {}),
+            "skipped": self.run.skipped,
             "known_gaps": self.run.known_gaps,
             "gold_check": (self.run.gold_check.to_dict() if self.run.gold_check is not None
                            else None),

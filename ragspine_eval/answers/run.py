@@ -31,7 +31,7 @@ answers wholly never opens the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,6 +98,7 @@ class AnswerRun:
     # and no call), set by the run, kept in the provenance by `how_it_ran`
     usage: Any = field(default=None, repr=False)
     gold_check: GoldCheck | None = None  # the gold against the workspace (gold_check.py)
+    interrupted: bool = False  # Ctrl-C stopped it: the unfinished questions are not run
 
     @property
     def skipped(self) -> list[dict[str, str]]:
@@ -135,14 +136,12 @@ def questions_of(cases: Sequence[AnswerCase], languages: Sequence[str] | None
 
 def run_answer_eval(workspace: str | Path, gold: str | Path, *,
                     routes: Sequence[Route] = ROUTES, languages: Sequence[str] | None = None,
-                    repeat: int = 1, config: EngineConfig = DEFAULT,
-                    progress: Callable[[int, int, int], None] | None = None,
-                    model: Any = None, **how: Any) -> AnswerRun:
-    """Ask and judge every question of `gold` over `workspace` (module docstring);
-    `progress(done, total, errors)` as answers come; `model` (models.ModelRun; None: the
-    MockProvider) what the engine asks, behind its cassette, checked before any question (exit
-    2) and its recording completed after; `how` are pipeline.spec.RunHow's fields (jobs,
-    executor, scheduler, case_timeout, cache, ...; `jobs` 1 unless given), and
+                    config: EngineConfig = DEFAULT, model: Any = None, **how: Any) -> AnswerRun:
+    """Ask and judge every question of `gold` over `workspace` (module docstring); `model`
+    (models.ModelRun; None: the MockProvider) what the engine asks, behind its cassette,
+    checked before any question (exit 2) and its recording completed after; `how` are
+    pipeline.spec.RunHow's fields (jobs, executor, scheduler, case_timeout, cache, repeat,
+    `progress(done, total, errors)` as answers come ...; `jobs` 1 unless given), and
     `allow_gold_errors=True` runs the cases the workspace cannot answer as gold errors (module
     docstring)."""
     allow_gold_errors = bool(how.pop("allow_gold_errors", False))
@@ -151,8 +150,11 @@ def run_answer_eval(workspace: str | Path, gold: str | Path, *,
         raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")
     what = RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None, config,
                    model=model)
-    return run_answers(what, RunHow(progress=progress, repeat=repeat, **how), languages,
-                       allow_gold_errors=allow_gold_errors)
+    run = run_answers(what, RunHow(**how), languages,
+                      allow_gold_errors=allow_gold_errors)
+    if run.interrupted:  # a library call ends as Ctrl-C does
+        raise RunInterrupted.of(run.asked[1])
+    return run
 
 
 def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = None,
@@ -180,8 +182,7 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     run.cache = None if cache is None else cache.summary(len(questions))
     run.asked = (questions, answers.outcomes, answers.reused)
     run.usage = ModelUsage.of(questions, answers.runs, what.model)
-    if answers.interrupted:
-        raise RunInterrupted.of(answers.outcomes)
+    run.interrupted = answers.interrupted  # the report's status (gated/ decides what follows)
     return run
 
 

@@ -1,4 +1,4 @@
-"""`ragspine-eval answers`: flags onto `gated.answers.run_gated_answers`, its lines printed.
+"""`ragspine-eval answers`: flags onto the answer harness (answers/harness.py) and `gated.run`.
 
     ragspine-eval answers --kb W --golden GOLD [--route ask|narrative|both] [--lang en|zh]
                           [--repeat N] [--engine-config FILE] [--jobs N|auto]
@@ -30,7 +30,7 @@ from ragspine_eval.cli.run_options import (
     add_output_arguments,
     add_run_arguments,
     add_workspace_argument,
-    run_options,
+    run_how,
 )
 
 HELP = "answers over an engine workspace, judged claim by claim against an nl-answers-gold file"
@@ -82,21 +82,23 @@ def baseline_beside_gold(parser: argparse.ArgumentParser, harness: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval import gated
+    from ragspine_eval.answers.harness import AnswersHarness, answers_what
     from ragspine_eval.cli import common
     from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
-    from ragspine_eval.gated.answers import run_gated_answers
-    from ragspine_eval.gated.outputs import GatedOutputs
 
-    gated = run_gated_answers(
-        args.kb, args.golden, routes=ROUTE_CHOICES[args.route], languages=args.lang,
-        repeat=args.repeat, config=load_engine_config(args.engine_config),
-        baseline_path=args.baseline, name=args.name,
-        outputs=GatedOutputs(args.report, args.junit, args.summary_md),
-        options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=common.progress_bar("answers"), model=model_run(args),
-        allow_gold_errors=args.allow_gold_errors, **run_options(args))
-    return gated.exit_code
+    what = answers_what(args.kb, args.golden, ROUTE_CHOICES[args.route],
+                        load_engine_config(args.engine_config), model_run(args),
+                        languages=tuple(args.lang) if args.lang else None,
+                        baseline=args.baseline, name=args.name,
+                        allow_gold_errors=args.allow_gold_errors)
+    how = run_how(args, common.progress_bar("answers"), args.repeat)
+    run = gated.run(AnswersHarness(), what, how,
+                    gated.GatedOutputs(args.report, args.junit, args.summary_md),
+                    gated.Gate(gate_options(args), record_command(args), not args.no_store,
+                               print))
+    return common.finish(run)
 
 
 def record_command(args: argparse.Namespace) -> str:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
@@ -91,3 +92,27 @@ def progress_bar(label: str) -> Callable[[int, int, int], None] | None:
         print(f"\r{progress_line(label, done, total, errors)}", end="", file=sys.stderr, flush=True)
 
     return tick
+
+
+def finish(gated: Any, end_progress: Callable[[], None] | None = None) -> int:
+    """A gated run's exit code (gated/harness.py `GatedRun`): for a run that did not finish
+    (Ctrl-C, or its model budget spent), whose outputs were written, its one stderr line and
+    exit 130; otherwise the run's own code."""
+    if end_progress is not None:
+        end_progress()
+    if gated.status == "complete":
+        return gated.exit_code
+    print(interrupted_line(gated.report, [path for _label, path in gated.written]),
+          file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def interrupted_line(report: Any, written: list[Path]) -> str:
+    """The one stderr line of a run that did not finish, whose outputs were written."""
+    done = report.finished
+    files = [str(path) for path in written]
+    wrote = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
+             f"as not run" if files else "no report was asked for (--report)")
+    what = f"stopped ({report.stopped_by})" if report.stopped_by else "interrupted (Ctrl-C)"
+    return (f"{what} after {done} of {report.n_cases} cases: {wrote}; the baseline was not "
+            f"changed")  # how to resume is the report's to say (interrupted_sentence)

@@ -1,4 +1,4 @@
-"""`ragspine-eval extraction`: flags onto `gated.extraction.run_gated_extraction`.
+"""`ragspine-eval extraction`: flags onto the extraction harness (extraction/harness.py) and `gated.run`.
 
 Exit codes as every subcommand: 0 pass (or a baseline bootstrapped or recorded), 1 a
 regression or a refused update, 2 bad input (one line, nothing written: flags, output paths and
@@ -70,21 +70,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval import gated
+    from ragspine_eval.cli.common import finish
     from ragspine_eval.extraction.doc_worker import DocLimits
-    from ragspine_eval.gated.extraction import (
-        ExtractionOutputs,
-        run_gated_extraction,
-    )
+    from ragspine_eval.extraction.harness import ExtractionHarness, ExtractionWhat
 
     targets, baseline_path = _targets(args)
-    gated = run_gated_extraction(
-        targets, facts_path=args.facts, baseline_path=baseline_path,
-        outputs=ExtractionOutputs(args.report, args.save_facts, args.junit, args.summary_md),
-        options=gate_options(args),
-        record_command=lambda key: _record_command(args, key, baseline_path), echo=print,
-        store=not args.no_store,
-        limits=DocLimits(args.doc_memory_mb, args.doc_timeout, args.doc_max_cells))
-    return gated.exit_code
+    what = ExtractionWhat(tuple(targets), args.facts, baseline_path,
+                          DocLimits(args.doc_memory_mb, args.doc_timeout, args.doc_max_cells))
+    run = gated.run(ExtractionHarness(), what, None,
+                    gated.GatedOutputs(args.report, args.junit, args.summary_md, args.save_facts),
+                    gated.Gate(gate_options(args),
+                               lambda key: _record_command(args, key, baseline_path),
+                               not args.no_store, print))
+    return finish(run)
 
 
 def _targets(args: argparse.Namespace) -> tuple[list, Path | None]:

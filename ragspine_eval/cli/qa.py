@@ -1,5 +1,6 @@
-"""`ragspine-eval qa`: flags onto `gated.qa.run_gated_qa`, its lines printed. A Ctrl-C while
-the cases run ends in one stderr line and exit 130 once the outputs asked for are written."""
+"""`ragspine-eval qa`: flags onto the QA harness's what and how (qa/harness.py) and one
+`gated.run`, its lines printed. A Ctrl-C while the cases run ends in one stderr line and exit
+130 once the outputs asked for are written (cli/common.finish)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from ragspine_eval.execution.jobs import (
     parse_jobs,
 )
 from ragspine_eval.cli.common import (
-    EXIT_INTERRUPTED,
     add_gate_arguments,
     gate_options,
     non_negative_int,
@@ -33,7 +33,6 @@ DEFAULT_RETRIES = 2  # the HTTP engine's (engines.http.DEFAULT_RETRIES; a test k
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ragspine_eval.engines import DEFAULT_ENGINE, EVAL_MODES
-    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
 
     parser.add_argument("--mode", choices=EVAL_MODES, default=None,
                         help="tool: the pipeline without an LLM; agent: answer_question with the "
@@ -60,6 +59,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write JUnit XML here: one testcase per case and gate")
     parser.add_argument("--summary-md", type=Path, metavar="PATH",
                         help="write a short Markdown summary here (for a CI step summary)")
+    _add_how_arguments(parser)
+    parser.add_argument("--judge", default="lexical", metavar="NAME",
+                        help="the faithfulness judge, one of `ragspine-eval judge list` "
+                             "(default: lexical)")
+    parser.add_argument("--judge-threshold", type=float, default=None, metavar="T",
+                        help="the judge's lexical threshold, 0 to 1 (default: the judge's own)")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not keep this run in the run store (every run is kept by "
+                             "default, see `ragspine-eval runs`)")
+    add_gate_arguments(parser, paths.QA_BASELINE)
+    from ragspine_eval.cli.model_options import add_model_arguments
+
+    add_model_arguments(parser)
+
+
+def _add_how_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the cases run (pipeline.spec.RunHow): jobs, limits, the executor, the cache,
+    repeats; none of them changes the report (save --repeat and --fail-fast)."""
+    from ragspine_eval.execution.runner import DEFAULT_CASE_TIMEOUT
+
     parser.add_argument("--jobs", type=jobs_value, default=AUTO, metavar="N|auto",
                         help="cases run at once: threads, or worker processes for the in-process "
                              "engine; the report is the same whatever N is (default: auto, the "
@@ -95,70 +114,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "between repeats is flaky, listed apart, counted as passing and "
                              "never a regression (one only when it fails in every repeat); "
                              "repeats never reuse the outcome cache (default: 1)")
-    parser.add_argument("--judge", default="lexical", metavar="NAME",
-                        help="the faithfulness judge, one of `ragspine-eval judge list` "
-                             "(default: lexical)")
-    parser.add_argument("--judge-threshold", type=float, default=None, metavar="T",
-                        help="the judge's lexical threshold, 0 to 1 (default: the judge's own)")
-    parser.add_argument("--no-store", action="store_true",
-                        help="do not keep this run in the run store (every run is kept by "
-                             "default, see `ragspine-eval runs`)")
-    add_gate_arguments(parser, paths.QA_BASELINE)
-    from ragspine_eval.cli.model_options import add_model_arguments
-
-    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragspine_eval.cli.common import BadInput
+    from ragspine_eval import gated
+    from ragspine_eval.cli.common import BadInput, finish
+    from ragspine_eval.cli.model_options import model_run
+    from ragspine_eval.engines import parse_engine
+    from ragspine_eval.engines.engine_config import load_engine_config
     from ragspine_eval.judges import registry as judges
-    from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
-    from ragspine_eval.execution.runner import RunInterrupted
+    from ragspine_eval.pipeline.spec import RunHow, RunWhat
+    from ragspine_eval.qa.harness import QAHarness, QAWhat
 
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     judge = judges.get(args.judge, args.judge_threshold)  # a bad name: exit 2 before any run
-    from ragspine_eval.engines.engine_config import load_engine_config
-
-    engine_config = load_engine_config(args.engine_config)
-    from ragspine_eval.cli.model_options import model_run
-
-    model = model_run(args)
+    config = load_engine_config(args.engine_config)
+    what = QAWhat(RunWhat(args.golden, args.kb, args.engine, args.mode, judge,
+                          config if config.settings() else None, None, model_run(args)),
+                  args.baseline)
     progress = _progress(args)
+    how = RunHow(args.jobs, args.executor, args.scheduler, args.case_timeout, args.retries,
+                 args.repeat, False if args.no_cache else None, args.cache_key, args.fail_fast,
+                 progress)
     echo = _Echo(progress)
     try:
-        gated = run_gated_qa(
-            args.golden, args.mode, engine=args.engine, kb_dir=args.kb,
-            baseline_path=args.baseline,
-            outputs=QAOutputs(args.report, args.junit, args.summary_md),
-            options=gate_options(args), record_command=lambda spec: record_command(args, spec),
-            echo=echo, jobs=args.jobs, case_timeout=args.case_timeout,
-            retries=args.retries, fail_fast=args.fail_fast, progress=progress, judge=judge,
-            cache=False if args.no_cache else None, cache_key=args.cache_key,
-            executor=args.executor, scheduler=args.scheduler, repeat=args.repeat,
-            store=not args.no_store,
-            engine_config=engine_config if engine_config.settings() else None, model=model)
-    except RunInterrupted as stopped:
-        if stopped.report is None:
-            raise  # app.main: exit 130 all the same
-        echo.end_progress()
-        print(interrupted_line(stopped.report, args), file=sys.stderr)
-        return EXIT_INTERRUPTED
+        run = gated.run(QAHarness(), what, how, gated.GatedOutputs(args.report, args.junit,
+                                                            args.summary_md),
+                        gated.Gate(gate_options(args), lambda key: record_command(
+                                       args, parse_engine(args.engine, args.mode)),
+                                   not args.no_store, echo))
     finally:
         echo.end_progress()
-    return gated.exit_code
-
-
-def interrupted_line(report: Any, args: argparse.Namespace) -> str:
-    """The one stderr line of an interrupted run (Ctrl-C, or its model budget spent) whose
-    outputs were written."""
-    done = report.finished
-    files = [str(path) for path in (args.report, args.junit, args.summary_md) if path]
-    written = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
-               f"as not run" if files else "no report was asked for (--report)")
-    what = f"stopped ({report.stopped_by})" if report.stopped_by else "interrupted (Ctrl-C)"
-    return (f"{what} after {done} of {report.n_cases} cases: {written}; the baseline was not "
-            f"changed")  # how to resume is the report's to say (interrupted_sentence)
+    return finish(run)
 
 
 def _progress(args: argparse.Namespace):  # noqa: ANN202 - a callback or None

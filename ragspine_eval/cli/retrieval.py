@@ -1,4 +1,5 @@
-"""`ragspine-eval retrieval`: flags onto `gated.retrieval.run_gated_retrieval`, its lines printed.
+"""`ragspine-eval retrieval`: flags onto the retrieval harness (retrieval_only/harness.py) and
+`gated.run`, its lines printed.
 
     ragspine-eval retrieval --kb W --golden Q [--top-k K] [--engine-config FILE]
                             [--jobs N|auto] [--executor local|dask] [--no-cache]
@@ -25,7 +26,7 @@ from ragspine_eval.cli.run_options import (
     add_output_arguments,
     add_run_arguments,
     add_workspace_argument,
-    run_options,
+    run_how,
 )
 
 HELP = "retrieval only over an engine workspace: rank of the first relevant hit per question"
@@ -64,21 +65,22 @@ def top_k_value(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragspine_eval import gated
     from ragspine_eval.cli import common
     from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
-    from ragspine_eval.gated.retrieval import RetrievalOutputs, run_gated_retrieval
+    from ragspine_eval.pipeline.spec import RunWhat
+    from ragspine_eval.retrieval_only.harness import RetrievalHarness, RetrievalWhat
 
-    config = load_engine_config(args.engine_config)
-    model = model_run(args)
-    progress = common.progress_bar("retrieval")
-    gated = run_gated_retrieval(
-        args.kb, args.golden, top_k=args.top_k, config=config, baseline_path=args.baseline,
-        name=args.name,
-        outputs=RetrievalOutputs(args.report, args.junit, args.summary_md),
-        options=gate_options(args), record_command=record_command(args), echo=print,
-        store=not args.no_store, progress=progress, model=model, **run_options(args))
-    return gated.exit_code
+    what = RetrievalWhat(RunWhat(Path(args.golden), Path(args.kb), "ragspine", None, None,
+                                 load_engine_config(args.engine_config), args.top_k,
+                                 model_run(args)), args.baseline, args.name)
+    how = run_how(args, common.progress_bar("retrieval"))
+    run = gated.run(RetrievalHarness(), what, how,
+                    gated.GatedOutputs(args.report, args.junit, args.summary_md),
+                    gated.Gate(gate_options(args), record_command(args), not args.no_store,
+                               print))
+    return common.finish(run)
 
 
 def record_command(args: argparse.Namespace) -> str:

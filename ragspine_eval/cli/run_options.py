@@ -60,3 +60,10 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     return {"jobs": args.jobs, "executor": args.executor, "scheduler": args.scheduler,
             "case_timeout": args.case_timeout, "cache": False if args.no_cache else None}
+
+
+def run_how(args: argparse.Namespace, progress: Any = None, repeat: int = 1) -> Any:
+    """The flags as a pipeline.spec.RunHow (checked when made)."""
+    from ragspine_eval.pipeline.spec import RunHow
+
+    return RunHow(progress=progress, repeat=repeat, **run_options(args))

@@ -209,6 +209,10 @@ def draft_from_questions(workspace: str | Path, questions: str | Path, *, route:
     what = RunWhat(Path(questions), Path(workspace), "ragspine", route, None,
                    config or DEFAULT, model=model)
     run = run_answers(what, RunHow(**(how or {})), None, cases)
+    if run.interrupted:  # no draft from half the answers: Ctrl-C ends the command
+        from ragspine_eval.execution.runner import RunInterrupted
+
+        raise RunInterrupted.of(run.asked[1])
     by_id = {r.case_id: r for r in run.results}
     drafted: list[DraftCase] = []
     skipped: list[Skipped] = []

@@ -263,6 +263,58 @@ def interrupted_outcome(case: Any = None, kind: type[Any] = CaseOutcome) -> Any:
 NOT_RUN_STOPPED = "not run: the run stopped before this case finished: "
 
 
+RUN_STATUSES = ("complete", "interrupted", "stopped")
+
+
+def run_status(interrupted: bool, stopped_by: str | None) -> str:
+    """A report's status: complete, interrupted (Ctrl-C) or stopped (the run stopped itself:
+    its model budget spent). Only a report not complete writes it (`"status"`): a report
+    without one is complete, as every report written before it was."""
+    if not interrupted:
+        return "complete"
+    return "stopped" if stopped_by else "interrupted"
+
+
+class Interruptible:
+    """What a report of cases says about how its run ended, from `interrupted` and each case's
+    error (`case_errors()`): its status, why it stopped itself, how many cases finished. Mixed
+    into every harness's report whose run asks an engine (retrieval, answers)."""
+
+    interrupted: bool
+
+    def case_errors(self) -> list[str | None]:
+        raise NotImplementedError
+
+    @property
+    def n_cases(self) -> int:
+        return len(self.case_errors())
+
+    @property
+    def stopped_by(self) -> str | None:
+        """Why the run stopped itself (its model budget spent), or None."""
+        reason = stop_reason(self.case_errors())
+        return None if reason is None else reason.removeprefix(NOT_RUN_STOPPED)
+
+    @property
+    def finished(self) -> int:
+        return self.n_cases - sum(not_run(e) for e in self.case_errors())
+
+    @property
+    def status(self) -> str:
+        return run_status(self.interrupted, self.stopped_by)
+
+    def interrupted_line(self) -> str:
+        """The interruption as the outputs state it ("" for a complete run)."""
+        if not self.interrupted:
+            return ""
+        done, n = self.finished, self.n_cases
+        head = (f"STOPPED after {done} of {n} cases ({self.stopped_by})" if self.stopped_by
+                else f"INTERRUPTED (Ctrl-C) after {done} of {n} cases")
+        return (f"{head}: these results hold the {done} that finished; the other {n - done} "
+                f"are recorded as not run, so this run is no verdict and records no baseline; "
+                f"the same command resumes it, reusing the answers the outcome cache kept")
+
+
 def not_run(error: str | None) -> bool:
     """Whether a case's error says it was never run to its end (Ctrl-C, or the run stopped)."""
     return bool(error) and (error == NOT_RUN_INTERRUPTED

@@ -3,9 +3,10 @@
 records (fact and ground-truth records: formats and validation), adapter (the engine's
 extractors turned into facts), scoring (align facts with a ground truth, score each channel and
 coverage), claims (what a record says on each channel, sameness, fingerprints), report (ChannelMetric, Coverage, EvalReport and the baseline entry), run (one run
-over document sets or a facts file, and its JSON report), fixtures/ (the generated office
-documents and their ground truth; a new document type starts there and in adapter). The whole
-gated run is gated/extraction.py.
+over document sets or a facts file, and its JSON report), alignment (a ground truth against its
+document and facts), harness (`ExtractionHarness`, `ExtractionWhat`: the harness as gated.run
+takes it, on the gated run's floor), fixtures/ (the generated office documents and their ground
+truth; a new document type starts there and in adapter).
 
 The names below are imported on first use, so that importing one part does not import all.
 """

@@ -30,16 +30,16 @@ import pandas as pd
 
 from ragspine_eval import paths
 from ragspine_eval.extraction.adapter import engine_version, extract
-from ragspine_eval.extraction.compare import is_blank, stated_legend
+from ragspine_eval.extraction.alignment import check_aligned, check_truth_is_for
+from ragspine_eval.extraction.compare import stated_legend
 from ragspine_eval.extraction.doc_worker import DocLimits, DocumentFailure, extract_bounded
 from ragspine_eval.extraction.fixtures import DOCUMENT_SETS
-from ragspine_eval.extraction.locators import Scope, locator_hint
+from ragspine_eval.extraction.locators import Scope
 from ragspine_eval.extraction.records import (
     ExtractionInputError,
     check_unique,
     load_facts,
     load_ground_truth,
-    locator,
     stated_document,
 )
 from ragspine_eval.extraction.report import COVERAGE, FRAME_COLUMNS
@@ -89,6 +89,41 @@ class ExtractionRun:
     provenance: Provenance | None = None
     # documents the engine failed on, kept apart: key -> {"document", "limit", "reason"}
     failures: dict[str, dict[str, str]] = field(default_factory=dict)
+    # the sets Ctrl-C stopped before they were scored (none: the run is complete)
+    not_run: list[str] = field(default_factory=list)
+    # the engine's facts per set, for --save-facts (never in the report)
+    facts: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False,
+                                                   compare=False)
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.not_run)
+
+    @property
+    def status(self) -> str:
+        """complete, or interrupted (Ctrl-C) with the sets not scored in `not_run`."""
+        return "interrupted" if self.not_run else "complete"
+
+    @property
+    def stopped_by(self) -> None:
+        return None  # no model budget stops an extraction run
+
+    @property
+    def n_cases(self) -> int:
+        """The document sets of the run: scored, kept apart, or not run."""
+        return len(self.reports) + len(self.failures) + len(self.not_run)
+
+    @property
+    def finished(self) -> int:
+        return self.n_cases - len(self.not_run)
+
+    def interrupted_line(self) -> str:
+        """The interruption as the outputs state it ("" for a complete run)."""
+        if not self.not_run:
+            return ""
+        return (f"INTERRUPTED (Ctrl-C) after {self.finished} of {self.n_cases} document sets: "
+                f"not run {', '.join(self.not_run)}; this run is no verdict and records no "
+                f"baseline; the same command runs them all again")
 
     @property
     def warnings(self) -> list[str]:
@@ -112,6 +147,8 @@ class ExtractionRun:
             "baselines": self.baselines,
             "gate": self.gate,
             **({"failures": self.failures} if self.failures else {}),
+            **({"interrupted": True, "status": self.status, "not_run": self.not_run}
+               if self.not_run else {}),
         }
 
     @classmethod
@@ -120,7 +157,8 @@ class ExtractionRun:
         return cls({k: EvalReport.from_dict(r) for k, r in data["documents"].items()},
                    data.get("engine", "rag-spine"), data.get("source", "engine"),
                    data.get("baselines", {}), data.get("gate", {}),
-                   Provenance.from_dict(prov) if prov else None, data.get("failures", {}))
+                   Provenance.from_dict(prov) if prov else None, data.get("failures", {}),
+                   list(data.get("not_run") or ()))
 
     def with_baseline(self, path: str | Path, stored: dict[str, Any]) -> ExtractionRun:
         """Name, in the provenance, the baseline entries this run is gated on."""
@@ -172,38 +210,52 @@ def score_engine(targets: Sequence[Target],
     the facts of each set (to save them). A target that is not `trusted` is read in a worker
     under `limits` (DocLimits() when None); see the module docstring for a failure there."""
     clock = Clock()
-    reports, failures = {}, {}
-    for target in targets:
-        truth = load_ground_truth(target.ground_truth)
-        Scope(truth.get("scope"), str(target.ground_truth))
-        if target.document is None:
-            raise ExtractionInputError(f"{target.key}: no document to run the engine on")
-        check_truth_is_for(target.document, truth, target.ground_truth)
-        legend = stated_legend(truth, str(target.ground_truth))
-        if target.trusted:
-            extraction = extract(target.document, target.key, legend)
-        else:
-            try:
-                extraction = extract_bounded(target.document, target.key, legend, limits)
-            except DocumentFailure as exc:
-                if len(targets) == 1:
-                    raise
-                failures[target.key] = exc.to_dict()
-                continue
-        if on_facts:
-            on_facts(target.key, extraction.facts)
-        report = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
-                          document=extraction.document, source="engine",
-                          extraction=extraction.describe())
-        check_aligned(target, truth, extraction.facts)
-        reports[target.key] = report
-    if failures and not reports:
+    reports: dict[str, EvalReport] = {}
+    failures: dict[str, dict[str, str]] = {}
+    not_run: list[str] = []
+    for i, target in enumerate(targets):
+        try:
+            _score_one(target, len(targets), limits, on_facts, reports, failures)
+        except KeyboardInterrupt:  # Ctrl-C: the sets scored so far are the run's report
+            not_run = [t.key for t in targets[i:]]
+            break
+    if failures and not reports and not not_run:
         raise ExtractionInputError(f"the engine failed on every document of the run: "
                                    f"{next(iter(failures.values()))['reason']} (and "
                                    f"{len(failures) - 1} more)")
-    run = ExtractionRun(reports, source="engine", failures=failures)
+    run = ExtractionRun(reports, source="engine", failures=failures, not_run=not_run)
     run.provenance = extraction_provenance(run, targets, clock)
     return run
+
+
+def _score_one(target: Target, n_targets: int, limits: DocLimits | None,
+               on_facts: Callable[[str, list[dict[str, Any]]], None] | None,
+               reports: dict[str, EvalReport], failures: dict[str, dict[str, str]]) -> None:
+    """One target read by the engine and scored into `reports`, or kept apart in `failures`
+    (one of several whose document the engine failed on)."""
+    truth = load_ground_truth(target.ground_truth)
+    Scope(truth.get("scope"), str(target.ground_truth))
+    if target.document is None:
+        raise ExtractionInputError(f"{target.key}: no document to run the engine on")
+    check_truth_is_for(target.document, truth, target.ground_truth)
+    legend = stated_legend(truth, str(target.ground_truth))
+    if target.trusted:
+        extraction = extract(target.document, target.key, legend)
+    else:
+        try:
+            extraction = extract_bounded(target.document, target.key, legend, limits)
+        except DocumentFailure as exc:
+            if n_targets == 1:
+                raise
+            failures[target.key] = exc.to_dict()
+            return
+    if on_facts:
+        on_facts(target.key, extraction.facts)
+    report = run_eval(extraction.facts, truth, unsupported=extraction.unsupported,
+                      document=extraction.document, source="engine",
+                      extraction=extraction.describe())
+    check_aligned(target, truth, extraction.facts)
+    reports[target.key] = report
 
 
 def score_facts_file(facts_path: Path, targets: Sequence[Target]) -> ExtractionRun:
@@ -273,43 +325,6 @@ def extraction_provenance(run: ExtractionRun, targets: Sequence[Target], clock: 
                          canonical_hash({d.name: file_fingerprint(d) for d in docs}), len(docs))
     return collect(RunInputs(harness="extraction", mode=",".join(run.reports), golden=golden,
                              documents=documents), clock)
-
-
-def check_truth_is_for(document: Path, truth: dict[str, Any], truth_path: Path) -> None:
-    """A ground truth that names its document (load_ground_truth's "document") scores only a
-    document of that file name, compared in any case; one that names none scores any."""
-    stated = stated_document(truth)
-    if stated is None or stated.casefold() == document.name.casefold():
-        return
-    raise ExtractionInputError(
-        f"{truth_path}: this ground truth is for {stated!r} (its \"document\") but the document "
-        f"given is {document.name!r} ({document}); pass the ground truth written for "
-        f"{document.name}, or, if it is the same document renamed, set \"document\" to "
-        f"{document.name!r} in the ground truth")
-
-
-def check_aligned(target: Target, truth: dict[str, Any], facts: Sequence[dict[str, Any]],
-                  ) -> None:
-    """A ground truth none of whose cells (blanks aside) found a fact, while there are facts,
-    names locators the extractor does not use (`Balance` for `balance`, `$B$2`, `b2`): an
-    ExtractionInputError with the nearest real locator of its first cells, never a 0/0 score."""
-    cells = [c for c in truth["cells"] if not ("value" in c and is_blank(c["value"]))]
-    if not facts or not cells:
-        return
-    located = {locator(f) for f in facts}
-    if any(locator(c) in located for c in cells):
-        return
-    sheets: dict[str, set[str]] = {}
-    for fact in facts:
-        sheets.setdefault(fact["sheet"], set()).add(fact["cell_ref"])
-    hints = "; ".join(f"{c['sheet']}!{c['cell_ref']}: "
-                      f"{locator_hint(c['sheet'], c['cell_ref'], sheets)}"
-                      for c in cells[:3])
-    raise ExtractionInputError(
-        f"{target.ground_truth}: no ground-truth cell aligns with any of the {len(facts)} facts "
-        f"of {target.document.name if target.document else target.key}, so nothing would be "
-        f"scored; {hints}. Locators are 'sheet!cell_ref' exactly as the extractor writes them "
-        f"(`ragspine-eval truth check GT --doc DOC` checks them)")
 
 
 def sets_named_by(facts_path: Path) -> list[str]:

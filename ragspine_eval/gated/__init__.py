@@ -1,12 +1,13 @@
 """Gated runs: one harness run from start to verdict, the way the CLI and the notebooks do it.
 
-qa (`run_gated_qa`: load the baselines, run, score, compare, record, write every output),
-retrieval (`run_gated_retrieval`, the same for a workspace's retrieval), answers
-(`run_gated_answers`: an answer run, gated per route) and extraction (`run_gated_extraction`,
-the same for documents); base (`GatedRun`: the fields and the exit rule every gated run of
-one key shares); steps (what every gated run does around its harness: the options and stored
-entries checked first, a key gated, the baseline put back when an output fails). They orchestrate everything below them (the harnesses, the ratchet, outputs,
-the run store), so they sit above all of it.
+harness (`Harness`: what a harness gives the gated run; `GatedRun`, its result and the one exit
+rule; `Gate`: how a run is gated; `keyed`: the configuration's and the model's key suffix),
+runner (`run(harness, what, how, outputs, gate)`: check, run, write, gate, keep, the one
+protocol every harness goes through), outputs (`GatedOutputs`, the files a run writes) and
+own_workspace (where a run over an engine workspace keeps its baseline, and its keys' name). The
+harnesses themselves live in their folders (qa/harness.py, retrieval_only/harness.py,
+answers/harness.py, extraction/harness.py), on this floor. They orchestrate everything below
+them (the harnesses, the ratchet, outputs, the run store), so they sit above all of it.
 
 The names below are imported on first use, so that importing one part does not import all.
 """
@@ -14,11 +15,12 @@ The names below are imported on first use, so that importing one part does not i
 from ragspine_eval.lazy import lazy_exports
 
 _WHERE = {
-    "QAGatedRun": "qa",
-    "run_gated_qa": "qa",
-    "ExtractionGatedRun": "extraction",
-    "run_gated_extraction": "extraction",
-    "run_gated_answers": "answers",
+    "run": "runner",
+    "Harness": "harness",
+    "GatedRun": "harness",
+    "Gate": "harness",
+    "keyed": "harness",
+    "GatedOutputs": "outputs",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _WHERE)

@@ -67,7 +67,7 @@ def _base(stored: Mapping[str, Any] | None, name: str) -> str:
 def answers_table(report: AnswerRunReport, stored: Mapping[str, Mapping[str, Any] | None],
                   keys: Mapping[str, str]) -> list[str]:
     """The console lines of a run; `stored` and `keys` per route."""
-    out: list[str] = []
+    out: list[str] = [*filter(None, [report.interrupted_line()])]
     for route in report.routes:
         m = report.metrics(route)
         results = report.results(route)
@@ -158,7 +158,8 @@ def answers_junit_cases(report: AnswerRunReport,
 def write_answers_junit(path: str | Path, report: AnswerRunReport,
                         comparisons: Mapping[str, BaselineComparison | None], key: str) -> None:
     write_run_junit(path, answers_junit_cases(report, comparisons),
-                    f"ragspine-eval answers {key}".strip(), report.provenance)
+                    f"ragspine-eval answers {key}".strip(), report.provenance,
+                    {"interrupted": "true"} if report.interrupted else None)
 
 
 def answers_summary_markdown(report: AnswerRunReport,
@@ -198,7 +199,8 @@ def answers_summary_markdown(report: AnswerRunReport,
         f"ragspine-eval answers {key}",
         verdict or f"{'FAIL' if failed else 'PASS'} · {pass_counts(report)}"
         + ("" if compared else f" · {NOT_COMPARED}"),
-        list(prov.lines()) if prov else [], gates, regressions, tags,
+        [*filter(None, [report.interrupted_line()]), *(prov.lines() if prov else [])],
+        gates, regressions, tags,
         notes=[f"skipped {s['case_id']}: {s['reason']}" for s in report.run.skipped]
         + [f"known gap {g['case_id']}: {g['detail'] or '-'}" for g in report.run.known_gaps],
         errors=[f"{r.route} {r.id}: {r.outcome.error}" for r in report.errors], drift=drift))

@@ -139,7 +139,8 @@ def write_extraction_junit(path: str | Path, run: ExtractionRun,
                            comparisons: Mapping[str, BaselineComparison | None] | None = None
                            ) -> None:
     write_run_junit(path, extraction_junit_cases(run, comparisons),
-                    f"ragspine-eval extraction {','.join(run.reports)}", run.provenance)
+                    f"ragspine-eval extraction {','.join(run.reports)}", run.provenance,
+                    {"interrupted": "true"} if run.interrupted else None)
 
 
 def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResult]) -> str:
@@ -171,7 +172,9 @@ def extraction_summary_markdown(run: ExtractionRun, results: dict[str, GateResul
             regressions += regression_lines(results[key].comparison, key)
     verdicts = [r.exit_code for r in results.values()]
     verdict = "not gated" if not verdicts else ("PASS" if max(verdicts) == 0 else "FAIL")
-    prov = run.provenance.lines() if run.provenance else []
+    verdict = "INTERRUPTED" if run.interrupted else verdict
+    prov = [*filter(None, [run.interrupted_line()]),
+            *(run.provenance.lines() if run.provenance else [])]
     title = f"ragspine-eval extraction · {', '.join(run.reports)}"
     notes = [(f"{TABLE_STRUCTURE}: {STRUCTURE_DEFINITION}. Result: the F1; passed: the ground "
               f"truth's relations matched (relations extracted: {', '.join(extracted)}); no "

@@ -38,7 +38,8 @@ def retrieval_table(report: RetrievalRunReport, stored: dict[str, Any] | None = 
     """The console lines of a run (see the module docstring)."""
     metrics = report.metrics()
     out = [f"retrieval {key or report.workspace} · top_k {report.top_k} · "
-           f"{metrics['n_judged']} of {len(report.cases)} questions judged"]
+           f"{metrics['n_judged']} of {len(report.cases)} questions judged",
+           *filter(None, [report.interrupted_line()])]
     out.append(f"  {'measure':<18} {'value':>7}  {'95% CI':<14} {'hits':>9}  baseline")
     for name, m in metrics.items():
         if isinstance(m, dict):
@@ -91,7 +92,8 @@ def write_retrieval_junit(path: str | Path, report: RetrievalRunReport,
         summary = {k: v for k, v in prov.times.latency.items() if k in ("unit", "run")}
         prov = replace(prov, times=replace(prov.times, latency=summary))
     write_run_junit(path, retrieval_junit_cases(report, comparison),
-                    f"ragspine-eval retrieval {key}".strip(), prov)
+                    f"ragspine-eval retrieval {key}".strip(), prov,
+                    {"interrupted": "true"} if report.interrupted else None)
 
 
 def retrieval_summary_markdown(report: RetrievalRunReport, stored: dict[str, Any] | None,
@@ -112,8 +114,10 @@ def retrieval_summary_markdown(report: RetrievalRunReport, stored: dict[str, Any
     regressions = [f"{r['metric']}: {r['baseline']} -> {r['current']}"
                    for r in (comparison.regressions if comparison else [])] + regressions
     verdict = ("FAIL" if (result is not None and result.exit_code) or report.errors else "PASS")
+    if report.interrupted:
+        verdict = report.status.upper()
     prov = report.provenance
-    lines = list(prov.lines()) if prov else []
+    lines = [*filter(None, [report.interrupted_line()]), *(prov.lines() if prov else [])]
     return summary_markdown(Summary(
         f"ragspine-eval retrieval {key}", verdict, lines, gates, regressions, tags,
         notes=[f"MRR {metrics['mrr']:.4f} (baseline {_base(stored, 'mrr')}), page MRR "

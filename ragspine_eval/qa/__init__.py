@@ -7,7 +7,8 @@ retrieval_gate (the retrieval gate and where a failure sits), report_file (the r
 its case list kept with the cache), answered (a run with engine errors judged on the cases it
 answered), baseline_entry (a report's entry in the ratchet, and a report compared with one),
 repeats (flaky cases over repeated runs), golden_check (cases against a knowledge base), run
-(`run_qa_eval`: the run path of pipeline/ with these parts). The golden set is golden/, the
+(`run_qa_eval`: the run path of pipeline/ with these parts), harness (`QAHarness`, `QAWhat`:
+the harness as gated.run takes it, on the gated run's floor). The golden set is golden/, the
 engines engines/, the judges judges/, how cases run execution/ and pipeline/; the whole gated
 run is gated/.
 

@@ -39,7 +39,7 @@ from ragspine_eval.provenance import (
 )
 from ragspine_eval.stats import pass_at_k, wilson_interval
 from ragspine_eval.qa.case_record import CaseRecord
-from ragspine_eval.engines.base import NOT_RUN_STOPPED, not_run, stop_reason
+from ragspine_eval.engines.base import NOT_RUN_STOPPED, not_run, run_status, stop_reason
 from ragspine_eval.execution.collector import gc_paused
 from ragspine_eval.qa.gates import FABRICATION, Verdict
 from ragspine_eval.golden.cases import GoldenCase
@@ -244,6 +244,11 @@ class QAEvalReport:
         return None if reason is None else reason.removeprefix(NOT_RUN_STOPPED)
 
     @property
+    def status(self) -> str:
+        """complete, interrupted (Ctrl-C) or stopped (engines.base.run_status)."""
+        return run_status(self.interrupted, self.stopped_by)
+
+    @property
     def _stop(self) -> str:
         """What stopped the run, as the sentences say it."""
         return f"stopped: {self.stopped_by}" if self.stopped_by else "interrupted (Ctrl-C)"
@@ -308,6 +313,7 @@ class QAEvalReport:
             "n_cases": self.n_cases,
             "repeats": self.repeats,
             "interrupted": self.interrupted,
+            **({"status": self.status} if self.interrupted else {}),
             **({"pass_at_k": self.pass_at_k()} if self.repeats > 1 else {}),
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
             "fabrication": self.fabrication.to_dict(),

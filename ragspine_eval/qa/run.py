@@ -5,17 +5,17 @@ golden set (golden/, remembered by execution/golden_memo.py), the KB's stores bu
 scratch folder and the engine opened on them (engines/), the gates and a faithfulness judge
 (report.py's `evaluate`, streaming.py as answers arrive, repeats.py over repeats), the case
 list's text kept with the whole-run entry (report_file.py). The report carries its provenance,
-the judge included (no baseline yet: gated.qa adds it). Nothing is written here.
+the judge included (no baseline yet: qa/harness.py adds it). Nothing is written here.
 With a model (`RunWhat.model`, models.ModelRun: the in-process agent's provider behind its
 cassette) its fingerprint joins the outcome cache's key, a recording reads no stored outcome,
 each repeat's calls are keyed apart (the answer step sets the engine's `repeat_index`), the
 cassette is completed after the answers, the provenance names the model, and what every
 repeat's calls used is counted once (`times.usage`).
-Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: the report,
-marked `interrupted`, holds every case (the unfinished ones as not run) and travels on the
-RunInterrupted raised again, for the caller that writes it (gated/qa.py); with repeats, the
-repeats finished so far and the interrupted one are combined as usual. Ctrl-C anywhere else is
-a plain KeyboardInterrupt.
+Ctrl-C while the cases run (runner.RunInterrupted) still scores what the run has: `run_qa`
+returns the report marked `interrupted` (its `status`), holding every case (the unfinished ones
+as not run), for the gated run to write (gated/runner.py); `run_qa_eval`, the library's call,
+raises RunInterrupted carrying it. With repeats, the repeats finished so far and the
+interrupted one are combined as usual. Ctrl-C anywhere else is a plain KeyboardInterrupt.
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ from ragspine_eval.qa.report import QAEvalReport
 @gc_paused()  # the engine runs with it on (pipeline/answer.py); the rest builds trees of plain
 # objects, whose young collections would each walk everything made since (0.1 s a warm run)
 def run_qa_eval(golden_path: str | Path, mode: str | None = None, *, kb_dir: str | Path = KB_DIR,
-                engine: Any = "ragspine", judge: Any = None, engine_config: Any = None,
-                retrieval_k: int | None = None, model: Any = None, **how: Any) -> QAEvalReport:
+                engine: Any = "ragspine", judge: Any = None, **options: Any) -> QAEvalReport:
     """Load the golden set, build the KB's stores in a scratch folder, run and score every case.
 
-    What is run (pipeline.spec.RunWhat): `engine` is an --engine string ("ragspine",
+    What is run (pipeline.spec.RunWhat; `engine_config`, `retrieval_k` and `model` among
+    `options`): `engine` is an --engine string ("ragspine",
     "http://HOST:PORT", "module:callable"; engines.factory) or an Engine object; `mode` defaults
     to the engine's first; `judge` a registered name (judges.registry; None: the default) or an
     object with `entails(claim, context)`; `engine_config` (engines/engine_config.py) sets the
@@ -59,13 +59,19 @@ def run_qa_eval(golden_path: str | Path, mode: str | None = None, *, kb_dir: str
     cassette (models/recorder.py): like `engine_config`, its fingerprint is part of the outcome
     cache's key, it is named in the provenance, and a recording reads no stored outcome.
 
-    How (`how`, pipeline.spec.RunHow's fields): jobs, executor, scheduler, case_timeout,
-    retries, repeat, cache, cache_key, fail_fast, progress. The report is the same whatever
-    they are, save repeats (combined, repeats.py) and fail_fast. Reused outcomes are marked in
-    the case records (`reused`) and counted in the provenance (`cache`).
+    How (the other `options`, pipeline.spec.RunHow's fields): jobs, executor, scheduler,
+    case_timeout, retries, repeat, cache, cache_key, fail_fast, progress. The report is the
+    same whatever they are, save repeats (combined, repeats.py) and fail_fast. Reused outcomes
+    are marked in the case records (`reused`) and counted in the provenance (`cache`).
+    This is the library's one call; the gated run (qa/harness.py) builds its RunWhat and
+    RunHow and calls `run_qa`.
     """
-    what = RunWhat(golden_path, kb_dir, engine, mode, judge, engine_config, retrieval_k, model)
-    return run_qa(what, RunHow(**how))
+    what = RunWhat(golden_path, kb_dir, engine, mode, judge, options.pop("engine_config", None),
+                   options.pop("retrieval_k", None), options.pop("model", None))
+    report = run_qa(what, RunHow(**options))
+    if report.interrupted:  # a library call ends as Ctrl-C does, carrying what ran
+        raise RunInterrupted(report.cases, report.finished, report)
+    return report
 
 
 def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
@@ -97,9 +103,7 @@ def run_qa(what: RunWhat, how: RunHow) -> QAEvalReport:
                     if not answers.interrupted else None)
     if slot is not None:  # the case list's text can be kept with the entry (report_file.py)
         report.case_text = replace(slot, records=report.cases)
-    if answers.interrupted:
-        report.interrupted = True
-        raise RunInterrupted.of(answers.runs[-1][0], report)
+    report.interrupted = answers.interrupted  # its status says so (gated/ decides what follows)
     return report
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragspine_eval import ratchet
+from ragspine_eval.engines.base import Interruptible
 from ragspine_eval.provenance import Provenance
 from ragspine_eval.stats import wilson_interval
 
@@ -133,7 +134,7 @@ def measures(cases: Iterable[RetrievalCase], ks: tuple[int, ...]) -> dict[str, A
 
 
 @dataclass
-class RetrievalRunReport:
+class RetrievalRunReport(Interruptible):
     """A retrieval-only run (see the module docstring)."""
 
     workspace: str
@@ -142,6 +143,10 @@ class RetrievalRunReport:
     cases: list[RetrievalCase]
     provenance: Provenance | None = None
     warnings: list[str] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C stopped the run: the unfinished cases are not run
+
+    def case_errors(self) -> list[str | None]:
+        return [c.error for c in self.cases]
 
     @property
     def ks(self) -> tuple[int, ...]:
@@ -178,6 +183,7 @@ class RetrievalRunReport:
             "workspace": self.workspace,
             "golden": self.golden, "top_k": self.top_k, "ks": list(self.ks),
             "n_cases": len(self.cases), "n_judged": metrics["n_judged"],
+            **({"interrupted": True, "status": self.status} if self.interrupted else {}),
             "unjudged": [c.id for c in self.unjudged],
             "errors": [{"id": c.id, "error": c.error} for c in self.errors],
             "warnings": list(self.warnings),
@@ -193,7 +199,8 @@ class RetrievalRunReport:
         prov = data.get("provenance")
         return cls(str(data["workspace"]), str(data["golden"]), int(data["top_k"]),
                    [RetrievalCase.from_dict(c) for c in data.get("cases") or ()],
-                   Provenance.from_dict(prov) if prov else None, list(data.get("warnings") or ()))
+                   Provenance.from_dict(prov) if prov else None, list(data.get("warnings") or ()),
+                   bool(data.get("interrupted")))
 
 
 def make_retrieval_entry(report: RetrievalRunReport) -> dict[str, Any]:

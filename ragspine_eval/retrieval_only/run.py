@@ -42,7 +42,6 @@ from typing import Any
 
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.workspace_retriever import Retrieved
-from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.models.usage import ModelUsage
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
@@ -87,8 +86,7 @@ def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
         with_cache(_provenance(run, report, clock), cache, len(run.questions)),
         run.questions, answers.outcomes, answers.reused),
         ModelUsage.of(run.questions, answers.runs, what.model))
-    if answers.interrupted:
-        raise RunInterrupted.of(answers.outcomes)
+    report.interrupted = answers.interrupted  # its status says so (gated/ decides what follows)
     return report
 
 

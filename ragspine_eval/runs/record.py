@@ -58,29 +58,20 @@ def kept_line(kept: RunSummary, key: str) -> str:
             f"{shlex.quote('@' + key + '~1')} {kept.id}`)")
 
 
-def qa_verdict(report: Any, comparison: Any, gate: Any) -> str:
-    """A QA run's verdict as the store lists it."""
-    if report.interrupted:
+def verdict(run: Any) -> str:
+    """A gated run's verdict as the store lists it, for every harness (gated/harness.py
+    `GatedRun`: its report, baseline file, comparison and gate per key): interrupted, not gated
+    (no baseline file: a document of one's own), errors, fail, no baseline or pass."""
+    if getattr(run.report, "status", "complete") != "complete":
         return "interrupted"
-    if report.errors:
-        return "errors"
-    if gate is not None:
-        if gate.exit_code:
-            return "fail"
-        return "no baseline" if comparison is None else "pass"
-    if comparison is None:
-        return "no baseline"
-    return "pass" if comparison.passed else "fail"
-
-
-def extraction_verdict(baseline_path: Any, comparisons: Mapping[str, Any],
-                       gates: Mapping[str, Any]) -> str:
-    """An extraction run's verdict as the store lists it (every document set together)."""
-    if baseline_path is None:
+    if run.baseline_path is None:
         return "not gated"
-    if gates:
-        if any(g.exit_code for g in gates.values()):
+    if getattr(run.report, "errors", None):
+        return "errors"
+    comparisons = run.comparisons.values()
+    if run.gates:
+        if any(g.exit_code for g in run.gates.values()):
             return "fail"
-    elif any(c is not None and not c.passed for c in comparisons.values()):
+    elif any(c is not None and not c.passed for c in comparisons):
         return "fail"
-    return "no baseline" if all(c is None for c in comparisons.values()) else "pass"
+    return "no baseline" if all(c is None for c in comparisons) else "pass"

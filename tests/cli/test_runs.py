@@ -9,7 +9,6 @@ import pytest
 from builders import frames_report
 
 from ragspine_eval.cli import main
-from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.runs import list_runs, store_report
 
 
@@ -116,14 +115,14 @@ def test_diff_of_an_unknown_reference_exits_2(capsys, stored):
 def test_an_interrupted_run_is_kept_marked(capsys, tmp_path, tiny_golden, monkeypatch):
     from ragspine_eval.qa import run as qa_run
 
-    real = qa_run.run_qa_eval
+    real = qa_run.run_qa
 
-    def stopped(*args, **kwargs):  # the real run's report, as Ctrl-C would leave it
-        partial = real(*args, **kwargs)
+    def stopped(what, how):  # noqa: ANN001, ANN202 - the real run's report, as Ctrl-C leaves it
+        partial = real(what, how)
         partial.interrupted = True
-        raise RunInterrupted([], 1, partial)
+        return partial
 
-    monkeypatch.setattr(qa_run, "run_qa_eval", stopped)
+    monkeypatch.setattr(qa_run, "run_qa", stopped)
     code, _out, _err = run(capsys, "qa", "--golden", str(tiny_golden), "--baseline",
                            str(tmp_path / "b.json"))
     assert code == 130

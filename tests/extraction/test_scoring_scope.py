@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ragspine_eval.extraction.records import ExtractionInputError
-from ragspine_eval.extraction.run import Target, check_aligned
+from ragspine_eval.extraction.alignment import check_aligned
+from ragspine_eval.extraction.run import Target
 from ragspine_eval.extraction.scoring import run_eval
 from ragspine_eval.outputs.extraction_files import extraction_table, mismatch_examples
 

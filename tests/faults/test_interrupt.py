@@ -215,20 +215,22 @@ def test_a_second_ctrl_c_while_writing_ends_it_leaving_no_half_written_file(
     from ragspine_eval.cli.app import main
     from ragspine_eval.qa import run
 
-    real_run, real_fsync = run.run_qa_eval, os.fsync
+    from dataclasses import replace
 
-    def first_ctrl_c(*args, **kwargs):  # noqa: ANN002, ANN003
+    real_run, real_fsync = run.run_qa, os.fsync
+
+    def first_ctrl_c(what, how):  # noqa: ANN001, ANN202
         def progress(done: int, total: int, errors: int) -> None:
             if done >= 2:
                 raise KeyboardInterrupt  # where a real SIGINT lands: the main thread
-        return real_run(*args, **{**kwargs, "progress": progress})
+        return real_run(what, replace(how, progress=progress))
 
     def second_ctrl_c(fd: int) -> None:
         if ".j.xml." in os.readlink(f"/proc/self/fd/{fd}"):
             raise KeyboardInterrupt
         real_fsync(fd)
 
-    monkeypatch.setattr(run, "run_qa_eval", first_ctrl_c)
+    monkeypatch.setattr(run, "run_qa", first_ctrl_c)
     monkeypatch.setattr(os, "fsync", second_ctrl_c)
     monkeypatch.setenv("RSE_SLOW_SECONDS", "0.2")
     code = main(["qa", "--engine", "engine_doubles:slow_right_value", "--golden",

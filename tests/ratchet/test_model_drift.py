@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragspine_eval.gated.qa import qa_key
+from ragspine_eval.gated.harness import keyed as qa_key
 from ragspine_eval.models.providers import ProviderSpec
 from ragspine_eval.models.recorder import ModelRun
 from ragspine_eval.ratchet.compare import drift_of

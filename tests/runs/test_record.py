@@ -8,13 +8,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from ragspine_eval.gated.qa import run_gated_qa
+from ragspine_eval import Gate, GatedOutputs, QAHarness, QAWhat, run_gated
+from ragspine_eval.pipeline.spec import RunWhat
 from ragspine_eval.runs import list_runs, load_report, record
 
 
 def test_a_library_run_is_kept_with_its_verdict_and_its_report(tiny_golden, tmp_path,
                                                                own_run_store):
-    gated = run_gated_qa(tiny_golden, "tool", baseline_path=tmp_path / "baseline.json")
+    gated = run_gated(QAHarness(), QAWhat(RunWhat(tiny_golden, mode="tool"), tmp_path / "baseline.json"))
     [kept] = list_runs()
     assert kept == gated.kept and kept.path.parent.parent == own_run_store
     assert (kept.kind, kept.key, kept.verdict, kept.cases) == ("qa", "tool", "no baseline", 5)
@@ -23,7 +24,8 @@ def test_a_library_run_is_kept_with_its_verdict_and_its_report(tiny_golden, tmp_
 
 
 def test_store_false_keeps_nothing(tiny_golden, tmp_path):
-    gated = run_gated_qa(tiny_golden, "tool", baseline_path=tmp_path / "b.json", store=False)
+    gated = run_gated(QAHarness(), QAWhat(RunWhat(tiny_golden, mode="tool"), tmp_path / "b.json"),
+                      outputs=GatedOutputs(), gate=Gate(store=False))
     assert gated.kept is None and list_runs() == []
 
 
@@ -37,20 +39,31 @@ def test_a_store_that_cannot_be_written_costs_one_warning_not_the_run(monkeypatc
     assert err.count("\n") == 1 and "the run was not kept in the run store" in err
 
 
-def report(**changes):
-    return SimpleNamespace(**{"interrupted": False, "errors": [], **changes})
+def gated(status="complete", errors=(), comparisons=None, gates=None, baseline="b.json"):
+    """A gated run as runs.record.verdict reads it (gated/harness.py GatedRun's fields)."""
+    return SimpleNamespace(report=SimpleNamespace(status=status, errors=list(errors)),
+                           baseline_path=baseline, comparisons=comparisons or {"k": None},
+                           gates=gates or {})
 
 
-@pytest.mark.parametrize("rep, comparison, gate, verdict", [
-    (report(interrupted=True), None, None, "interrupted"),
-    (report(errors=["x"]), SimpleNamespace(passed=True), None, "errors"),
-    (report(), None, None, "no baseline"),
-    (report(), SimpleNamespace(passed=True), None, "pass"),
-    (report(), SimpleNamespace(passed=False), None, "fail"),
-    (report(), SimpleNamespace(passed=True), SimpleNamespace(exit_code=1), "fail"),
-    (report(), None, SimpleNamespace(exit_code=0), "no baseline")])
-def test_a_qa_runs_verdict_as_listed(rep, comparison, gate, verdict):
-    assert record.qa_verdict(rep, comparison, gate) == verdict
+PASSED, FAILED = SimpleNamespace(passed=True), SimpleNamespace(passed=False)
+
+
+@pytest.mark.parametrize("run, verdict", [
+    (gated(status="interrupted"), "interrupted"),
+    (gated(status="stopped"), "interrupted"),
+    (gated(errors=["x"], comparisons={"k": PASSED}), "errors"),
+    (gated(), "no baseline"),
+    (gated(comparisons={"k": PASSED}), "pass"),
+    (gated(comparisons={"k": FAILED}), "fail"),
+    (gated(comparisons={"k": PASSED}, gates={"k": SimpleNamespace(exit_code=1)}), "fail"),
+    (gated(gates={"k": SimpleNamespace(exit_code=0)}), "no baseline"),
+    # several keys (answer routes, document sets): one failing key fails the run
+    (gated(comparisons={"ask": PASSED, "narrative": FAILED}), "fail"),
+    (gated(comparisons={"ask": PASSED, "narrative": None}), "pass"),
+    (gated(baseline=None), "not gated")])
+def test_a_gated_runs_verdict_as_listed(run, verdict):
+    assert record.verdict(run) == verdict
 
 
 def test_the_printed_reference_is_one_a_shell_can_take_and_only_when_there_is_one(

@@ -1,6 +1,6 @@
 """What notebooks/answers.ipynb shows: an answer run over a workspace, one call each.
 
-`run_answers(...)` is the CLI's gated run without recording (gated/answers.py: compared with
+`run_answers(answers_what(...))` is the CLI's gated run without recording (gated.run: compared with
 each route's stored entry, the report written, the run kept); then `verdict` (the banner: PASS,
 FAIL or NO BASELINE per route, the regressions named), `gates` (each route's gates kept apart,
 with intervals and the baseline's values), `by` (per language, tag or document), `failures` (the
@@ -49,31 +49,39 @@ class AnswersNotebookRun:
     comparisons: dict[str, ratchet.BaselineComparison | None]
 
 
-def run_answers(kb: str | Path, golden: str | Path, routes: str = "both",
-                engine_config: str | Path | None = None,
-                baseline_path: str | Path | None = None,
-                report_path: str | Path | None = None, store: bool = True,
-                model: Any = None, allow_gold_errors: bool = False) -> AnswersNotebookRun:
-    """Run and compare (never record); the report goes to `report_path` (default
-    out/answers_<workspace>.json); `baseline_path` None: the run's own (gated/own_workspace.py).
-    Relative paths are the project root's. `model`
+def answers_what(kb: str | Path, golden: str | Path, routes: str = "both",
+                 engine_config: str | Path | None = None,
+                 baseline_path: str | Path | None = None, model: Any = None,
+                 allow_gold_errors: bool = False) -> Any:
+    """What the notebook's run asks (answers/harness.py `AnswersWhat`): `routes` "both", "ask"
+    or "narrative"; `baseline_path` None: the run's own (gated/own_workspace.py); `model`
     (models.ModelRun, `workbench.model_run(...)`; None: the MockProvider) is what the engine
     asks, as `ragspine-eval answers --provider ... --cassette ...` passes it;
-    `allow_gold_errors` as `--allow-gold-errors`."""
+    `allow_gold_errors` as `--allow-gold-errors`. Relative paths are the project root's."""
+    from ragspine_eval.answers import harness
     from ragspine_eval.engines.engine_config import load_engine_config
-    from ragspine_eval.gated.answers import run_gated_answers
-    from ragspine_eval.gated.outputs import GatedOutputs
 
     config = load_engine_config(from_root(engine_config) if engine_config else None)
     chosen = {"both": ("ask", "narrative"), "ask": ("ask",), "narrative": ("narrative",)}[routes]
+    return harness.answers_what(from_root(kb), from_root(golden), chosen, config, model,
+                                baseline=from_root(baseline_path) if baseline_path else None,
+                                allow_gold_errors=allow_gold_errors)
+
+
+def run_answers(what: Any, report_path: str | Path | None = None, store: bool = True
+                ) -> AnswersNotebookRun:
+    """Run and compare (never record) `what` (`answers_what`); the report goes to
+    `report_path` (default out/answers_<workspace>.json). Interrupting the kernel mid-run
+    writes the report of what ran (interrupted), then lets the KeyboardInterrupt go on."""
+    from ragspine_eval import gated
+    from ragspine_eval.answers.harness import AnswersHarness
+
     out = from_root(report_path) if report_path else (
-        paths.PROJECT_ROOT / "out" / f"answers_{from_root(kb).resolve().name}.json")
+        paths.PROJECT_ROOT / "out" / f"answers_{Path(what.run.kb).resolve().name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    gated = run_gated_answers(from_root(kb), from_root(golden), routes=chosen, config=config,
-                              baseline_path=from_root(baseline_path) if baseline_path else None,
-                              outputs=GatedOutputs(report=out), store=store, model=model,
-                              allow_gold_errors=allow_gold_errors)
-    return AnswersNotebookRun(gated.report, out, gated.keys, gated.stored, gated.comparisons)
+    run = gated.run(AnswersHarness(), what, None, gated.GatedOutputs(report=out),
+                    gated.Gate(store=store)).or_interrupt()
+    return AnswersNotebookRun(run.report, out, run.keys, run.stored, run.comparisons)
 
 
 def _regressions(run: AnswersNotebookRun) -> list[str]:

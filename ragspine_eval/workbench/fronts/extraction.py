@@ -1,7 +1,7 @@
 """What notebooks/extraction.ipynb calls: its documents run and gated, a document the engine
 fails on kept apart from the verdicts.
 
-`run_extraction` is the CLI's gated run (gated.extraction) without recording, for fixture sets,
+`run_extraction` is the CLI's gated run (gated.run with extraction/harness.py) without recording, for fixture sets,
 one document of one's own, or a manifest of many (an `ExtractionNotebookRun`); `assert_gates_of`
 is the notebook's last cell.
 
@@ -80,13 +80,15 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
                 report: Path, **options: Any) -> tuple[Any, dict[str, str]]:
     """(the gated run of the documents that ran, or None; {key: why} of those that failed,
     whether the run raised on them or kept them apart itself).
-    `options` go to run_gated_extraction for the run that is reported, not for the trial runs
-    of one document each that find which one failed."""
-    from ragspine_eval.gated.extraction import ExtractionOutputs, run_gated_extraction
+    `options` (store) go to the gated run that is reported, not to the trial runs of one
+    document each that find which one failed."""
+    from ragspine_eval import gated as gated_run
+    from ragspine_eval.extraction.harness import ExtractionHarness, ExtractionWhat
 
-    def gated(some: Sequence[Target], out: Path | None, **more: Any) -> Any:
-        return run_gated_extraction(some, facts_path=facts_path, baseline_path=baseline_path,
-                                    outputs=ExtractionOutputs(report=out), **more)
+    def gated(some: Sequence[Target], out: Path | None, store: bool = True) -> Any:
+        return gated_run.run(ExtractionHarness(), ExtractionWhat(tuple(some), facts_path, baseline_path),
+                             None, gated_run.GatedOutputs(report=out),
+                             gated_run.Gate(store=store)).or_interrupt()
 
     try:
         done = gated(targets, report, **options)
@@ -114,7 +116,7 @@ def gated_apart(targets: Sequence[Target], facts_path: Path | None, baseline_pat
 def _kept_apart(gated: Any) -> dict[str, str]:
     """{key: why} of the documents the run itself kept apart (the engine's bounded worker
     failed on them: extraction.run.score_engine)."""
-    return {key: failure["reason"] for key, failure in gated.run.failures.items()}
+    return {key: failure["reason"] for key, failure in gated.report.failures.items()}
 
 
 def empty_run() -> ExtractionRun:
@@ -156,7 +158,8 @@ def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str 
                                   baseline, out, store=store)
     if gated is None:
         return ExtractionNotebookRun(empty_run(), out, baseline, {}, {}, targets, failures)
-    return ExtractionNotebookRun(gated.run, out, gated.baseline_path, gated.stored,
+    stored = {key: entry for key, entry in gated.stored.items() if entry is not None}
+    return ExtractionNotebookRun(gated.report, out, gated.baseline_path, stored,
                                  gated.comparisons, targets, failures, gated.kept)
 
 

@@ -49,19 +49,24 @@ def run_qa(mode: str | None, golden_path: str | Path, baseline_path: str | Path,
     run_qa_eval's (jobs, case_timeout, ...). Interrupting the kernel mid-run writes the report
     of what ran (interrupted, the rest not run), then lets the KeyboardInterrupt go on.
     The run is kept in the run store (runs/) unless `store` is False."""
-    from ragspine_eval.engines import parse_engine
-    from ragspine_eval.gated.qa import QAOutputs, qa_key, run_gated_qa
+    from ragspine_eval import gated
+    from ragspine_eval.pipeline.spec import RunHow, RunWhat
+    from ragspine_eval.qa.harness import QAHarness, QAWhat
 
+    what_of = {name: run_options.pop(name) for name in ("judge", "engine_config", "model",
+                                                        "retrieval_k") if name in run_options}
+    what = QAWhat(RunWhat(from_root(golden_path), from_root(kb_dir), engine, mode,
+                          what_of.get("judge"), what_of.get("engine_config"),
+                          what_of.get("retrieval_k"), what_of.get("model")),
+                  from_root(baseline_path))
     # the baseline key names the engine configuration and the model too (a model's run gets
     # a report of its own, out/qa_agent~litellm_openai_m.json)
-    key = qa_key(parse_engine(engine, mode).key, run_options.get("engine_config"),
-                 run_options.get("model"))
+    key = QAHarness().keys(what)["qa"]
     out = from_root(report_path) if report_path else default_report_path(key)
-    gated = run_gated_qa(from_root(golden_path), mode, engine=engine, kb_dir=from_root(kb_dir),
-                         baseline_path=from_root(baseline_path), outputs=QAOutputs(report=out),
-                         store=store, **run_options)
-    return QANotebookRun(gated.report, out, gated.baseline_path, gated.stored, gated.comparison, key,
-                 gated.kept)
+    run = gated.run(QAHarness(), what, RunHow(**run_options), gated.GatedOutputs(report=out),
+                    gated.Gate(store=store)).or_interrupt()
+    return QANotebookRun(run.report, out, run.baseline_path, run.stored.get("qa"), run.comparison,
+                         key, run.kept)
 
 
 def load_report(path: str | Path) -> QAEvalReport | None:

@@ -52,21 +52,23 @@ def run_retrieval(kb: str | Path, golden: str | Path, top_k: int | None = None,
     """Run and compare (never record); the report goes to `report_path` (default
     out/retrieval_<key>.json); `baseline_path` None: the run's own (gated/own_workspace.py).
     Relative paths are the project root's."""
+    from ragspine_eval import gated
     from ragspine_eval.engines.engine_config import load_engine_config
-    from ragspine_eval.gated.own_workspace import run_name
-    from ragspine_eval.gated.retrieval import RetrievalOutputs, baseline_key, run_gated_retrieval
+    from ragspine_eval.pipeline.spec import RunWhat
+    from ragspine_eval.retrieval_only.harness import RetrievalHarness, RetrievalWhat
 
     config = load_engine_config(from_root(engine_config) if engine_config else None)
-    key = baseline_key(from_root(kb), top_k or config.top_k or 10, config,
-                       name=run_name(from_root(kb), from_root(golden)))
+    what = RetrievalWhat(RunWhat(from_root(golden), from_root(kb), "ragspine", None, None, config,
+                                 top_k),
+                         from_root(baseline_path) if baseline_path else None)
+    key = RetrievalHarness().keys(what)["retrieval"]
     out = from_root(report_path) if report_path else (
         paths.PROJECT_ROOT / "out" / f"retrieval_{key.replace('@', '_').replace('+', '_')}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    gated = run_gated_retrieval(from_root(kb), from_root(golden), top_k=top_k, config=config,
-                                baseline_path=from_root(baseline_path) if baseline_path else None,
-                                outputs=RetrievalOutputs(report=out), store=store)
-    return RetrievalNotebookRun(gated.report, out, gated.key, gated.stored, gated.comparison,
-                                gated.kept)
+    run = gated.run(RetrievalHarness(), what, None, gated.GatedOutputs(report=out),
+                    gated.Gate(store=store)).or_interrupt()
+    return RetrievalNotebookRun(run.report, out, run.key, run.stored.get("retrieval"),
+                                run.comparison, run.kept)
 
 
 def _regressions(run: RetrievalNotebookRun) -> list[str]:

@@ -22,9 +22,9 @@ GOLD = Path(__file__).resolve().parents[2] / "fixtures" / "answers" / "realdocs_
 @pytest.fixture(scope="module")
 def run(realdocs_workspace, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("answers-nb")
-    return ax.run_answers(realdocs_workspace.workspace.path, GOLD,
-                          baseline_path=tmp / "b.json", report_path=tmp / "r.json", store=False,
-                          allow_gold_errors=True)
+    return ax.run_answers(ax.answers_what(realdocs_workspace.workspace.path, GOLD,
+                                          baseline_path=tmp / "b.json", allow_gold_errors=True),
+                          report_path=tmp / "r.json", store=False)
 
 
 def keys_name(realdocs_workspace):
@@ -59,9 +59,10 @@ def test_the_heatmap_says_whether_a_baseline_was_compared_with(realdocs_workspac
     baseline = tmp_path / "b.json"
     baseline.write_text(json.dumps({f"{keys_name(realdocs_workspace)}@answers:narrative":
                                     entry}), encoding="utf-8")
-    compared = ax.run_answers(realdocs_workspace.workspace.path, GOLD, routes="narrative",
-                              baseline_path=baseline, report_path=tmp_path / "r.json",
-                              store=False, allow_gold_errors=True)
+    compared = ax.run_answers(ax.answers_what(realdocs_workspace.workspace.path, GOLD,
+                                              routes="narrative", baseline_path=baseline,
+                                              allow_gold_errors=True),
+                              report_path=tmp_path / "r.json", store=False)
     html = ax.explorer(compared)._repr_html_()
     assert "no baseline to compare with" not in html
     assert "n cases that passed at baseline time fail now" in html

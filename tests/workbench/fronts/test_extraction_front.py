@@ -64,7 +64,7 @@ def test_a_document_the_run_fails_on_is_kept_apart_and_the_others_are_reported(t
     bad = broken(tmp_path)
     gated, failures = gated_apart([XLSX, bad, PPTX], None, paths.EXTRACTION_BASELINE, report)
     assert list(failures) == ["broken.xlsx"] and "could not open" in failures["broken.xlsx"]
-    assert list(gated.run.reports) == ["xlsx", "pptx"]
+    assert list(gated.report.reports) == ["xlsx", "pptx"]
     assert set(json.loads(report.read_text(encoding="utf-8"))["documents"]) == {"xlsx", "pptx"}
     alone, only = gated_apart([bad], None, None, tmp_path / "alone.json")
     assert alone is None and list(only) == ["broken.xlsx"]

@@ -28,9 +28,9 @@ GOLD = Path(__file__).resolve().parents[2] / "fixtures" / "answers" / "realdocs_
 @pytest.fixture(scope="module")
 def explorer_page(realdocs_workspace, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("answer-labels")
-    run = ax.run_answers(realdocs_workspace.workspace.path, GOLD, "ask",
-                         baseline_path=tmp / "b.json", report_path=tmp / "answers_realdocs.json",
-                         store=False, allow_gold_errors=True)
+    run = ax.run_answers(ax.answers_what(realdocs_workspace.workspace.path, GOLD, "ask",
+                                         baseline_path=tmp / "b.json", allow_gold_errors=True),
+                         report_path=tmp / "answers_realdocs.json", store=False)
     page = tmp / "explorer.html"
     page.write_text("<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>"
                     + embed.bundle_html() + ax.explorer(run, judge="lexical")._repr_html_()

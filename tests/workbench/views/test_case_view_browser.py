@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from ragspine_eval import paths
 from browser import key_lines, offline_page, case_view_ids, show_case_view
 
-from ragspine_eval.gated.qa import QAOutputs, run_gated_qa
+from ragspine_eval import Gate, GatedOutputs, QAHarness, QAWhat, run_gated
+from ragspine_eval.pipeline.spec import RunWhat
 from ragspine_eval.workbench.rendering.notebooks import NOTEBOOKS_DIR, NotebookRun, run_all
 
 
@@ -19,8 +21,8 @@ def qa_report(tmp_path_factory):
     """`ragspine-eval notebooks`' agent report, with the tool mode's report beside it, so
     each case view shows both modes side by side (the narrowest layout)."""
     out = tmp_path_factory.mktemp("case-view")
-    run_gated_qa(mode="tool", baseline_path=out / "b.json",
-                 outputs=QAOutputs(report=out / "qa_tool.json"), store=False)
+    run_gated(QAHarness(), QAWhat(RunWhat(paths.QA_GOLDEN_SET, mode="tool"), out / "b.json"),
+              outputs=GatedOutputs(report=out / "qa_tool.json"), gate=Gate(store=False))
     run = NotebookRun("qa_agent", NOTEBOOKS_DIR / "qa.ipynb",
                       {"mode": "agent", "report_path": str(out / "qa_agent.json"),
                        "store": False}, out)
