@@ -7,7 +7,8 @@ table, shared by the explorers), case_view (one QA case whole), retrieval_view (
 passages), second_opinion (where another judge disagrees with the gate's), cell_view (one
 extraction cell in its document), extraction_explorer (the extraction banners and explorer),
 model_usage (the model's tokens, cost and latency per stage and by tag), answers_case (one
-answered question, its routes side by side) and answer_labels (its faithfulness verdicts marked
-right or wrong, exported as labels). Pure functions of a
-report (and the stored baseline entry where a delta is shown); a view never imports a front.
+answered question, its routes side by side), answer_labels (its faithfulness verdicts marked
+right or wrong, exported as labels) and changed_words (two answers' changed words marked in
+escaped HTML). Pure functions of a report (and the stored baseline entry where a delta is
+shown); a view never imports a front.
 """
