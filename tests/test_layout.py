@@ -135,7 +135,6 @@ PENDING = {
 NOT_YET_SPLIT: set[str] = {
     "ragspine_eval/workbench/views/cell_view.py",
     "ragspine_eval/workbench/views/charts.py",
-    "ragspine_eval/workbench/views/frames.py",
     "ragspine_eval/workbench/views/linked.py",
 }
 
