@@ -131,8 +131,6 @@ PENDING = {
     # runs onto gated.run's typed what and how (branch w51-gated)
     "ragspine_eval/workbench/fronts/answers.py",
 }
-# Split on this branch one commit at a time (each along its domain); empty when the work is done.
-NOT_YET_SPLIT: set[str] = set()
 
 
 def long_functions(path: Path) -> list[str]:
@@ -152,7 +150,7 @@ def long_functions(path: Path) -> list[str]:
 
 
 def held(path: Path) -> bool:
-    return str(path.relative_to(PACKAGE.parent)) not in PENDING | NOT_YET_SPLIT
+    return str(path.relative_to(PACKAGE.parent)) not in PENDING
 
 
 def test_no_function_of_the_package_is_longer_than_a_screen_or_takes_many_parameters():
@@ -172,7 +170,7 @@ def test_the_function_size_check_can_fail(tmp_path):
 
 def test_the_pending_files_exist():
     # a file renamed or deleted leaves the list: it must not excuse a file that is not there
-    missing = {f for f in PENDING | NOT_YET_SPLIT if not (PACKAGE.parent / f).is_file()}
+    missing = {f for f in PENDING if not (PACKAGE.parent / f).is_file()}
     assert not missing, missing
 
 
