@@ -121,18 +121,7 @@ def test_annotation_only_imports_count_as_dependencies(tmp_path):
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 8
 
-# Files another branch is rewriting: held to the rule once that work lands. Only these;
-# nothing is added here to make a test pass. Empty: every module of the package is held.
-PENDING: set[str] = set()
-# Split on this branch one commit at a time (each along its domain); empty when the work is done.
-NOT_YET_SPLIT: set[str] = {
-    "ragspine_eval/runs/store.py",
-    "ragspine_eval/workbench/fronts/compare.py",
-    "ragspine_eval/workbench/views/cell_view.py",
-    "ragspine_eval/workbench/views/charts.py",
-    "ragspine_eval/workbench/views/frames.py",
-    "ragspine_eval/workbench/views/linked.py",
-}
+# Every module of the package is held to the rule: no file is excused from it.
 
 
 def long_functions(path: Path) -> list[str]:
@@ -151,13 +140,9 @@ def long_functions(path: Path) -> list[str]:
     return found
 
 
-def held(path: Path) -> bool:
-    return str(path.relative_to(PACKAGE.parent)) not in PENDING | NOT_YET_SPLIT
-
-
 def test_no_function_of_the_package_is_longer_than_a_screen_or_takes_many_parameters():
     long = {name: found for name, p in modules().items()
-            if held(p) and (found := long_functions(p))}
+            if (found := long_functions(p))}
     assert not long, long
 
 
@@ -168,12 +153,6 @@ def test_the_function_size_check_can_fail(tmp_path):
                       "    pass\n", encoding="utf-8")
     assert long_functions(module) == ["f (2 lines, 9 parameters)", "g (61 lines, 0 parameters)",
                                       "h (2 lines, 9 parameters)"]
-
-
-def test_the_pending_files_exist():
-    # a file renamed or deleted leaves the list: it must not excuse a file that is not there
-    missing = {f for f in PENDING | NOT_YET_SPLIT if not (PACKAGE.parent / f).is_file()}
-    assert not missing, missing
 
 
 # A harness's Harness object lives in the harness's folder but on the gated run's floor: it
@@ -246,7 +225,7 @@ def test_the_cycle_check_can_fail():
 
 def test_no_module_is_over_400_lines():
     long = {name: n for name, p in modules().items()
-            if held(p) and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine_eval.outputs.escape import terminal
-from ragspine_eval.runs.store import RunSummary, summarize
+from ragspine_eval.runs.summary import RunSummary, summarize
 
 WIDTH = 120
 ABBREVIATIONS = {

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragspine_eval.errors import RagspineEvalError
-from ragspine_eval.runs.store import RunSummary, list_runs, store_report
+from ragspine_eval.runs.store import list_runs, store_report
+from ragspine_eval.runs.summary import RunSummary
 
 Echo = Callable[[str], None]
 

@@ -30,10 +30,10 @@ from ragspine_eval.runs.store import (
     KINDS,
     REPORT_FILE,
     RunStoreError,
-    RunSummary,
     list_runs,
     runs_dir,
 )
+from ragspine_eval.runs.summary import RunSummary
 
 MIN_PREFIX = 4
 _SHORT = re.compile(r"^@(?P<name>.*?)(?:~(?P<back>\d+))?$")

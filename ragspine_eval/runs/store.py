@@ -3,7 +3,8 @@
 Layout: one folder per run under `runs_dir()`, named by the run's id, holding `report.json.gz`
 (the JSON report `--report` writes, compact, gzip) and `summary.json` (the one
 line `ragspine-eval runs` shows: id, time, commit, key, engine, knowledge base, judge, cases,
-verdict, each gate's rate). Listing reads the small summaries only, never a report.
+verdict, each gate's rate; summary.py's `RunSummary`, its fields read from the report by
+`summarize`). Listing reads the small summaries only, never a report.
 
 Invariants:
 - a run appears whole or not at all: both files are written into a hidden `.tmp-*` folder,
@@ -36,7 +37,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,12 @@ import orjson
 from ragspine_eval import paths
 from ragspine_eval.errors import RagspineEvalError
 from ragspine_eval.files.atomic import fsync_folder
+from ragspine_eval.runs.summary import (  # noqa: F401 - VERDICTS re-exported
+    SUMMARY_FORMAT,
+    VERDICTS,
+    RunSummary,
+    summarize,
+)
 
 ENV_DIR = "RAGSPINE_EVAL_RUNS_DIR"
 ENV_KEEP = "RAGSPINE_EVAL_RUNS_KEEP"
@@ -55,45 +62,13 @@ DEFAULT_KEEP = 50  # runs kept per kind and key
 DEFAULT_MAX_MB = 1024  # the whole store
 REPORT_FILE = "report.json.gz"
 SUMMARY_FILE = "summary.json"
-SUMMARY_FORMAT = 1
 GZIP_LEVEL = 1
 STALE_SECONDS = 3600  # a hidden .tmp-* folder older than this is a write that died
 KINDS = ("qa", "extraction", "retrieval", "answers")
-VERDICTS = ("pass", "fail", "errors", "no baseline", "interrupted", "not gated")
 
 
 class RunStoreError(RagspineEvalError):
     """The store cannot be used as asked (a bad setting, a bad reference); one line."""
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One stored run as `ragspine-eval runs` lists it."""
-
-    id: str  # unique, sortable by time
-    created: str  # ISO 8601 UTC
-    commit: str | None  # git commit of the project when the run was made, if known
-    kind: str  # "qa", "extraction", "retrieval" or "answers"
-    key: str  # the baseline key: the QA mode ("tool", "agent", ...) or the document set
-    engine: str | None
-    kb: str | None  # knowledge base fingerprint (short) or None
-    judge: str | None
-    cases: int
-    verdict: str  # one of VERDICTS
-    rates: dict[str, float]  # gate/channel -> rate
-    path: Path  # the stored report (report.json.gz)
-    dirty: bool | None = None  # the commit had uncommitted changes
-    size: int = 0  # bytes of the stored report
-    failing: dict[str, list[str]] = field(default_factory=dict)  # gate -> failing ids
-
-    @property
-    def folder(self) -> Path:
-        return self.path.parent
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("path")
-        return {"format": SUMMARY_FORMAT, **data}
 
 
 def runs_dir() -> Path:
@@ -125,56 +100,7 @@ def _positive_env(name: str, default: int) -> int:
     return value
 
 
-# --- summaries --------------------------------------------------------------------------------
-
-
-def summarize(report: Mapping[str, Any], *, kind: str, key: str,
-              verdict: str | None = None) -> dict[str, Any]:
-    """What the listing shows of a report dict (no id, time or path yet)."""
-    prov = report.get("provenance") or {}
-    engine = prov.get("engine") or report.get("engine")
-    if engine and prov.get("engine_version"):
-        engine = f"{engine} {prov['engine_version']}"
-    judge = prov.get("judge") or {}
-    if kind == "answers":  # its gates per route: "<route> <gate>"
-        rates, failing = {}, {}
-        for route, r in (report.get("routes") or {}).items():
-            for g, m in ((r or {}).get("metrics") or {}).items():
-                if isinstance(m, Mapping) and isinstance(m.get("pass_rate"), int | float):
-                    rates[f"{route} {g}"] = float(m["pass_rate"])
-                    failing[f"{route} {g}"] = [str(f.get("id")) for f in m.get("failures") or ()
-                                               if isinstance(f, Mapping)]
-        cases = len(report.get("cases") or ())
-        verdict = verdict or ("errors" if report.get("errors") else "not gated")
-    elif kind in ("qa", "retrieval"):  # a retrieval report keeps its rates in the same shape
-        gates = dict(report.get("metrics") or {})
-        if isinstance(report.get("fabrication"), Mapping):
-            gates["fabrication"] = report["fabrication"]
-        rates = {g: float(m["pass_rate"]) for g, m in gates.items()
-                 if isinstance(m, Mapping) and isinstance(m.get("pass_rate"), int | float)}
-        failing = {g: [f["id"] for f in m.get("failures") or () if isinstance(f, Mapping)]
-                   for g, m in gates.items() if isinstance(m, Mapping)}
-        cases = int(report.get("n_cases") or 0)
-        if verdict is None:
-            verdict = ("interrupted" if report.get("interrupted") else
-                       "errors" if report.get("errors") else "not gated")
-    else:
-        docs = report.get("documents") or {}
-        rates, failing, cases = {}, {}, 0
-        for doc, r in docs.items():
-            cases += int(((r.get("coverage") or {}).get("ground_truth_cells")) or 0)
-            for ch, m in (r.get("channels") or {}).items():
-                name = ch if len(docs) == 1 else f"{doc}/{ch}"
-                if m.get("total"):
-                    rates[name] = float(m["accuracy"])
-                    failing[name] = [str(x.get("locator")) for x in m.get("mismatches") or ()]
-        verdict = verdict or "not gated"
-    return {"commit": prov.get("git_commit"), "dirty": prov.get("git_dirty"), "kind": kind,
-            "key": key, "engine": engine, "kb": ((prov.get("kb") or {}).get("fingerprint")
-                                                  or "")[:8] or None,
-            "judge": judge.get("name") if isinstance(judge, Mapping) else None,
-            "cases": cases, "verdict": verdict, "rates": rates,
-            "failing": {g: ids for g, ids in failing.items() if ids}}
+# --- a summary read back ----------------------------------------------------------------------
 
 
 def _from_summary(data: Any, folder: Path) -> RunSummary:

@@ -17,15 +17,12 @@ Invariants (those of outputs.diff, which this module never second-guesses):
 - two reports of different modes, engines, knowledge bases or golden sets are compared, with
   each difference stated in `Pair.warnings` (the banner shows them first); a QA report and an
   extraction report are refused (ReportError): their verdicts do not pair.
-`word_diff` marks the changed words of two answers; a CJK character is a word of its own (a
-Chinese answer has no spaces), so a changed figure in a Chinese sentence is marked alone.
+The changed words of two answers (`word_diff`, `words`) are views/changed_words.py's, still
+importable from here.
 """
 
 from __future__ import annotations
 
-import difflib
-import html
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +36,10 @@ from ragspine_eval.outputs.diff import ReportDiff, diff_reports, qa_verdicts
 from ragspine_eval.outputs.diff import _label as run_label
 from ragspine_eval.paths import from_root
 from ragspine_eval.qa.report import QAEvalReport
+from ragspine_eval.workbench.views.changed_words import (  # noqa: F401 - re-exported
+    word_diff,
+    words,
+)
 from ragspine_eval.workbench.views.frames import TAG_KEYS
 
 PASS_TO_FAIL, FAIL_TO_PASS = "pass_to_fail", "fail_to_pass"
@@ -353,50 +354,3 @@ def assert_no_flips(pair: Pair, fail_on_flips: bool = True) -> str:
     if failed(pair) and fail_on_flips:
         raise AssertionError(message)
     return message
-
-
-# --- the changed words of an answer --------------------------------------------------------------
-
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORDS = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|\s+|[^\w\s]", re.UNICODE)
-
-
-def words(text: str) -> list[str]:
-    """The text cut into words, CJK characters one each, spaces and punctuation their own
-    pieces: "".join(words(t)) == t."""
-    return _WORDS.findall(text)
-
-
-def word_diff(before: str, after: str, context: int | None = None) -> tuple[str, str]:
-    """Both texts as HTML (escaped), the words only `before` has in <del>, those only `after`
-    has in <ins>; equal texts come back whole and unmarked. With `context`, only the changes are kept,
-    each with up to `context` characters either side, "…" where text was left out (what a
-    table row shows: the change, not the answer's first line)."""
-    if (before or "") == (after or ""):
-        return html.escape(before or ""), html.escape(after or "")
-    a, b = words(before or ""), words(after or "")
-    old: list[str] = []
-    new: list[str] = []
-    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    for n, (op, i1, i2, j1, j2) in enumerate(ops):
-        left, right = "".join(a[i1:i2]), "".join(b[j1:j2])
-        if op == "equal":
-            if context is not None:
-                left = _around(left, context, n > 0, n < len(ops) - 1)
-            old.append(html.escape(left))
-            new.append(html.escape(left))
-            continue
-        if left:
-            old.append(f"<del>{html.escape(left)}</del>")
-        if right:
-            new.append(f"<ins>{html.escape(right)}</ins>")
-    return "".join(old), "".join(new)
-
-
-def _around(text: str, context: int, after_change: bool, before_change: bool) -> str:
-    """The part of an unchanged stretch a reader needs next to the changes around it."""
-    head = text[:context] if after_change else ""
-    tail = text[-context:] if before_change else ""
-    if len(text) <= len(head) + len(tail) + 1:
-        return text
-    return f"{head}…{tail}"

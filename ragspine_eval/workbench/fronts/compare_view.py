@@ -24,6 +24,7 @@ import altair as alt
 import pandas as pd
 
 from ragspine_eval.workbench.views import case_view, charts, drilldown, embed, linked
+from ragspine_eval.workbench.views.changed_words import word_diff
 from ragspine_eval.workbench.fronts.compare import (
     ARROWS,
     FAIL_TO_PASS,
@@ -33,7 +34,6 @@ from ragspine_eval.workbench.fronts.compare import (
     failed,
     flip_table,
     tag_changes,
-    word_diff,
 )
 
 LINK = linked.Link({"gate": "gate", "bucket": "buckets"}, lists=("buckets",),

@@ -189,6 +189,34 @@ def _window(grid: ReadGrid, row: int, col: int, radius: int, differs: set[str]
     return {"rows": [r if grid.a1 else f"R{r}" for r in rows], "cols": labels, "cells": cells}
 
 
+def _channels(report: EvalReport, locator: str, scores: list[Any],
+              stored: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The cell's verdict on each channel it was scored on: expected, extracted, right or
+    wrong, the fixture feature, and what the baseline said of it."""
+    then = bl.BaselineVerdicts(stored)
+    return [{"channel": s.channel, "expected": show_value(s.expected),
+             "actual": show_value(s.actual),
+             "correct": s.correct, "feature": s.feature,
+             "at_baseline": ("no baseline" if stored is None else at_baseline(
+                 then.at(s.channel, locator, report.golden.get(locator)), s.correct))}
+            for s in scores]
+
+
+def _document_grids(path: Path, sheet: str, pos: tuple[int, int], radius: int
+                    ) -> tuple[dict[str, ReadGrid] | str, bool]:
+    """The grids a cell is shown in, read from its document, or why they could not be; and
+    whether merged spans were read (not for a large xlsx, read only around the cell)."""
+    if not (path.suffix.lower() == ".xlsx" and path.is_file()
+            and path.stat().st_size > LARGE_FILE):
+        return read_grids(path), True
+    try:
+        return {sheet: _xlsx_window(path, sheet, range(max(1, pos[0] - radius),
+                                                       pos[0] + radius + 1),
+                                    range(max(1, pos[1] - radius), pos[1] + radius + 1))}, False
+    except Exception as exc:  # noqa: BLE001 - shown instead of the grid
+        return f"{type(exc).__name__}: {exc}", True
+
+
 def cell_detail(report: EvalReport, key: str, locator: str,
                 grids: Mapping[str, ReadGrid] | str | None = None, *,
                 document: str | Path | None = None, stored: dict[str, Any] | None = None,
@@ -199,15 +227,9 @@ def cell_detail(report: EvalReport, key: str, locator: str,
     the caller has them (else looked up in the report)."""
     sheet, _, ref = locator.rpartition("!")
     pos = position(ref)
-    then = bl.BaselineVerdicts(stored)
     if scores is None:
         scores = [s for s in report.cells if s.sheet == sheet and s.cell_ref == ref]
-    channels = [{"channel": s.channel, "expected": show_value(s.expected),
-                 "actual": show_value(s.actual),
-                 "correct": s.correct, "feature": s.feature,
-                 "at_baseline": ("no baseline" if stored is None else at_baseline(
-                     then.at(s.channel, locator, report.golden.get(locator)), s.correct))}
-                for s in scores]
+    channels = _channels(report, locator, scores, stored)
     detail: dict[str, Any] = {
         "key": key, "document": report.document, "locator": locator, "sheet": sheet,
         "cell_ref": ref, "where": where_of(sheet), "channels": channels, "grid": None,
@@ -220,18 +242,7 @@ def cell_detail(report: EvalReport, key: str, locator: str,
                                if k in table}
     merges_read = True
     if grids is None and document is not None and pos is not None:
-        path = Path(document)
-        if path.suffix.lower() == ".xlsx" and path.is_file() and \
-                path.stat().st_size > LARGE_FILE:
-            try:
-                grids = {sheet: _xlsx_window(path, sheet, range(max(1, pos[0] - radius),
-                                                                pos[0] + radius + 1),
-                                             range(max(1, pos[1] - radius), pos[1] + radius + 1))}
-                merges_read = False
-            except Exception as exc:  # noqa: BLE001 - shown instead of the grid
-                grids = f"{type(exc).__name__}: {exc}"
-        else:
-            grids = read_grids(path)
+        grids, merges_read = _document_grids(Path(document), sheet, pos, radius)
     if isinstance(grids, str):
         detail["grid_note"] = f"the document could not be read: {grids}"
     elif grids is None:

@@ -69,33 +69,12 @@ def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by t
         return _empty(title)
     buckets = rates.drop_duplicates("bucket").sort_values(
         ["tag", "value"], key=lambda col: col.map(_TAG_ORDER) if col.name == "tag" else col)
-    regressed = rates["regressed"] if "regressed" in rates else pd.Series(0, index=rates.index)
-    fabrication = rates["gate"] == FABRICATION
-    failed = rates["total"] - rates["passed"]
-    counts = [f"{f} of {t}" if fab else f"{p}/{t}" for p, f, t, fab in
-              zip(rates["passed"], failed, rates["total"], fabrication, strict=True)]
-    data = rates.assign(
-        label=[c + (f" ▼{n}" if n else "") for c, n in zip(counts, regressed, strict=True)],
-        dropped=regressed > 0, small=rates["total"] < SMALL_BUCKET,
-        reads=[f"{c} fabricated a number (lower is better)" if fab else f"{c} passed"
-               for c, fab in zip(counts, fabrication, strict=True)],
-        note=["small bucket: one case moves it by 20+ points" if t < SMALL_BUCKET else ""
-              for t in rates["total"]],
-        **{"passed/total": [f"{p}/{t}" for p, t in zip(rates["passed"], rates["total"],
-                                                       strict=True)]})
     base = alt.Chart().encode(
         x=alt.X("gate:N", title="gate", sort=list(dict.fromkeys(rates["gate"])),
                 axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("bucket:N", title="tag value", sort=buckets["bucket"].tolist()),
     )
-    tooltip = ["gate", alt.Tooltip("bucket:N", title="tag value"), "passed/total",
-               alt.Tooltip("reads:N", title="reads"),
-               alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
-               alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
-               alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
-               *([alt.Tooltip("regressed:Q", title="regressed since baseline")]
-                 if "regressed" in rates else []),
-               alt.Tooltip("note:N", title="note")]
+    tooltip = _heatmap_tooltip(rates)
     cells = base.mark_rect(cursor="pointer" if select else "default").encode(
         color=alt.Color("pass_rate:Q", title="pass rate", scale=PASS_RATE_SCALE,
                         legend=alt.Legend(format=PERCENT)),
@@ -110,17 +89,60 @@ def pass_rate_heatmap(rates: pd.DataFrame, title: str = "Pass rate per gate by t
     labels = alt.layer(*(base.transform_filter(keep).mark_text(
         fontSize=10, fontStyle=style).encode(text="label:N", tooltip=tooltip)
         for keep, style in ((~alt.datum.small, "normal"), (alt.datum.small, "italic"))))
+    return alt.layer(cells, outlines, labels, data=_heatmap_cells(rates)).properties(
+        title=alt.Title(title, subtitle=_heatmap_notes(rates, select, compared)),
+        width=alt.Step(70), height=alt.Step(18))
+
+
+def _regressed(rates: pd.DataFrame) -> pd.Series:
+    """Per cell, the cases that passed at baseline time and fail now (0 without the column)."""
+    return rates["regressed"] if "regressed" in rates else pd.Series(0, index=rates.index)
+
+
+def _heatmap_cells(rates: pd.DataFrame) -> pd.DataFrame:
+    """What each heatmap cell says: its label ("passed/total", fabrication's "fabricated of
+    total", "▼n" for a drop), whether it is framed (dropped) or italic (small), and the
+    tooltip's reading and note."""
+    regressed = _regressed(rates)
+    fabrication = rates["gate"] == FABRICATION
+    failed = rates["total"] - rates["passed"]
+    counts = [f"{f} of {t}" if fab else f"{p}/{t}" for p, f, t, fab in
+              zip(rates["passed"], failed, rates["total"], fabrication, strict=True)]
+    return rates.assign(
+        label=[c + (f" ▼{n}" if n else "") for c, n in zip(counts, regressed, strict=True)],
+        dropped=regressed > 0, small=rates["total"] < SMALL_BUCKET,
+        reads=[f"{c} fabricated a number (lower is better)" if fab else f"{c} passed"
+               for c, fab in zip(counts, fabrication, strict=True)],
+        note=["small bucket: one case moves it by 20+ points" if t < SMALL_BUCKET else ""
+              for t in rates["total"]],
+        **{"passed/total": [f"{p}/{t}" for p, t in zip(rates["passed"], rates["total"],
+                                                       strict=True)]})
+
+
+def _heatmap_tooltip(rates: pd.DataFrame) -> list[Any]:
+    return ["gate", alt.Tooltip("bucket:N", title="tag value"), "passed/total",
+            alt.Tooltip("reads:N", title="reads"),
+            alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+            alt.Tooltip("ci_lo:Q", format=".1%", title="95% CI low"),
+            alt.Tooltip("ci_hi:Q", format=".1%", title="95% CI high"),
+            *([alt.Tooltip("regressed:Q", title="regressed since baseline")]
+              if "regressed" in rates else []),
+            alt.Tooltip("note:N", title="note")]
+
+
+def _heatmap_notes(rates: pd.DataFrame, select: bool, compared: bool | None) -> list[str]:
+    """The heatmap's subtitle: what the baseline says (none, the drops framed, or no drop),
+    how a cell reads, and how to select one."""
     if compared is None:
         compared = "baseline_rate" in rates and bool(rates["baseline_rate"].notna().any())
     subtitle = ("no baseline to compare with" if not compared else
-                "▼n, framed: n cases that passed at baseline time fail now" if regressed.any()
-                else "no case fails that passed at baseline time")
+                "▼n, framed: n cases that passed at baseline time fail now"
+                if _regressed(rates).any() else "no case fails that passed at baseline time")
     notes = [subtitle, f"cells: passed/total (fabrication: fabricated of total); italic: fewer "
                        f"than {SMALL_BUCKET} cases"]
     if select:
         notes.append("click a cell to list its failing cases below; double-click to clear")
-    return alt.layer(cells, outlines, labels, data=data).properties(
-        title=alt.Title(title, subtitle=notes), width=alt.Step(70), height=alt.Step(18))
+    return notes
 
 
 def failure_bars(failures: pd.DataFrame, by: str = "qtype",

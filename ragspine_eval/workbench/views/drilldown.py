@@ -227,12 +227,12 @@ def explorer_html(report: QAEvalReport, stored: dict[str, Any] | None = None,
            f'<p class="rse-note"><b>Showing the first {max_rows:,} of {len(table):,} failing '
            f"verdicts; the JSON report holds every one "
            f"(frames.failure_table(run.report, run.stored)).</b></p>")
-    return STYLE + linked.explorer_html(
+    table = linked.Table(COLUMNS, _rows(shown, answers),
+                         empty="No failing verdict: every gate passed every case.", note=cut)
+    return STYLE + linked.explorer_block(
         root, LINK, [embed.chart_html(heatmap, on_view=listen),
                      embed.chart_html(bars, on_view=listen),
-                     embed.chart_html(stages, on_view=listen)],
-        COLUMNS, _rows(shown, answers), slots,
-        empty="No failing verdict: every gate passed every case.", note=cut,
+                     embed.chart_html(stages, on_view=listen)], table, slots,
         hint="Regressions first. Click a row for the whole case; click an answer to read it "
              "whole.")
 

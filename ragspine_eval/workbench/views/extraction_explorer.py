@@ -201,11 +201,11 @@ def explorer_html(ex: Any, root: str | None = None, max_rows: int = MAX_EMBEDDED
     cut = ("" if len(shown) == len(rows) else
            f'<p class="rse-note"><b>Showing the first {max_rows:,} of {len(rows):,} mismatching '
            f"cells; the JSON report holds every one (frames.mismatch_table(ex.run)).</b></p>")
-    return linked.explorer_html(
-        root, LINK, [embed.chart_html(s, on_view=listen) for s in specs], COLUMNS,
-        [_row_html(r) for r in shown], slots,
-        empty=("No mismatching cell: every scored cell is right on every channel."
-               if ex.run.reports else "Nothing was scored: see the banner."), note=cut,
+    table = linked.Table(COLUMNS, [_row_html(r) for r in shown], note=cut, empty=(
+        "No mismatching cell: every scored cell is right on every channel." if ex.run.reports
+        else "Nothing was scored: see the banner."))
+    return linked.explorer_block(
+        root, LINK, [embed.chart_html(s, on_view=listen) for s in specs], table, slots,
         hint="Click a bar or a heatmap cell to keep its cells; double-click the chart or "
              "“Show all” to clear. Regressions first. Click a row to see the cell in its "
              "document.")

@@ -4,7 +4,8 @@ Pure functions of a report (a QA report, or an extraction run) and the stored ba
 where a delta is wanted. The
 notebooks only call these and display the result, so every table in a rendered report can be
 computed in a test without a kernel. Rates are fractions in [0, 1]; presentation (percentages)
-is the charts' and the notebook's business.
+is the charts' and the notebook's business. What produced a report (`run_info`,
+`extraction_run_info`) is provenance_view.py's, still importable from here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import pandas as pd
 from ragspine_eval.extraction.report import compare_to_baseline as extraction_compare
 from ragspine_eval.extraction.run import ExtractionRun
 from ragspine_eval.outputs.diff import ReportDiff, diff_reports
-from ragspine_eval.provenance import Provenance
 from ragspine_eval.stats import wilson_interval
 from ragspine_eval.qa.gates import FABRICATION
 from ragspine_eval.qa.repeats import verdict_pattern
@@ -28,6 +28,10 @@ from ragspine_eval.ratchet import (
     NEW_CASE,
     PASSED_THEN,
     BaselineVerdicts,
+)
+from ragspine_eval.workbench.views.provenance_view import (  # noqa: F401 - re-exported
+    extraction_run_info,
+    run_info,
 )
 
 TAG_KEYS = ("topic", "scope", "qtype")
@@ -282,58 +286,7 @@ def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def run_info(report: QAEvalReport, report_path: Any = None) -> pd.DataFrame:
-    """What produced this report, as field/value rows for the top of a notebook: its provenance
-    (versions, inputs and their fingerprints, baseline entry, commit, times) and where it is."""
-    rows: list[tuple[str, Any]] = [("engine", report.engine), ("mode", report.mode),
-                                   ("cases", report.n_cases), ("engine errors", len(report.errors))]
-    if report.repeats > 1:
-        flaky = sum(len(ids) for ids in report.flaky.values())
-        rows.append(("repeats", f"{report.repeats} (flaky verdicts: {flaky})"))
-    return _info_frame(rows, report.provenance, report_path)
-
-
-def _info_frame(rows: list[tuple[str, Any]], prov: Provenance | None, report_path: Any
-                ) -> pd.DataFrame:
-    if prov is not None:
-        rows = rows + [
-            ("versions", f"{prov.engine} {prov.engine_version or '(unknown)'} · ragspine-eval "
-                         f"{prov.tool_version} · Python {prov.python}"),
-            ("golden set", f"{prov.golden.path} [{prov.golden.fingerprint}]"),
-        ]
-        for label, ref in (("knowledge base", prov.kb), ("facts file", prov.facts),
-                           ("documents", prov.documents)):
-            if ref is not None:
-                rows.append((label, f"{ref.path} [{ref.fingerprint}]"))
-        if prov.model is not None:  # which model answered, replayed or not, its calls and cost
-            from ragspine_eval.provenance import model_line
-
-            rows.append(("model", model_line(prov.model, prov.model_usage)
-                         .removeprefix("model ")))
-        if prov.baseline is not None:
-            rows.append(("baseline", f"{prov.baseline.path} [{prov.baseline.key}: "
-                                     f"{prov.baseline.fingerprint or 'no entry yet'}]"))
-        dirty = " (dirty tree)" if prov.git_dirty else ""
-        rows.append(("git commit", f"{prov.git_commit or 'unknown'}{dirty}"))
-        if prov.times is not None:
-            rows.append(("started", f"{prov.times.started_at} · {prov.times.duration_s:.1f} s"))
-    if report_path is not None:
-        rows.append(("report", str(report_path)))
-    return pd.DataFrame([(k, str(v)) for k, v in rows], columns=["field", "value"])
-
-
 # --- extraction ----------------------------------------------------------------------------------
-
-
-def extraction_run_info(run: ExtractionRun, report_path: Any = None) -> pd.DataFrame:
-    """What produced this extraction run (see run_info), with the legend the harness confirmed
-    for each document set where the engine detected one."""
-    rows: list[tuple[str, Any]] = [("source", run.source), ("document sets", ", ".join(run.reports))]
-    for key, report in run.reports.items():
-        legend = report.extraction.get("legend")
-        if legend:
-            rows.append((f"{key} legend", legend["statement"]))
-    return _info_frame(rows, run.provenance, report_path)
 
 
 def channel_accuracy(run: ExtractionRun, stored: dict[str, Any] | None = None) -> pd.DataFrame:

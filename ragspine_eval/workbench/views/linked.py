@@ -8,6 +8,8 @@ chart mark (a Vega-Lite point selection named `Link.signal`) keeps the rows whos
 the selection on every selected field (any of the field's selected values); clearing the chart
 or "Show all" shows every row again; a click on a row opens the detail slot of its key. A banner
 link (`show_link`) filters by row attributes directly (e.g. the cases that flipped).
+`explorer_block` draws one from its `Table` (columns, rows, the line for no row, and a note over
+a long table the caller cut); `explorer_html` one whose table is whole.
 All of it runs in the page (no kernel): the same in JupyterLab and in the offline HTML report.
 Invariants: every text is escaped; attribute names are lowercase letters so that `dataset`
 reads them unchanged; a row key's detail slot exists once however many rows share the key.
@@ -84,21 +86,39 @@ def show_link(text: str, match: dict[str, list[str]], label: str, target: str = 
             f'data-label="{escape(label)}" data-target="{escape(target)}">{text}</a>')
 
 
+@dataclass(frozen=True)
+class Table:
+    """An explorer's table: `columns` (header and width in %, adding up to 100), `rows`
+    (row_html each), `empty` (its one line when there is no row, text) and `note` (HTML shown
+    above it: the rows left out of a long table, where the caller cut it)."""
+    columns: list[tuple[str, int]]
+    rows: list[str]
+    empty: str
+    note: str = ""
+
+
 def explorer_html(root: str, link: Link, charts: list[str], columns: list[tuple[str, int]],
-                  rows: list[str], slots: list[str], *, empty: str, note: str = "",
-                  hint: str = "") -> str:
+                  rows: list[str], slots: list[str], *, empty: str, hint: str = "") -> str:
+    """The whole block with its table whole: explorer_block with Table(columns, rows, empty)."""
+    return explorer_block(root, link, charts, Table(columns, rows, empty), slots, hint=hint)
+
+
+def explorer_block(root: str, link: Link, charts: list[str], table: Table, slots: list[str], *,
+                   hint: str = "") -> str:
     """The whole block: charts (embed.chart_html called with `on_view=listen(root)`), the
-    filter bar, the table (`columns`: header and width in %, adding up to 100), the slots."""
-    head = "".join(f"<th>{escape(name)}</th>" for name, _ in columns)
-    cols = "".join(f'<col style="width:{w}%">' for _, w in columns)
-    blank = f'<tr><td colspan="{len(columns)}">{escape(empty)}</td></tr>' if not rows else ""
+    filter bar, the table's note, the hint, the table, the slots."""
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in table.columns)
+    cols = "".join(f'<col style="width:{w}%">' for _, w in table.columns)
+    rows = table.rows
+    blank = (f'<tr><td colspan="{len(table.columns)}">{escape(table.empty)}</td></tr>'
+             if not rows else "")
     config = json.dumps({"fields": link.fields, "lists": list(link.lists), "noun": link.noun})
     return (
         f'{STYLE}{REGISTRY}<div class="rse-explorer" id="{root}"><a id="rse-explorer"></a>'
         f'<div class="rse-explorer-charts">{"".join(charts)}</div>'
         f'<div class="rse-filter-bar"><span class="rse-filter-status">All {len(rows)} '
         f"{escape(link.noun)}</span>"
-        f'<button type="button" class="rse-clear" hidden>Show all</button></div>{note}'
+        f'<button type="button" class="rse-clear" hidden>Show all</button></div>{table.note}'
         f'<p class="rse-hint">{hint}</p>'
         f'<table class="rse-failures"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}{blank}</tbody></table>"

@@ -10,7 +10,7 @@ from ragspine_eval import paths
 from ragspine_eval.outputs.diff import diff_reports
 from ragspine_eval.qa.baseline_entry import make_baseline_entry
 from ragspine_eval.qa.evaluation import evaluate
-from ragspine_eval.workbench.views import frames
+from ragspine_eval.workbench.views import frames, provenance_view
 
 HK_TEXT = "香港 REVENUE 同比走弱，主要原因是 MCV 客群萎缩。"
 
@@ -180,7 +180,8 @@ def test_run_info_shows_provenance_and_the_report_path(tmp_path):
                       encoding="utf-8")
     real = run_qa_eval(golden, "tool")
     real.provenance = real.provenance.with_baseline(paths.QA_BASELINE, "tool", None)
-    info = frames.run_info(real, "out/qa_tool.json")
+    info = provenance_view.run_info(real, "out/qa_tool.json")
+    assert frames.run_info is provenance_view.run_info  # still importable from frames
     fields = dict(zip(info.field, info.value))
     assert (fields["engine"], fields["mode"], fields["report"]) == ("ragspine", "tool", "out/qa_tool.json")
     assert fields["versions"].startswith("rag-spine 0.17")

@@ -10,7 +10,7 @@ from builders import TRUTHS, fact_of, write_jsonl
 
 from ragspine_eval.extraction.report import make_baseline_entry
 from ragspine_eval.extraction.run import fixture_targets, score_facts_file
-from ragspine_eval.workbench.views import charts, frames
+from ragspine_eval.workbench.views import charts, frames, provenance_view
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_mismatches_by_sheet_and_the_mismatch_table(runs):
 
 def test_extraction_run_info_shows_the_facts_file_and_ground_truth(runs):
     _, broken, *_ = runs
-    fields = dict(zip(*frames.extraction_run_info(broken, "out/x.json").T.values))
+    fields = dict(zip(*provenance_view.extraction_run_info(broken, "out/x.json").T.values))
     assert fields["document sets"] == "pptx"
     assert "bad.jsonl [" in fields["facts file"]
     assert "pptx_ground_truth.json [" in fields["golden set"]

@@ -38,6 +38,17 @@ def test_the_controller_is_told_which_field_reads_which_attribute():
     assert '<td colspan="1">no &lt;row&gt;</td>' in empty
 
 
+
+def test_a_tables_note_sits_between_the_filter_bar_and_the_hint():
+    link = linked.Link({"gate": "gate"}, noun="rows")
+    rows = [linked.row_html("k", {"gate": "g"}, ["1"])]
+    cut = linked.explorer_block("rse-x-3", link, [], linked.Table([("a", 100)], rows, "none",
+                                                                  note="<p>cut</p>"), [],
+                                hint="click")
+    assert 'Show all</button></div><p>cut</p><p class="rse-hint">click</p><table' in cut
+    assert linked.explorer_html("rse-x-3", link, [], [("a", 100)], rows, [], empty="none",
+                                hint="click") == cut.replace("<p>cut</p>", "")
+
 def test_a_banner_link_names_its_explorer_and_the_rows_it_keeps():
     html = linked.show_link("2 cells", {"channel": ["cell_value"], "id": ["S!A1"]}, "a & b",
                             target="rse-x-1")
