@@ -108,15 +108,17 @@ class ExtractionHarness(Harness):
         if gate.comparison is not None:
             for line in mismatch_details(scored, gate.comparison.case_regressions):
                 say(line)
-        run.report.gate[name] = {"status": gate.status, "exit_code": gate.exit_code,
-                                 "lines": gate.lines}
         return gate
 
     def after_gates(self, run: GatedRun, before: Any, say: Echo) -> None:
-        """A document kept apart: exit 2 leaves the baseline as it was, also for the documents
-        that were scored."""
+        """Each set's gate into the report; a document kept apart: exit 2 leaves the baseline as
+        it was, also for the documents that were scored."""
         from ragspine_eval.ratchet import baseline_file
 
+        # the report holds each set's gate, an interrupted run's too
+        for key, gate in run.gates.items():
+            run.report.gate[key] = {"status": gate.status, "exit_code": gate.exit_code,
+                                    "lines": gate.lines}
         if not run.report.failures or run.baseline_path is None:
             return
         after = baseline_file.snapshot(run.baseline_path)

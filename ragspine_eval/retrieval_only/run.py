@@ -42,6 +42,7 @@ from typing import Any
 
 from ragspine_eval.engines.engine_config import DEFAULT, EngineConfig
 from ragspine_eval.engines.workspace_retriever import Retrieved
+from ragspine_eval.execution.runner import RunInterrupted
 from ragspine_eval.golden.question_case import QuestionCase
 from ragspine_eval.models.usage import ModelUsage
 from ragspine_eval.pipeline.answer import Answers, answer, run_options
@@ -67,7 +68,10 @@ def run_retrieval_eval(workspace: str | Path, golden: str | Path, *, top_k: int 
     executor, scheduler, cache, ...; `jobs` 1 unless given). Raises RagspineEvalError for input
     the run cannot use."""
     what = RunWhat(Path(golden), Path(workspace), "ragspine", None, None, config, top_k, model)
-    return run_retrieval(what, RunHow(progress=progress, **how))
+    report = run_retrieval(what, RunHow(progress=progress, **how))
+    if report.interrupted:  # a library call ends as Ctrl-C does, carrying what ran
+        raise RunInterrupted(report.cases, report.finished, report)
+    return report
 
 
 def run_retrieval(what: RunWhat, how: RunHow) -> RetrievalRunReport:
