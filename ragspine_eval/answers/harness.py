@@ -1,4 +1,5 @@
-"""The answer harness as the gated run takes it (gated/harness.py): `AnswersWhat` and `AnswersHarness`.
+"""The answer harness as the gated run takes it (gated/harness.py): `AnswersWhat` and
+`AnswersHarness`.
 
 `AnswersHarness` reads the workspace and the gold file whole before the engine is opened, keys each
 route `<name>@answers:<route>` (the name: gated/own_workspace.py's; then the configuration's

@@ -1,4 +1,5 @@
-"""`ragspine-eval extraction`: flags onto the extraction harness (extraction/harness.py) and `gated.run`.
+"""`ragspine-eval extraction`: flags onto the extraction harness (extraction/harness.py) and
+`gated.run`.
 
 Exit codes as every subcommand: 0 pass (or a baseline bootstrapped or recorded), 1 a
 regression or a refused update, 2 bad input (one line, nothing written: flags, output paths and

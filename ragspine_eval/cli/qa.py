@@ -129,21 +129,21 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.executor != "dask":
         raise BadInput("--scheduler names a Dask cluster: add --executor dask")
     judge = judges.get(args.judge, args.judge_threshold)  # a bad name: exit 2 before any run
+    spec = parse_engine(args.engine, args.mode)  # parsed once: nothing below parses it again
     config = load_engine_config(args.engine_config)
     what = QAWhat(RunWhat(args.golden, args.kb, args.engine, args.mode, judge,
-                          config if config.settings() else None, None, model_run(args)),
+                          config if config.settings() else None, None, model_run(args), spec),
                   args.baseline)
     progress = _progress(args)
     how = RunHow(args.jobs, args.executor, args.scheduler, args.case_timeout, args.retries,
                  args.repeat, False if args.no_cache else None, args.cache_key, args.fail_fast,
                  progress)
     echo = _Echo(progress)
+    outputs = gated.GatedOutputs(args.report, args.junit, args.summary_md)
+    gate = gated.Gate(gate_options(args), lambda key: record_command(args, spec),
+                      not args.no_store, echo)
     try:
-        run = gated.run(QAHarness(), what, how, gated.GatedOutputs(args.report, args.junit,
-                                                            args.summary_md),
-                        gated.Gate(gate_options(args), lambda key: record_command(
-                                       args, parse_engine(args.engine, args.mode)),
-                                   not args.no_store, echo))
+        run = gated.run(QAHarness(), what, how, outputs, gate)
     finally:
         echo.end_progress()
     return finish(run)

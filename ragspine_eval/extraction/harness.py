@@ -102,7 +102,8 @@ class ExtractionHarness(Harness):
         from ragspine_eval.outputs.extraction_files import mismatch_details
 
         scored = run.report.reports[name]
-        gate = ratchet.run_gate(run.baseline_path, name, make_baseline_entry(scored), options)  # type: ignore[arg-type]
+        gate = ratchet.run_gate(run.baseline_path, name,  # type: ignore[arg-type]
+                                make_baseline_entry(scored), options)
         for line in gate.lines:
             say(line)
         if gate.comparison is not None:

@@ -74,9 +74,10 @@ def run(harness: Harness, what: Any, how: Any = None, outputs: GatedOutputs | No
         if not harness.report_after_gate:
             write_announced(outputs.report, "report", report_file[2], gated.written, say)
         for name, chosen in options.items():
-            if harness.scored(report, name):
-                gated.gates[name] = (unrecorded(gated, name, say) if report.status != "complete"
-                                     else harness.gate(gated, name, chosen, say))  # type: ignore[arg-type]
+            if not harness.scored(report, name):
+                continue
+            gated.gates[name] = (unrecorded(gated, name, say) if report.status != "complete"
+                                 else harness.gate(gated, name, chosen, say))
         harness.after_gates(gated, before, say)
         files = harness.writers(gated, outputs)
         for label, path, write in [report_file, *files] if harness.report_after_gate else files:
@@ -105,9 +106,9 @@ def interrupted_reason(report: Any) -> str:
 
 def unrecorded(run: GatedRun, name: str, say: Echo) -> ratchet.GateResult:
     """The gate of a run that did not finish: compared, never recorded."""
-    gate = ratchet.check_without_recording(run.baseline_path, run.keys[name],  # type: ignore[arg-type]
-                                           run.comparisons[name], interrupted_reason(run.report),
-                                           status=INTERRUPTED)
+    gate = ratchet.check_without_recording(
+        run.baseline_path, run.keys[name], run.comparisons[name],  # type: ignore[arg-type]
+        interrupted_reason(run.report), status=INTERRUPTED)
     for line in gate.lines:
         say(line)
     return gate

@@ -31,7 +31,9 @@ class RunWhat:
     default), the engine configuration (engines/engine_config.py; None: its defaults), `k`:
     how deep retrieval is judged (QA's retrieval gate k; a retrieval run's top_k), and the
     model the engine asks with its cassette and the cassette's mode (models.ModelRun; None, or
-    the default ModelRun: the engine's MockProvider, and nothing of the run changes)."""
+    the default ModelRun: the engine's MockProvider, and nothing of the run changes); `spec`,
+    the --engine string as engines.factory parsed it, where the caller (the CLI) did: nothing
+    below parses it again."""
 
     golden: str | Path
     kb: str | Path = KB_DIR
@@ -41,6 +43,7 @@ class RunWhat:
     engine_config: Any = None
     k: int | None = None
     model: Any = None
+    spec: Any = None
 
     def __post_init__(self) -> None:
         if self.model is not None:  # the MockProvider without a cassette is no model at all

@@ -1,7 +1,7 @@
 """The QA harness as the gated run takes it (gated/harness.py): `QAWhat` and `QAHarness`.
 
-`QAHarness` checks the engine's spec and the judge, reads the golden set whole (exit 2 on a bad line,
-before any engine call), keys the run by the engine's key (`tool`, `agent@http`), the engine
+`QAHarness` checks the engine's spec and the judge, reads the golden set whole (exit 2 on a bad
+line, before any engine call), keys the run by the engine's key (`tool`, `agent@http`), the engine
 configuration's label and the model (gated.harness.keyed), runs the cases at the retrieval gate
 k the stored entry records, and writes the report, its JUnit and its Markdown summary.
 Its module sits in qa/ but belongs to the gated run's floor (tests/test_layout.py): it
@@ -63,8 +63,10 @@ class QAHarness(Harness):
     def keys(self, what: QAWhat) -> dict[str, str]:
         from ragspine_eval.engines import parse_engine
 
-        engine = what.run.engine
-        key = parse_engine(engine, what.run.mode).key if isinstance(engine, str) else engine.label
+        engine, spec = what.run.engine, what.run.spec
+        if spec is None and isinstance(engine, str):
+            spec = parse_engine(engine, what.run.mode)
+        key = spec.key if spec is not None else engine.label
         return {"qa": keyed(key, what.run.engine_config, what.run.model)}
 
     def read(self, what: QAWhat, how: RunHow | None) -> None:

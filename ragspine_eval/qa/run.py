@@ -131,7 +131,8 @@ class QARun:
         judge = what.judge
         if judge is None or isinstance(judge, str):
             judge = judges.get(judge or judges.DEFAULT_JUDGE)
-        spec = parse_engine(what.engine, what.mode) if isinstance(what.engine, str) else None
+        spec = what.spec if what.spec is not None else (
+            parse_engine(what.engine, what.mode) if isinstance(what.engine, str) else None)
         configured = what.engine_config is not None and bool(what.engine_config.settings())
         if configured:
             from ragspine_eval.engines.engine_config import EngineConfigError, check_for_qa
