@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def baseline_beside_gold(parser: argparse.ArgumentParser, harness: str) -> None:
-    """`--baseline` defaulting to the run's own file (gated/answers.py `default_baseline`), and
+    """`--baseline` defaulting to the run's own file (gated/own_workspace.py `default_baseline`), and
     `--name`, the name its keys start with."""
     for action in parser._actions:
         if "--baseline" in action.option_strings:

@@ -40,7 +40,7 @@ def load_golden_set_cached(path: str | Path, folder: Path | None) -> list[Golden
     key = _key(Path(path)) if folder is not None else None
     if key is None:
         return load_golden_set(path)
-    if _LAST and _LAST[0] == (key, str(folder)):  # read in this process already (gated/qa.py
+    if _LAST and _LAST[0] == (key, str(folder)):  # read in this process already (qa/harness.py
         return list(_LAST[1])  # checks the file before the run reads it): the same cases
     cases = _read(folder, key, path)  # type: ignore[arg-type]
     _LAST[:] = [(key, str(folder)), cases]

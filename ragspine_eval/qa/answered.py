@@ -13,7 +13,7 @@ restricts both entries to what both can speak for before the ratchet's `compare`
   fingerprint). A stored entry without per-case ids (written before them) cannot be restricted:
   its rates are compared with the answered cases' as they are, and a note says so.
 
-The run itself still fails (exit 1, "N engine errors", never recorded: gated/qa.py); this only
+The run itself still fails (exit 1, "N engine errors", never recorded: qa/harness.py); this only
 keeps the regressions it lists to the ones that are real.
 """
 

@@ -15,7 +15,7 @@ Invariants:
 - `to_dict` is deterministic for the same inputs: timings live under `provenance.times` only;
 - the baseline entry has the ratchet's shape ("metrics", "passed_ids" per recall gate, "golden"
   fingerprints per question, "kb", "engine") plus "engine_config" and "top_k": a configuration is
-  gated against its own entry, whose key names it (gated/retrieval.py).
+  gated against its own entry, whose key names it (retrieval_only/harness.py).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def test_a_warm_run_writes_the_kept_text_and_the_same_bytes(tiny_golden, tmp_pat
     write_report(tmp_path / "warm.json", warm)
     assert encodings == [5]  # not encoded again: written from the kept text
     assert (tmp_path / "warm.json").read_bytes() == plain_bytes(warm, tmp_path)
-    write_report(tmp_path / "given.json", warm, warm.to_dict())  # as gated/qa.py calls it
+    write_report(tmp_path / "given.json", warm, warm.to_dict())  # as qa/harness.py calls it
     assert (tmp_path / "given.json").read_bytes() == (tmp_path / "warm.json").read_bytes()
     assert encodings == [5]
     # the kept text is the warm run's own (every record reused), not the cold run's

@@ -1,7 +1,7 @@
 """What notebooks/retrieval.ipynb shows: a retrieval-only run over a workspace, one call each.
 
-`run_retrieval(...)` is the CLI's gated run without recording (gated/retrieval.py: compared
-with the stored entry, the report written, the run kept); then `verdict` (the banner: PASS,
+`run_retrieval(...)` is the CLI's gated run without recording (gated.run with
+retrieval_only/harness.py: compared with the stored entry, the report written, the run kept); then `verdict` (the banner: PASS,
 FAIL or NO BASELINE, drift and the configuration's warnings first), `measures` and `by` (the
 figures and their baseline, per tag or document), `latency` (p50/p95/max per run and by tag),
 `explorer` (the recall heatmap by tag value and document, linked to the table of questions; a
