@@ -79,26 +79,27 @@ class AnswersHarness(Harness):
                 Path(what.run.kb): f"workspace {what.run.kb}",
                 **({Path(config.path): f"engine config {config.path}"} if config.path else {})}
 
-    def check(self, what: AnswersWhat) -> None:
+    def check(self, what: AnswersWhat) -> AnswersWhat:
         from ragspine_eval.engines.workspace_answers import ROUTES
         from ragspine_eval.knowledge.workspace import read_workspace
 
         bad = [r for r in what.routes if r not in ROUTES]
         if bad:
             raise ValueError(f"unknown route {bad[0]!r}: one of {', '.join(ROUTES)}")
-        read_workspace(what.run.kb)
+        return replace(what, run=replace(what.run, workspace=read_workspace(what.run.kb)))
 
     def keys(self, what: AnswersWhat) -> dict[str, str]:
         from ragspine_eval.gated.own_workspace import run_name
 
-        named = run_name(what.run.kb, what.run.golden, what.name)
+        named = run_name(what.run.kb, what.run.golden, what.name, what.run.workspace)
         return {route: baseline_key(what.run.kb, route, what.run.engine_config, what.run.model,
                                     named) for route in what.routes}
 
-    def read(self, what: AnswersWhat, how: RunHow | None) -> None:
+    def read(self, what: AnswersWhat, how: RunHow | None) -> AnswersWhat:
         from ragspine_eval.golden.nl_answers import answer_cases_of
 
-        answer_cases_of(what.run.golden)
+        cases = tuple(answer_cases_of(what.run.golden))
+        return replace(what, run=replace(what.run, cases=cases))
 
     def run(self, what: AnswersWhat, how: RunHow | None,
             stored: dict[str, dict[str, Any] | None], say: Echo) -> Any:

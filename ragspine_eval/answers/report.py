@@ -340,7 +340,7 @@ def report_of(run: AnswerRun, clock: Any = None) -> AnswerRunReport:
     from ragspine_eval.knowledge.workspace import chunking_of, read_workspace
 
     report = AnswerRunReport(run)
-    ws = read_workspace(run.workspace)
+    ws = run.read if run.read is not None else read_workspace(run.workspace)
     config = {**run.config.to_dict(), "effective": dict(run.preset)}
     prov = collect(RunInputs(harness="answers", mode="answers:" + "+".join(run.routes),
                              golden=InputRef(display_path(run.gold),

@@ -99,6 +99,7 @@ class AnswerRun:
     usage: Any = field(default=None, repr=False)
     gold_check: GoldCheck | None = None  # the gold against the workspace (gold_check.py)
     interrupted: bool = False  # Ctrl-C stopped it: the unfinished questions are not run
+    read: Any = field(default=None, repr=False, compare=False)  # the workspace as read, once
 
     @property
     def skipped(self) -> list[dict[str, str]]:
@@ -166,6 +167,8 @@ def run_answers(what: RunWhat, how: RunHow, languages: Sequence[str] | None = No
     file's questions (drafting/questions.py): those have no gold to check."""
     if what.model is not None:  # what the provider or the cassette needs: exit 2 first
         what.model.check()
+    if what.workspace is None:  # read once for the gold's check, the cache's key, the report
+        what = replace(what, workspace=what.read_workspace())
     cases, gold = checked_gold(what, allow_gold_errors, cases)
     cache = outcome_cache(_identity, "answers", _cache_kb(what), what.cache_policy(how),
                           AnswerQuestion.fingerprint, AnswerOutcome)
@@ -192,12 +195,11 @@ def checked_gold(what: RunWhat, allow_gold_errors: bool = False,
     """The gold file's cases and their check against the workspace (gold_check.py); GoldError
     (exit 2) for a case the workspace cannot answer, unless `allow_gold_errors`."""
     from ragspine_eval.answers.gold_check import check_gold
-    from ragspine_eval.knowledge.workspace import read_workspace
 
     if cases is not None:  # a draft's questions: no gold file to check them against
         return tuple(cases), None
-    cases = answer_cases_of(what.golden)
-    gold = check_gold(what.golden, cases, read_workspace(what.kb))
+    cases = what.cases if what.cases is not None else answer_cases_of(what.golden)
+    gold = check_gold(what.golden, cases, what.read_workspace())
     if not allow_gold_errors:
         gold.raise_errors(Path(what.kb))
     return cases, gold
@@ -212,7 +214,8 @@ def _answer_run(what: RunWhat, repeat: int, cache: Any, cases: tuple[AnswerCase,
 
     check_effective(what.engine_config)
     return AnswerRun(Path(what.kb), Path(what.golden), tuple(str(what.mode).split("+")), cases,
-                     repeat=repeat, config=what.engine_config, preset=_preset(what, cache))
+                     repeat=repeat, config=what.engine_config, preset=_preset(what, cache),
+                     read=what.workspace)
 
 
 # the outcome cache's fact of the engine's effective preset (execution/cache.OutcomeCache.fact)
@@ -270,9 +273,7 @@ def _identity() -> Any:
 
 def _cache_kb(what: RunWhat) -> str:
     """The workspace part of the cache's key: another configuration or model, other answers."""
-    from ragspine_eval.knowledge.workspace import read_workspace
-
-    return what.model_keyed(f"{read_workspace(what.kb).fingerprint}+"
+    return what.model_keyed(f"{what.read_workspace().fingerprint}+"
                             f"{what.engine_config.fingerprint}")
 
 

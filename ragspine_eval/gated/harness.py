@@ -77,15 +77,19 @@ class Harness:
         """What no output may land on, each named as a message names it."""
         raise NotImplementedError
 
-    def check(self, what: Any) -> None:
-        """Read and check what is cheap, before the keys (the engine's spec, the workspace)."""
+    def check(self, what: Any) -> Any:
+        """Read and check what comes before the keys (the judge, the workspace): `what` with
+        what was read in it, so that nothing below reads it again."""
+        return what
 
     def keys(self, what: Any) -> dict[str, str]:
         """Name (a route, a document set, or the harness's own name) -> baseline key."""
         raise NotImplementedError
 
-    def read(self, what: Any, how: Any) -> None:
-        """Read the cases whole (exit 2 on a bad line), after the gate options are checked."""
+    def read(self, what: Any, how: Any) -> Any:
+        """Read the cases whole (exit 2 on a bad line), after the gate options are checked:
+        `what` with them in it (nothing below reads them again)."""
+        return what
 
     def run(self, what: Any, how: Any, stored: dict[str, dict[str, Any] | None],
             say: Echo) -> Any:

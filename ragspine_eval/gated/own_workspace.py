@@ -16,6 +16,7 @@ Invariants: pure but for reading the workspace's fingerprint; the same inputs, t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ragspine_eval import paths
 
@@ -29,11 +30,13 @@ def default_baseline(workspace: str | Path, golden: str | Path, harness: str) ->
     return paths.baseline_beside(golden, harness)
 
 
-def run_name(workspace: str | Path, golden: str | Path, name: str | None = None) -> str:
-    """The name a run's baseline keys start with (module docstring)."""
+def run_name(workspace: str | Path, golden: str | Path, name: str | None = None,
+             read: Any = None) -> str:
+    """The name a run's baseline keys start with (module docstring); `read`: the workspace as
+    knowledge.workspace read it already (None: read here)."""
     from ragspine_eval.knowledge.workspace import read_workspace
 
     if paths.in_project(workspace):
         return name or Path(workspace).resolve().name or "workspace"
-    fingerprint = read_workspace(workspace).fingerprint[:FINGERPRINT_DIGITS]
+    fingerprint = (read or read_workspace(workspace)).fingerprint[:FINGERPRINT_DIGITS]
     return f"{name or Path(golden).stem}@{fingerprint}"

@@ -54,11 +54,11 @@ def run(harness: Harness, what: Any, how: Any = None, outputs: GatedOutputs | No
     ratchet.check_outputs(outputs.named(), baseline=baseline,
                           inputs={**harness.inputs(what),
                                   paths.PROJECT_ROOT / "notebooks": "notebooks"})
-    harness.check(what)
+    what = harness.check(what)
     keys = harness.keys(what)
     options = ({name: gate.options_for(key) for name, key in keys.items()}
                if gate.options is not None and baseline is not None else {})
-    harness.read(what, how)
+    what = harness.read(what, how)
     stored = stored_entries(baseline, keys) if baseline is not None else {}
     report = harness.run(what, how, stored, say)
     gated = GatedRun(harness, report, keys, baseline, stored)

@@ -13,7 +13,7 @@ and `fail_fast` (the cases after the first error are not run).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,10 @@ class RunWhat:
     how deep retrieval is judged (QA's retrieval gate k; a retrieval run's top_k), and the
     model the engine asks with its cassette and the cassette's mode (models.ModelRun; None, or
     the default ModelRun: the engine's MockProvider, and nothing of the run changes); `spec`,
-    the --engine string as engines.factory parsed it, where the caller (the CLI) did: nothing
-    below parses it again."""
+    the --engine string as engines.factory parsed it, `workspace`, the engine workspace at `kb`
+    as knowledge.workspace read it, and `cases`, the cases of `golden` as its reader read them,
+    where the caller (the CLI, a harness's check) did: nothing below parses or reads them
+    again."""
 
     golden: str | Path
     kb: str | Path = KB_DIR
@@ -43,13 +45,25 @@ class RunWhat:
     engine_config: Any = None
     k: int | None = None
     model: Any = None
-    spec: Any = None
+    # what was read once (none of it changes what is run: left out of equality and repr)
+    spec: Any = field(default=None, compare=False, repr=False)
+    workspace: Any = field(default=None, compare=False, repr=False)
+    cases: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.model is not None:  # the MockProvider without a cassette is no model at all
             from ragspine_eval.models.recorder import in_use
 
             object.__setattr__(self, "model", in_use(self.model))
+
+    def read_workspace(self) -> Any:
+        """The workspace at `kb` (knowledge.workspace.Workspace): the one read already, else
+        read now."""
+        if self.workspace is not None:
+            return self.workspace
+        from ragspine_eval.knowledge.workspace import read_workspace
+
+        return read_workspace(self.kb)
 
     def model_keyed(self, kb_key: str) -> str:
         """The knowledge-base part of the outcome cache's key with the model's fingerprint

@@ -54,11 +54,13 @@ class QAHarness(Harness):
         return {Path(what.run.golden): f"golden set {what.run.golden}",
                 Path(what.run.kb): f"knowledge base {what.run.kb}"}
 
-    def check(self, what: QAWhat) -> None:
+    def check(self, what: QAWhat) -> QAWhat:
         if what.run.judge is None or isinstance(what.run.judge, str):  # an unknown name: exit 2
             from ragspine_eval.judges import registry as judges
 
-            judges.get(what.run.judge or judges.DEFAULT_JUDGE)
+            judge = judges.get(what.run.judge or judges.DEFAULT_JUDGE)  # resolved once
+            return replace(what, run=replace(what.run, judge=judge))
+        return what
 
     def keys(self, what: QAWhat) -> dict[str, str]:
         from ragspine_eval.engines import parse_engine
@@ -69,13 +71,14 @@ class QAHarness(Harness):
         key = spec.key if spec is not None else engine.label
         return {"qa": keyed(key, what.run.engine_config, what.run.model)}
 
-    def read(self, what: QAWhat, how: RunHow | None) -> None:
+    def read(self, what: QAWhat, how: RunHow | None) -> QAWhat:
         from ragspine_eval.execution.cache import cache_dir
         from ragspine_eval.execution.golden_memo import load_golden_set_cached
 
         # a set validated before is remembered (not with --no-cache)
-        load_golden_set_cached(what.run.golden,
-                               None if how is not None and how.cache is False else cache_dir())
+        cases = load_golden_set_cached(
+            what.run.golden, None if how is not None and how.cache is False else cache_dir())
+        return replace(what, run=replace(what.run, cases=cases))
 
     def run(self, what: QAWhat, how: RunHow | None, stored: dict[str, dict[str, Any] | None],
             say: Echo) -> Any:

@@ -145,7 +145,8 @@ class QARun:
 
         check_for_engine(what.model, spec.kind if spec is not None else None,
                          spec.mode if spec is not None else what.mode)
-        cases = load_golden_set_cached(what.golden, None if how.cache is False else cache_dir())
+        cases = what.cases if what.cases is not None else load_golden_set_cached(
+            what.golden, None if how.cache is False else cache_dir())
         mode = spec.mode if spec is not None else what.mode or what.engine.mode
         return cls(what, judge, spec, mode, configured, cases, how.cache_key)
 

@@ -16,7 +16,7 @@ configuration is said (DRIFT) before the gate's lines.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -67,27 +67,26 @@ class RetrievalHarness(Harness):
                 Path(what.run.kb): f"workspace {what.run.kb}",
                 **({Path(config.path): f"engine config {config.path}"} if config.path else {})}
 
-    def check(self, what: RetrievalWhat) -> None:
+    def check(self, what: RetrievalWhat) -> RetrievalWhat:
         from ragspine_eval.knowledge.workspace import read_workspace
 
-        read_workspace(what.run.kb)
+        return replace(what, run=replace(what.run, workspace=read_workspace(what.run.kb)))
 
     def keys(self, what: RetrievalWhat) -> dict[str, str]:
         from ragspine_eval.gated.own_workspace import run_name
 
-        name = run_name(what.run.kb, what.run.golden, what.name)
+        name = run_name(what.run.kb, what.run.golden, what.name, what.run.workspace)
         return {"retrieval": baseline_key(what.run.kb, what.top_k, what.run.engine_config,
                                           what.run.model, name)}
 
-    def read(self, what: RetrievalWhat, how: RunHow | None) -> None:
+    def read(self, what: RetrievalWhat, how: RunHow | None) -> RetrievalWhat:
         from ragspine_eval.golden.question_files import load_question_file
 
-        load_question_file(what.run.golden)
+        questions = load_question_file(what.run.golden)
+        return replace(what, run=replace(what.run, cases=questions))
 
     def run(self, what: RetrievalWhat, how: RunHow | None,
             stored: dict[str, dict[str, Any] | None], say: Echo) -> Any:
-        from dataclasses import replace
-
         from ragspine_eval.retrieval_only.run import run_retrieval
 
         return run_retrieval(replace(what.run, k=what.top_k), how or RunHow())

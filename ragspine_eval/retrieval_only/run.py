@@ -122,11 +122,11 @@ class RetrievalRun:
             read_workspace(what.kb)  # raises naming what is missing
             raise WorkspaceError(f"{what.kb}: not an engine workspace (its knowledge.db holds "
                                  f"no narrative chunks)")
-        questions = load_question_file(what.golden)
+        questions = what.cases if what.cases is not None else load_question_file(what.golden)
         check_effective(config)
         if what.model is not None:  # what the provider or the cassette needs: exit 2 first
             what.model.check()
-        ws = read_workspace(what.kb)
+        ws = what.read_workspace()
         with WorkspaceRetriever(what.kb, config) as opened:  # refused here: exit 2, none asked
             preset, channel = opened.preset, opened.vector_channel
         return cls(what, ws, questions, top_k, preset, channel)
