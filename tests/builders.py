@@ -222,3 +222,21 @@ def check_junit_shape(root: ET.Element) -> tuple[int, int]:
     assert (int(root.get("tests")), int(root.get("failures")), int(root.get("errors"))) == (
         tests, failures, errors)
     return tests, failures
+
+
+# --- the notebooks' gate -------------------------------------------------------------------------
+
+
+def gate_comparison(rate_now: float, *, drift: bool = False) -> Any:
+    """A comparison of one gate `g` over one case `a` that passed at baseline time: now at
+    `rate_now` (0.0: `a` fails now, a regression); `drift`: another knowledge base than the
+    baseline's (a DRIFT line, never a failure by itself)."""
+    from ragspine_eval.ratchet import compare
+
+    def entry(rate: float, fingerprint: str) -> dict:
+        return {"metrics": {"g": rate}, "passed_ids": {"g": ["a"] if rate else []},
+                "golden": {"a": "fa"}, "n_cases": 1,
+                "engine": {"name": "rag-spine", "version": "0.17.2"},
+                "kb": {"fingerprint": fingerprint, "files": {"facts.csv": fingerprint}}}
+
+    return compare(entry(rate_now, ("b" if drift else "a") * 16), entry(1.0, "a" * 16))

@@ -155,12 +155,12 @@ def test_the_extraction_notebook_shows_a_hostile_document_of_a_manifest_as_a_fai
     """The notebook's run (workbench.run_extraction) names the document the bounded worker
     failed on beside the scored ones, and its gate fails, as the CLI's exit 2 does."""
     from ragspine_eval import workbench
-    from ragspine_eval.workbench.fronts.extraction import assert_gates_of
 
     manifest, _bad = mixed_manifest(tmp_path)
     ex = workbench.run_extraction("all", None, None, tmp_path / "report.json",
                                   manifest=manifest, store=False)
     assert list(ex.run.reports) == ["product_lines.xlsx"]
     assert list(ex.failures) == ["far.xlsx"] and "A1:XFD1048576" in ex.failures["far.xlsx"]
-    with pytest.raises(AssertionError, match="far.xlsx"):
-        assert_gates_of(ex, False)
+    with pytest.raises(AssertionError, match="far.xlsx: FAIL because the run failed on this "
+                                             "document"):
+        workbench.assert_gate(ex, False)

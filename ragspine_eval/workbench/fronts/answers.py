@@ -9,7 +9,8 @@ route's gates by language, tag and document, linked to the table of questions: a
 keeps the questions that fail that gate in that bucket, a row opens the case view), `case_view`
 (one question: views/answers_case.py, both routes side by side, each claim on its own
 document, its value marked in the answer and in the ranked passages, what the number guard
-hid) and `assert_gate` (the last cell: raises on a regression or an engine error).
+hid). An `AnswersNotebookRun` has the shape the one gate of every notebook reads
+(fronts/gate.py's `assert_gate`, the last cell: raises on a regression or an engine error).
 The explorer's and the case view's `judge` (a registered faithfulness judge, default the
 registry's) judges each claim of every answer against its passages, and an analyst marks its
 verdicts right or wrong there and exports them as labels (`labelling`: views/answer_labels.py,
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -47,6 +48,22 @@ class AnswersNotebookRun:
     keys: dict[str, str]
     stored: dict[str, dict[str, Any] | None]
     comparisons: dict[str, ratchet.BaselineComparison | None]
+    harness: ClassVar[str] = "answers"
+
+    # what the gate reads (fronts/gate.py) besides `keys` and `comparisons`, one per route
+    @property
+    def engine_errors(self) -> list[str]:
+        """Each question the engine failed on, once per route (not once per repeat)."""
+        return list(dict.fromkeys(f"{r.id} ({r.route})" for r in self.report.errors))
+
+    @property
+    def failures(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def record_hint(self) -> str:
+        return ("ragspine-eval answers --kb WORKSPACE --golden GOLD --update-baseline (and the "
+                "same --route, --engine-config, model flags, --baseline and --name as this run)")
 
 
 def answers_what(kb: str | Path, golden: str | Path, routes: str = "both",
@@ -297,22 +314,3 @@ def _failed_gates(result: Any) -> list[str]:
     if any(not (c.strict and c.strict.cited) for c in v.claims):
         out.append("claim_citation_strict")
     return out
-
-
-def assert_gate(run: AnswersNotebookRun, require_baseline: bool = False) -> str:
-    """Raise AssertionError on a regression, an engine error, or (with require_baseline) a
-    missing entry; else say what passed."""
-    keys = ", ".join(run.keys.values())
-    if run.report.errors:
-        raise AssertionError(f"answers {keys}: {len(run.report.errors)} engine errors: "
-                             + ", ".join(r.id for r in run.report.errors[:20]))
-    missing = [run.keys[r] for r, c in run.comparisons.items() if c is None]
-    if missing and require_baseline:
-        raise AssertionError(f"answers: no baseline entry for {', '.join(missing)} "
-                             f"(require_baseline)")
-    regressions = _regressions(run)
-    if regressions or not all(c is None or c.passed for c in run.comparisons.values()):
-        raise AssertionError(f"answers {keys} regressed: " + "; ".join(regressions))
-    if missing:
-        return f"answers {keys}: no baseline yet for {', '.join(missing)}; nothing to compare"
-    return f"answers {keys}: no regression against the baseline"

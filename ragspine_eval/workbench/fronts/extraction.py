@@ -2,8 +2,8 @@
 fails on kept apart from the verdicts.
 
 `run_extraction` is the CLI's gated run (gated.run with extraction/harness.py) without recording, for fixture sets,
-one document of one's own, or a manifest of many (an `ExtractionNotebookRun`); `assert_gates_of`
-is the notebook's last cell.
+one document of one's own, or a manifest of many (an `ExtractionNotebookRun`, in the shape the
+one gate of every notebook reads: fronts/gate.py's `assert_gate`, the notebook's last cell).
 
 `notebook_targets` resolves the notebook's parameters as `ragspine-eval extraction` resolves
 `--docs`, `--doc/--ground-truth` and `--manifest` (a manifest names each document and its ground
@@ -11,8 +11,7 @@ truth; `doc` needs `ground_truth`; the baseline is the one given, else the manif
 fixtures' for fixture sets and none for documents of one's own). `gated_apart` runs them: when
 the run raises on a document (the engine crashed, the document would not open, a bounded
 worker gave up on it), each document is run alone to find which, and the others are scored
-and reported without it. The notebook's last cell is
-assert_gates_of (below).
+and reported without it; the gate fails on each document the run failed on.
 Invariants: a failure on a document is an error, never a verdict (no pass, no regression); an
 error in the run's own files (the baseline, an output path) is not a document's: it is raised.
 """
@@ -22,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval import paths
 from ragspine_eval import ratchet as bl
@@ -31,7 +30,6 @@ from ragspine_eval.extraction.run import ExtractionRun, Target, fixture_targets
 from ragspine_eval.files.output_paths import OutputError
 from ragspine_eval.paths import OUT_DIR, from_root
 from ragspine_eval.ratchet import BaselineError
-from ragspine_eval.workbench.fronts.qa import gate_message
 
 
 class NotebookParameterError(RagspineEvalError, ValueError):
@@ -138,6 +136,19 @@ class ExtractionNotebookRun:
     targets: list[Any] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
+    harness: ClassVar[str] = "extraction"
+    engine_errors: ClassVar[tuple[str, ...]] = ()  # a document's failure is in `failures`
+
+    # what the gate reads (fronts/gate.py) besides `comparisons` and `failures`
+    @property
+    def keys(self) -> dict[str, str]:
+        return {key: key for key in self.comparisons}  # a document set is its own key
+
+    @property
+    def record_hint(self) -> str:
+        baseline = self.baseline_path or "FILE"
+        return (f"ragspine-eval extraction ... --baseline {baseline} --update-baseline (with "
+                f"this run's --docs, --doc and --ground-truth, or --manifest)")
 
 
 def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str | Path | None,
@@ -161,32 +172,3 @@ def run_extraction(docs: str, facts_path: str | Path | None, baseline_path: str 
     stored = {key: entry for key, entry in gated.stored.items() if entry is not None}
     return ExtractionNotebookRun(gated.report, out, gated.baseline_path, stored,
                                  gated.comparisons, targets, failures, gated.kept)
-
-
-def assert_gates(comparisons: dict[str, bl.BaselineComparison | None]) -> str:
-    """`assert_gate` for several baseline keys: every regression of every key in one error."""
-    failed = [gate_message(c, k) for k, c in comparisons.items() if c is not None and not c.passed]
-    if failed:
-        raise AssertionError("\n".join(failed))
-    return "\n".join(gate_message(c, k) for k, c in comparisons.items())
-
-
-def assert_gates_of(ex: Any, require_baseline: bool = False) -> str:
-    """The extraction notebook's gate over an ExtractionNotebookRun: raise AssertionError
-    naming each document the run failed on, each document set without a baseline entry when
-    `require_baseline`, and each regression; return the pass message otherwise."""
-    comparisons, failures = ex.comparisons, ex.failures
-    lines = [f"{key}: FAIL because the run failed on this document (neither pass nor "
-             f"regression): {why}" for key, why in failures.items()]
-    if require_baseline:
-        lines += [f"{key}: no baseline entry, and require_baseline is set; record one with the "
-                  f"CLI: ragspine-eval extraction ... --baseline FILE --update-baseline"
-                  for key, c in comparisons.items() if c is None]
-    try:
-        message = assert_gates(comparisons)
-    except AssertionError as exc:
-        lines.append(str(exc))
-        message = ""
-    if lines:
-        raise AssertionError("\n".join(lines))
-    return message

@@ -2,20 +2,18 @@
 
 `run_qa` runs a mode, writes its JSON report, and compares it with the stored baseline without
 ever writing the baseline (recording a baseline is the CLI's job, on purpose: a notebook run is
-exploration or CI, never a review). `assert_gate` is the notebooks' last cell: it raises an
-AssertionError naming every regression, so papermill exits non-zero and the failing cell sits at
-the bottom of the output notebook. A mode with no baseline passes. `show_case` shows one case
-whole (workbench.case_view). Relative paths are taken from
+exploration or CI, never a review). A `QANotebookRun` has the shape the one gate of every
+notebook reads (fronts/gate.py: `workbench.assert_gate(run, require_baseline)`, the last cell);
+a mode with no baseline passes. `show_case` shows one case whole (workbench.case_view). Relative paths are taken from
 the project root (see paths.from_root), so a notebook behaves the same from any working folder.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragspine_eval import ratchet as bl
 from ragspine_eval.paths import OUT_DIR, from_root
@@ -35,6 +33,29 @@ class QANotebookRun:
     comparison: bl.BaselineComparison | None
     key: str
     kept: Any = None  # the run as the run store keeps it (runs.RunSummary; None: not kept)
+    harness: ClassVar[str] = "qa"
+
+    # what the gate reads (fronts/gate.py): one key, no document failures
+    @property
+    def keys(self) -> dict[str, str]:
+        return {"qa": self.key}
+
+    @property
+    def comparisons(self) -> dict[str, bl.BaselineComparison | None]:
+        return {"qa": self.comparison}
+
+    @property
+    def engine_errors(self) -> list[str]:
+        return [c.id for c in self.report.errors]
+
+    @property
+    def failures(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def record_hint(self) -> str:
+        return (f"ragspine-eval qa --mode {self.report.mode} --update-baseline (and the same "
+                f"--engine, --engine-config, model flags, --golden and --baseline as this run)")
 
 
 def default_report_path(key: str) -> Path:
@@ -111,44 +132,6 @@ def show_case(run: QANotebookRun, case_id: str) -> Any:
     from ragspine_eval.workbench.views.case_view import case_detail, case_html
 
     return HTML(case_html(case_detail(run.report, case_id, run.stored, other_mode_report(run))))
-
-
-def gate_message(comparison: bl.BaselineComparison | None, key: str) -> str:
-    """What the gate says of one key: pass or each regression, with drift (another knowledge
-    base or engine than the baseline's) first either way."""
-    if comparison is None:
-        return f"{key}: no baseline yet; nothing to compare (record one with the CLI)"
-    if comparison.passed:
-        return "\n".join([f"{key}: no regression against the baseline",
-                          *bl.drift_lines(comparison, key)])
-    return "\n".join([f"{key}: the baseline gate failed",
-                      *bl.describe(comparison, key, bl.LISTED_PER_KIND)])
-
-
-def assert_gate(comparison: bl.BaselineComparison | None, key: str,
-                require_baseline: bool = False, errors: Sequence[Any] = ()) -> str:
-    """Raise AssertionError listing each regression; return the pass message otherwise. With
-    `require_baseline` (CI), a mode without a baseline entry fails too, as the CLI's
-    --require-baseline does. `errors` are the run's engine errors (report.errors): any fails
-    the gate, with "N engine errors" as its reason, as the CLI does."""
-    if errors:
-        from ragspine_eval.outputs.console import short_ids
-
-        ids = short_ids([c.id for c in errors], 20)
-        lines = [f"{key}: FAIL because of {len(errors)} engine errors ({ids}): the engine "
-                 f"raised, timed out or answered malformed; these cases are neither passes nor "
-                 f"failures"]
-        if comparison is not None and not comparison.passed:
-            lines += bl.describe(comparison, key, bl.LISTED_PER_KIND)
-        raise AssertionError("\n".join(lines))
-    if comparison is None and require_baseline:
-        raise AssertionError(f"{key}: no baseline entry, and require_baseline is set; record one "
-                             f"with the CLI: ragspine-eval qa --mode {key.split('@')[0]} "
-                             f"--update-baseline (and the same --engine, --golden, --baseline)")
-    message = gate_message(comparison, key)
-    if comparison is not None and not comparison.passed:
-        raise AssertionError(message)
-    return message
 
 
 def verdict(run: QANotebookRun) -> Html:

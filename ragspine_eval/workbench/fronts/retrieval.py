@@ -6,8 +6,9 @@ FAIL or NO BASELINE, drift and the configuration's warnings first), `measures` a
 figures and their baseline, per tag or document), `latency` (p50/p95/max per run and by tag),
 `explorer` (the recall heatmap by tag value and document, linked to the table of questions; a
 click on a row opens the case view with the ranked passages, the relevant ones marked:
-workbench/views/retrieval_view.py's `ranked_html`, the QA case view's own fragment) and
-`assert_gate` (the last cell: raises on a regression or an engine error).
+workbench/views/retrieval_view.py's `ranked_html`, the QA case view's own fragment). A `RetrievalNotebookRun` has the shape the one gate of every
+notebook reads (fronts/gate.py's `assert_gate`, the last cell: raises on a regression or an
+engine error).
 Everything is computed here, in Python a test calls without a kernel; the notebook only calls.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -42,6 +43,29 @@ class RetrievalNotebookRun:
     stored: dict[str, Any] | None
     comparison: ratchet.BaselineComparison | None
     kept: Any = None
+    harness: ClassVar[str] = "retrieval"
+
+    # what the gate reads (fronts/gate.py): one key, no document failures
+    @property
+    def keys(self) -> dict[str, str]:
+        return {"retrieval": self.key}
+
+    @property
+    def comparisons(self) -> dict[str, ratchet.BaselineComparison | None]:
+        return {"retrieval": self.comparison}
+
+    @property
+    def engine_errors(self) -> list[str]:
+        return [c.id for c in self.report.errors]
+
+    @property
+    def failures(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def record_hint(self) -> str:
+        return ("ragspine-eval retrieval --kb WORKSPACE --golden QUESTIONS --update-baseline "
+                "(and the same --top-k, --engine-config, --baseline and --name as this run)")
 
 
 def run_retrieval(kb: str | Path, golden: str | Path, top_k: int | None = None,
@@ -223,19 +247,3 @@ def explorer(run: RetrievalNotebookRun) -> Html:
         slots, empty="no question", hint="Click a heatmap cell to keep the questions that miss "
         "that gate in that bucket; double-click or Show all to clear; click a row for its "
         "ranked passages."))
-
-
-def assert_gate(run: RetrievalNotebookRun, require_baseline: bool = False) -> str:
-    """Raise AssertionError on a regression, an engine error, or (with require_baseline) a
-    missing entry; else say what passed."""
-    report = run.report
-    if report.errors:
-        raise AssertionError(f"retrieval {run.key}: {len(report.errors)} engine errors: "
-                             + ", ".join(c.id for c in report.errors[:20]))
-    if run.comparison is None:
-        if require_baseline:
-            raise AssertionError(f"retrieval {run.key}: no baseline entry (require_baseline)")
-        return f"retrieval {run.key}: no baseline yet; nothing to compare"
-    if not run.comparison.passed:
-        raise AssertionError(f"retrieval {run.key} regressed: " + "; ".join(_regressions(run)))
-    return f"retrieval {run.key}: no regression against the baseline"

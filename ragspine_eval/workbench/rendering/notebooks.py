@@ -187,7 +187,7 @@ def render_output(output_notebook: str | Path) -> Path:
 
 
 PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"
-GATE_ERROR = "AssertionError"  # what workbench.assert_gate(s) raises
+GATE_ERROR = "AssertionError"  # what workbench.assert_gate raises
 BANNER_CLASS = 'class="rse-verdict'
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = ('<p class="rse-widget-note"><i>Here the notebook shows controls (ipywidgets) that '

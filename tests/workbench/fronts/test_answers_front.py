@@ -1,6 +1,7 @@
 """What notebooks/answers.ipynb shows, computed without a kernel over the realdocs workspace, and
 the notebook itself under papermill: it exits non-zero once a claim is lost against its
-baseline."""
+baseline; and a small run through the one gate of every notebook's last cell
+(workbench.assert_gate), both routes' keys in one error."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from realdocs_workspace import needs_realdocs, realdocs_workspace  # noqa: F401
 
-from ragspine_eval import paths
+from ragspine_eval import paths, workbench
 from ragspine_eval.workbench.fronts import answers as ax
 from ragspine_eval.workbench.rendering.notebooks import answers_runs
 
@@ -46,6 +47,66 @@ def test_the_banner_gates_and_failures_say_what_happened(run, realdocs_workspace
     assert row["stage"].startswith("gold")  # its anchor on page 3 of one-page documents
     assert set(fails[fails["known gap"]]["id"]) == {"gap:zh", "gap-abstain:en"}
     assert set(ax.by(run, "language")["language"]) == {"en", "zh"}
+
+
+@needs_realdocs
+def test_the_gate_names_each_route_without_a_baseline_and_fails_on_them_in_ci(
+        run, realdocs_workspace):
+    name = keys_name(realdocs_workspace)
+    ask, narrative = f"{name}@answers:ask", f"{name}@answers:narrative"
+    assert run.keys == {"ask": ask, "narrative": narrative}
+    none = "no baseline yet; nothing to compare (record one with the CLI)"
+    assert workbench.assert_gate(run) == f"{ask}: {none}\n{narrative}: {none}"
+    with pytest.raises(AssertionError) as failed:
+        workbench.assert_gate(run, require_baseline=True)
+    lines = str(failed.value).splitlines()
+    said = "no baseline entry, and require_baseline is set; record one with the CLI: "
+    assert lines[0].startswith(f"{ask}: {said}ragspine-eval answers --kb")
+    assert lines[1].startswith(f"{narrative}: {said}ragspine-eval answers --kb")
+    assert len(lines) == 2
+
+
+def small_run(tmp_path, comparisons, errored: tuple[str, ...] = ()):
+    """An answers notebook run of both routes whose engine failed on the questions
+    `errored` (`case:lang`) on both routes, and a repeat of each (the gate reads only
+    report.errors)."""
+    from ragspine_eval.answers.report import AnswerRunReport
+    from ragspine_eval.answers.run import AnswerResult, AnswerRun
+    from ragspine_eval.answers.verdicts import AnswerVerdict
+    from ragspine_eval.engines.workspace_answers import AnswerOutcome
+
+    report = AnswerRunReport(AnswerRun(tmp_path, tmp_path / "g.json", ("ask", "narrative"), ()))
+    report.run.results += [
+        AnswerResult(qid.split(":")[0], qid.split(":")[1], route, "which?", "positive",
+                     AnswerOutcome(route, error="TimeoutError: 60 s"),
+                     AnswerVerdict(False, "engine error", False, "claim"), repeat=repeat)
+        for qid in errored for route in ("ask", "narrative") for repeat in (0, 1)]
+    return ax.AnswersNotebookRun(report, tmp_path / "r.json",
+                                 {"ask": "g@ws@answers:ask", "narrative": "g@ws@answers:narrative"},
+                                 {}, comparisons)
+
+
+def test_the_gate_of_a_small_run_names_both_routes_regressions_and_engine_errors(tmp_path):
+    from builders import gate_comparison
+
+    both = {"ask": gate_comparison(1.0), "narrative": gate_comparison(1.0)}
+    assert workbench.assert_gate(small_run(tmp_path, both)).splitlines() == [
+        "g@ws@answers:ask: no regression against the baseline",
+        "g@ws@answers:narrative: no regression against the baseline"]
+    with pytest.raises(AssertionError) as failed:
+        workbench.assert_gate(small_run(tmp_path, {"ask": gate_comparison(0.0),
+                                                   "narrative": gate_comparison(0.0)}))
+    lines = str(failed.value).splitlines()
+    assert {"g@ws@answers:ask: the baseline gate failed",
+            "g@ws@answers:narrative: the baseline gate failed",
+            "CASE REGRESSION [g@ws@answers:narrative] g: a passed in the baseline and fails now",
+            "CASE REGRESSION [g@ws@answers:ask] g: a passed in the baseline and fails now"
+            } <= set(lines)
+    # a question the engine failed on is named once per route, not once per repeat
+    with pytest.raises(AssertionError, match=r"^g@ws@answers:ask, g@ws@answers:narrative: FAIL "
+                                             r"because of 2 engine errors \(x:en \(ask\), "
+                                             r"x:en \(narrative\)\)"):
+        workbench.assert_gate(small_run(tmp_path, both, errored=("x:en",)))
 
 
 @needs_realdocs
@@ -132,7 +193,7 @@ def test_papermill_fails_after_a_change_that_loses_a_claim(realdocs_workspace, t
          "-p", "allow_gold_errors", "True"],
         cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
-    assert "content-miss:en#1 passed at baseline time, fails now" in proc.stderr + proc.stdout
+    assert "content-miss:en#1 passed in the baseline and fails now" in proc.stderr + proc.stdout
 
 
 @needs_realdocs

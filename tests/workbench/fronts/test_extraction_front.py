@@ -1,6 +1,6 @@
 """The extraction notebook's documents: parameters resolved as the CLI resolves its flags, a
 document the run fails on kept apart (an error, never a verdict) while the others are scored
-and reported, and the notebook's gate."""
+and reported, and the notebook's gate (workbench.assert_gate, every gated notebook's)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from ragspine_eval import paths, workbench
 from ragspine_eval.extraction.run import Target
 from ragspine_eval.ratchet import BaselineError
 from ragspine_eval.workbench.fronts.extraction import (
+    ExtractionNotebookRun,
     NotebookParameterError,
+    empty_run,
     gated_apart,
     notebook_targets,
 )
-from ragspine_eval.workbench.fronts.extraction import assert_gates_of
 
 XLSX = Target.fixture("xlsx")
 PPTX = Target.fixture("pptx")
@@ -80,14 +81,39 @@ def test_an_error_in_the_runs_own_files_is_raised_not_blamed_on_a_document(tmp_p
 def test_the_gate_fails_on_a_failed_document_a_missing_baseline_when_required_and_a_regression(
         tmp_path):
     ex = workbench.run_extraction("pptx", None, None, tmp_path / "r.json")
-    assert "pptx: no regression against the baseline" in assert_gates_of(ex)
+    assert workbench.assert_gate(ex) == "pptx: no regression against the baseline"
     ex.failures["broken.xlsx"] = "the engine could not open it"
-    with pytest.raises(AssertionError, match="broken.xlsx: FAIL because the run failed on this "
-                                             "document"):
-        assert_gates_of(ex)
+    with pytest.raises(AssertionError, match=r"broken.xlsx: FAIL because the run failed on this "
+                                             r"document \(neither pass nor regression\): the "
+                                             r"engine could not open it"):
+        workbench.assert_gate(ex)
     own = workbench.run_extraction("all", None, None, tmp_path / "own.json",
                                    doc=XLSX.document, ground_truth=XLSX.ground_truth)
     assert own.comparisons == {"product_lines.xlsx": None}
-    assert "no baseline yet" in assert_gates_of(own)
-    with pytest.raises(AssertionError, match="no baseline entry, and require_baseline is set"):
-        assert_gates_of(own, require_baseline=True)
+    assert workbench.assert_gate(own) == ("product_lines.xlsx: no baseline yet; nothing to "
+                                          "compare (record one with the CLI)")
+    with pytest.raises(AssertionError, match=r"product_lines.xlsx: no baseline entry, and "
+                                             r"require_baseline is set; record one with the "
+                                             r"CLI: ragspine-eval extraction"):
+        workbench.assert_gate(own, require_baseline=True)
+
+
+def test_every_regressed_set_and_failed_document_is_named_in_one_error(tmp_path):
+    from builders import gate_comparison
+
+    ex = ExtractionNotebookRun(empty_run(), tmp_path / "r.json", None, {},
+                               {"xlsx": gate_comparison(0.0), "pptx": gate_comparison(1.0),
+                                "pdf": gate_comparison(0.0)}, failures={"far.xlsx": "too big"})
+    with pytest.raises(AssertionError) as failed:
+        workbench.assert_gate(ex)
+    lines = str(failed.value).splitlines()
+    assert lines[0].startswith("far.xlsx: FAIL because the run failed on this document")
+    assert {"xlsx: the baseline gate failed", "pdf: the baseline gate failed"} <= set(lines)
+    assert "REGRESSION [xlsx] g: 1.0000 -> 0.0000 (-1)" in lines
+    assert "REGRESSION [pdf] g: 1.0000 -> 0.0000 (-1)" in lines
+    assert not any("[pptx]" in line or line.startswith("pptx") for line in lines)
+    # every document failed: nothing scored, and the gate still fails
+    alone = ExtractionNotebookRun(empty_run(), tmp_path / "r.json", None, {}, {},
+                                  failures={"far.xlsx": "too big"})
+    with pytest.raises(AssertionError, match="far.xlsx: FAIL because the run failed"):
+        workbench.assert_gate(alone)

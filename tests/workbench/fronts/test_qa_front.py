@@ -1,53 +1,66 @@
-"""The notebooks' last cell: the gate asserted, and a missing baseline entry failing in CI."""
+"""The QA notebook's calls without a kernel: its run through the one gate of every notebook's
+last cell (workbench.assert_gate, fronts/gate.py), a missing baseline entry failing in CI, the
+cases kept apart under the banner, an interrupted run, a stored run loaded by reference."""
 
 from __future__ import annotations
 
 import pytest
+from builders import gate_comparison
 
-from ragspine_eval.workbench import assert_gate
-
-
-def test_a_mode_without_a_baseline_passes_unless_a_baseline_is_required():
-    assert "no baseline yet" in assert_gate(None, "agent")
-    with pytest.raises(AssertionError, match=r"agent: no baseline entry, and require_baseline is "
-                                             r"set; record one with the CLI: ragspine-eval qa "
-                                             r"--mode agent --update-baseline"):
-        assert_gate(None, "agent", require_baseline=True)
+from ragspine_eval.workbench import QANotebookRun, assert_gate
 
 
-def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids():
-    from conftest import make_case
+def qa_run(tmp_path, comparison=None, *, mode: str = "tool", engine_error: bool = False):
+    """A QA notebook run of two cases (`num-001` and `ref-1`) in `mode`, compared as given."""
+    from conftest import make_case, right_numeric_outcome
 
     from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.evaluation import evaluate
 
-    report = evaluate([make_case("ref-1", "refusal", refuse=True)],
-                      [CaseOutcome(error="TimeoutError: 30 s")], "tool", reference_texts={})
-    with pytest.raises(AssertionError, match=r"tool: FAIL because of 1 engine errors \(ref-1\)"):
-        assert_gate(None, "tool", errors=report.errors)
-    assert "no baseline yet" in assert_gate(None, "tool", errors=[])
+    refused = CaseOutcome(error="TimeoutError: 30 s") if engine_error else CaseOutcome(refused=True)
+    report = evaluate([make_case("num-001"), make_case("ref-1", "refusal", refuse=True)],
+                      [right_numeric_outcome(), refused], mode, reference_texts={})
+    return QANotebookRun(report, tmp_path / "r.json", tmp_path / "b.json", None, comparison, mode)
 
 
-def test_the_gate_message_names_drift_on_a_pass_and_above_the_regressions_on_a_fail():
-    from ragspine_eval.ratchet import compare
+def test_a_mode_without_a_baseline_passes_unless_a_baseline_is_required(tmp_path):
+    run = qa_run(tmp_path, mode="agent")
+    assert assert_gate(run) == ("agent: no baseline yet; nothing to compare (record one with "
+                                "the CLI)")
+    with pytest.raises(AssertionError, match=r"agent: no baseline entry, and require_baseline is "
+                                             r"set; record one with the CLI: ragspine-eval qa "
+                                             r"--mode agent --update-baseline"):
+        assert_gate(run, require_baseline=True)
 
-    def entry(rate: float, fingerprint: str) -> dict:
-        return {"metrics": {"g": rate}, "passed_ids": {"g": ["a"] if rate else []},
-                "golden": {"a": "fa"}, "n_cases": 1,
-                "engine": {"name": "rag-spine", "version": "0.17.2"},
-                "kb": {"fingerprint": fingerprint, "files": {"facts.csv": fingerprint}}}
 
+def test_engine_errors_fail_the_notebooks_gate_with_their_count_and_ids(tmp_path):
+    with pytest.raises(AssertionError, match=r"tool: FAIL because of 1 engine errors \(ref-1\): "
+                                             r"the engine raised, timed out or answered "
+                                             r"malformed"):
+        assert_gate(qa_run(tmp_path, engine_error=True))
+    # an engine error and a regression: both reasons in the one error
+    with pytest.raises(AssertionError) as both:
+        assert_gate(qa_run(tmp_path, gate_comparison(0.0), engine_error=True))
+    lines = str(both.value).splitlines()
+    assert lines[0].startswith("tool: FAIL because of 1 engine errors (ref-1)")
+    assert "tool: the baseline gate failed" in lines
+    assert "REGRESSION [tool] g: 1.0000 -> 0.0000 (-1)" in lines
+    assert "no baseline yet" in assert_gate(qa_run(tmp_path))
+
+
+def test_the_gate_message_names_drift_on_a_pass_and_above_the_regressions_on_a_fail(tmp_path):
     drift = "DRIFT [tool] knowledge base changed since the baseline was recorded: facts.csv"
-    same = assert_gate(compare(entry(1.0, "a" * 16), entry(1.0, "a" * 16)), "tool")
+    same = assert_gate(qa_run(tmp_path, gate_comparison(1.0)))
     assert same == "tool: no regression against the baseline"
-    passing = assert_gate(compare(entry(1.0, "b" * 16), entry(1.0, "a" * 16)), "tool")
+    passing = assert_gate(qa_run(tmp_path, gate_comparison(1.0, drift=True)))
     assert passing.splitlines()[0] == "tool: no regression against the baseline"
     assert passing.splitlines()[1].startswith(drift)
     with pytest.raises(AssertionError) as failed:
-        assert_gate(compare(entry(0.0, "b" * 16), entry(1.0, "a" * 16)), "tool")
+        assert_gate(qa_run(tmp_path, gate_comparison(0.0, drift=True)))
     lines = str(failed.value).splitlines()
+    assert lines[0] == "tool: the baseline gate failed"
     assert lines[1].startswith(drift)
-    assert any(line.startswith("REGRESSION [tool] g") for line in lines[2:])
+    assert "CASE REGRESSION [tool] g: a passed in the baseline and fails now" in lines[2:]
 
 
 def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run(tmp_path):
@@ -56,7 +69,7 @@ def test_cases_apart_shows_errors_and_flaky_verdicts_and_nothing_for_a_clean_run
     from ragspine_eval.engines.base import CaseOutcome
     from ragspine_eval.qa.repeats import combine_repeats
     from ragspine_eval.qa.evaluation import evaluate
-    from ragspine_eval.workbench import QANotebookRun, cases_apart
+    from ragspine_eval.workbench import cases_apart
 
     cases = [make_case("num-001"), make_case("num-002")]
     wrong = right_numeric_outcome(found_value=9.0)

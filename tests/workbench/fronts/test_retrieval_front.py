@@ -1,7 +1,8 @@
 """The retrieval notebook's calls without a kernel, the notebook itself under papermill (exit 0
 against its baseline, non-zero after a configuration that loses a hit), its HTML in headless
 Chromium offline (a heatmap click filters the questions, a row opens its ranked passages), and
-compare.ipynb's A/B of two configurations."""
+compare.ipynb's A/B of two configurations; and a small run through the one gate of every
+notebook's last cell (workbench.assert_gate)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import pytest
 from realdocs_workspace import QUESTIONS, needs_realdocs, realdocs_workspace  # noqa: F401
 
-from ragspine_eval import paths
+from ragspine_eval import paths, workbench
 from ragspine_eval.cli.app import main
 from ragspine_eval.workbench.fronts import compare, retrieval, retrieval_compare
 
@@ -50,6 +51,40 @@ def gated(realdocs_workspace, tmp_path_factory):
     return ws, baseline, cfg, run, tmp
 
 
+def small_run(tmp_path, comparison=None, errors: int = 0):
+    """A retrieval notebook run of one judged question, and `errors` questions the engine failed
+    on (q-00, q-01, ...)."""
+    from ragspine_eval.retrieval_only.report import RetrievalCase, RetrievalRunReport
+
+    cases = [RetrievalCase("hit", "which?", "doc", 1, 1)]
+    cases += [RetrievalCase(f"q-{i:02}", "which?", "doc", None, None, error="TimeoutError")
+              for i in range(errors)]
+    return retrieval.RetrievalNotebookRun(RetrievalRunReport("ws", "q.jsonl", 5, cases),
+                                          tmp_path / "r.json", "q@ws@k5", None, comparison)
+
+
+def test_the_gate_of_a_small_run_names_regressions_engine_errors_and_how_to_record(tmp_path):
+    from builders import gate_comparison
+
+    assert workbench.assert_gate(small_run(tmp_path, gate_comparison(1.0))) == (
+        "q@ws@k5: no regression against the baseline")
+    with pytest.raises(AssertionError) as failed:
+        workbench.assert_gate(small_run(tmp_path, gate_comparison(0.0)))
+    assert str(failed.value).splitlines() == [
+        "q@ws@k5: the baseline gate failed", "REGRESSION [q@ws@k5] g: 1.0000 -> 0.0000 (-1)",
+        "CASE REGRESSION [q@ws@k5] g: a passed in the baseline and fails now"]
+    # engine errors: how many and their ids, the first 20 named, as every console line bounds them
+    with pytest.raises(AssertionError, match=r"q@ws@k5: FAIL because of 25 engine errors "
+                                             r"\(q-00, q-01, .*, q-19, … \+5 more\)"):
+        workbench.assert_gate(small_run(tmp_path, gate_comparison(1.0), errors=25))
+    none = small_run(tmp_path)
+    assert "q@ws@k5: no baseline yet" in workbench.assert_gate(none)
+    with pytest.raises(AssertionError, match=r"q@ws@k5: no baseline entry, and require_baseline "
+                                             r"is set; record one with the CLI: ragspine-eval "
+                                             r"retrieval --kb"):
+        workbench.assert_gate(none, require_baseline=True)
+
+
 @needs_realdocs
 def test_the_calls_give_the_figures_the_explorer_and_the_gate(gated):
     ws, _, _, run, _ = gated
@@ -65,7 +100,7 @@ def test_the_calls_give_the_figures_the_explorer_and_the_gate(gated):
     assert "✔ relevant" in html and "rainfall_distribution.pdf@page=1" in html
     latency = retrieval.latency(run)
     assert latency.loc[0, "cases"] == "all" and latency.loc[0, "n"] == 14
-    assert "no regression" in retrieval.assert_gate(run)
+    assert workbench.assert_gate(run) == f"{name}@k5+ours: no regression against the baseline"
 
 
 @needs_realdocs
@@ -86,7 +121,7 @@ def test_papermill_passes_against_the_baseline_and_fails_after_a_hit_is_lost(gat
     finally:
         cfg.write_text(cfg_text)
     assert bad.returncode != 0
-    assert "kerala-rain was a hit at baseline time, missed now" in bad.stderr + bad.stdout
+    assert "kerala-rain passed in the baseline and fails now" in bad.stderr + bad.stdout
     assert not lost.exists()
 
 

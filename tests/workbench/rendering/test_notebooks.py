@@ -30,12 +30,14 @@ PARAMETERS = {"qa.ipynb": {"mode", "engine", "golden_path", "baseline_path", "kb
                                 "allow_gold_errors", "judge", "labels_path"},
               "review.ipynb": {"draft", "kb", "decisions_path"}}
 # what each notebook's last cell calls: its gate (history and review have none: history draws,
-# review's decisions are saved by its button and applied by `gold review apply`)
-LAST_CELL = {"qa.ipynb": "workbench.assert_gate", "extraction.ipynb": "workbench.assert_gates_of",
+# review's decisions are saved by its button and applied by `gold review apply`); every gated
+# run's notebook calls the one gate, workbench.assert_gate (fronts/gate.py), the same way
+GATED = {"qa.ipynb": "run", "extraction.ipynb": "ex", "retrieval.ipynb": "run",
+         "answers.ipynb": "run"}
+LAST_CELL = {**{name: f"print(workbench.assert_gate({var}, require_baseline))"
+                for name, var in GATED.items()},
              "compare.ipynb": "compare.assert_no_flips(pair, fail_on_flips)",
              "history.ipynb": "history.changes_table",
-             "retrieval.ipynb": "retrieval.assert_gate",
-             "answers.ipynb": "answers.assert_gate",
              "review.ipynb": "session.coverage()"}
 PAPERMILL = [sys.executable, "-m", "papermill", "--no-progress-bar"]
 
@@ -77,6 +79,22 @@ def test_notebooks_hold_calls_not_logic(notebook):
 def test_the_last_cell_asserts_the_gate(notebook):
     path, nb = notebook
     assert LAST_CELL[path.name] in nb.cells[-1].source
+
+
+@pytest.mark.parametrize("name", sorted(GATED))
+def test_a_gated_notebooks_last_cell_calls_the_one_gate_and_nothing_else(name):
+    """Its last cell is `print(workbench.assert_gate(<run>, require_baseline))` exactly: no
+    notebook's own gate, no other call; and no other cell calls a gate of its own."""
+    import ast
+
+    nb = nbformat.read(paths.PROJECT_ROOT / "notebooks" / name, as_version=4)
+    last = nb.cells[-1]
+    assert last.cell_type == "code" and last.source.strip() == LAST_CELL[name]
+    calls = [ast.unparse(n.func) for n in ast.walk(ast.parse(last.source))
+             if isinstance(n, ast.Call)]
+    assert calls == ["print", "workbench.assert_gate"]
+    earlier = "\n".join(c.source for c in nb.cells[:-1] if c.cell_type == "code")
+    assert "assert_gate" not in earlier
 
 
 def test_every_notebook_is_committed():
