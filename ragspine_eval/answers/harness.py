@@ -3,7 +3,7 @@
 
 `AnswersHarness` reads the workspace and the gold file whole before the engine is opened, keys each
 route `<name>@answers:<route>` (the name: gated/own_workspace.py's; then the configuration's
-label and the model: gated.harness.keyed), so each workspace, route, configuration and model is
+label and the model: pipeline.spec.RunWhat.keyed), so each workspace, route, configuration and model is
 gated against its own entry; asks and judges every question on each route (run.py), and writes
 the report, its JUnit and its Markdown summary. The baseline file, by default, is
 gated/own_workspace.py's: data/golden/answers_baseline.json for a workspace inside the project
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragspine_eval import ratchet
-from ragspine_eval.gated.harness import Echo, GatedRun, Harness, keyed
+from ragspine_eval.gated.harness import Echo, GatedRun, Harness
 from ragspine_eval.gated.runner import gate_key
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 
@@ -55,12 +55,11 @@ def answers_what(workspace: str | Path, gold: str | Path, routes: tuple[str, ...
                                config or DEFAULT, model=model), **given)
 
 
-def baseline_key(workspace: str | Path, route: str, config: Any = None, model: Any = None,
-                 name: str | None = None) -> str:
+def baseline_key(what: AnswersWhat, route: str, name: str | None = None) -> str:
     """`<name>@answers:<route>` (the name: `name`, else the workspace's folder name), then the
-    configuration's label and the model (gated.harness.keyed)."""
-    name = name or Path(workspace).resolve().name or "workspace"
-    return keyed(f"{name}@answers:{route}", config, model)
+    configuration's label and the model (pipeline.spec.RunWhat.keyed)."""
+    name = name or Path(what.run.kb).resolve().name or "workspace"
+    return what.run.keyed(f"{name}@answers:{route}")
 
 
 class AnswersHarness(Harness):
@@ -92,8 +91,7 @@ class AnswersHarness(Harness):
         from ragspine_eval.gated.own_workspace import run_name
 
         named = run_name(what.run.kb, what.run.golden, what.name, what.run.workspace)
-        return {route: baseline_key(what.run.kb, route, what.run.engine_config, what.run.model,
-                                    named) for route in what.routes}
+        return {route: baseline_key(what, route, named) for route in what.routes}
 
     def read(self, what: AnswersWhat, how: RunHow | None) -> AnswersWhat:
         from ragspine_eval.golden.nl_answers import answer_cases_of

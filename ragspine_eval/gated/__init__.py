@@ -1,7 +1,7 @@
 """Gated runs: one harness run from start to verdict, the way the CLI and the notebooks do it.
 
 harness (`Harness`: what a harness gives the gated run; `GatedRun`, its result and the one exit
-rule; `Gate`: how a run is gated; `keyed`: the configuration's and the model's key suffix),
+rule; `Gate`: how a run is gated),
 runner (`run(harness, what, how, outputs, gate)`: check, run, write, gate, keep, the one
 protocol every harness goes through), outputs (`GatedOutputs`, the files a run writes) and
 own_workspace (where a run over an engine workspace keeps its baseline, and its keys' name). The
@@ -19,7 +19,6 @@ _WHERE = {
     "Harness": "harness",
     "GatedRun": "harness",
     "Gate": "harness",
-    "keyed": "harness",
     "GatedOutputs": "outputs",
 }
 

@@ -1,5 +1,6 @@
 """What a harness is to the gated run: one small object per harness (`Harness`), the run it
-leaves (`GatedRun`), how it is gated (`Gate`), and the key suffix every harness shares (`keyed`).
+leaves (`GatedRun`) and how it is gated (`Gate`). A baseline key's suffix (the configuration,
+the model) is what is run's own: pipeline.spec.RunWhat.keyed.
 
 A harness says how its inputs are read and checked, its baseline file and keys, its run, its
 comparison with a stored entry, its baseline entry, the lines it prints and the files it writes;
@@ -50,17 +51,6 @@ class Gate:
         return options
 
 
-def keyed(key: str, config: Any = None, model: Any = None) -> str:
-    """`key`, then `+` the engine configuration's label when one with settings is given, then
-    `~` the model's provider and name when it is not the MockProvider
-    (`agent+bm25~litellm:openai/gpt-4o`): each is gated against its own entry."""
-    from ragspine_eval.models.recorder import in_use
-
-    key = key if config is None or not config.settings() else f"{key}+{config.label}"
-    model = in_use(model)
-    return key if model is None or model.spec.is_default else f"{key}~{model.spec.label}"
-
-
 class Harness:
     """One harness as the gated run sees it. `what` is the harness's own frozen, checked
     description of the run, `how` the pipeline's RunHow (or None). Subclasses override what
@@ -97,9 +87,8 @@ class Harness:
         raise NotImplementedError
 
     def finish(self, run: GatedRun) -> Iterable[str]:
-        """The report completed with what the gate knows (the entry compared, in its
-        provenance), and the lines to say before anything is written (the table, the
-        provenance)."""
+        """The report completed with what the gate knows (the entry compared, in the provenance),
+        and the lines to say before anything is written (the table, the provenance)."""
         return ()
 
     def compare(self, report: Any, name: str, entry: dict[str, Any]
@@ -115,8 +104,7 @@ class Harness:
         """Write the report (`data`: its dict, built once for the file and the run store)."""
         from ragspine_eval.files import write_json_atomic
 
-        write_json_atomic(path, data)
-        return None
+        return write_json_atomic(path, data)
 
     def scored(self, report: Any, name: str) -> bool:
         """Whether the run scored `name` (compared and gated); extraction's document kept
@@ -130,9 +118,6 @@ class Harness:
     def writers(self, run: GatedRun, outputs: Any) -> list[tuple[str, Path | None, Writer]]:
         """(label, path, writer) of each file after the report (JUnit, summary, ...)."""
         raise NotImplementedError
-
-    def report_dict(self, report: Any) -> dict[str, Any]:
-        return report.to_dict()
 
     def store_key(self, run: GatedRun) -> str:
         return ", ".join(run.keys.values())

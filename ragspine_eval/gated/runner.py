@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,35 @@ def run(harness: Harness, what: Any, how: Any = None, outputs: GatedOutputs | No
     the run cannot use."""
     say = escape.escaped_echo(gate.echo)
     outputs = outputs or GatedOutputs()
+    checked = check(harness, what, how, outputs, gate)
+    gated = compared(harness, harness.run(checked.what, how, checked.stored, say), checked)
+    for line in harness.finish(gated):
+        say(line)
+    as_dict = functools.cache(gated.report.to_dict)  # built once: the file's and the store's
+    write_and_gate(gated, checked.options, outputs, as_dict, say)
+    gated.kept = runs.keep(as_dict, kind=harness.name, key=harness.store_key(gated),
+                           store=gate.store, echo=say, verdict=runs.record.verdict(gated))
+    for line in harness.verdict_lines(gated) if gate.options is not None else ():
+        say(line)
+    for line in harness.closing_lines(gated):
+        say(line)
+    return gated
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A run's inputs checked: its what (with what was read in it), its baseline file and keys,
+    the gate options per key (empty: only compared) and the stored entries."""
+
+    what: Any
+    baseline: Path | None
+    keys: dict[str, str]
+    options: dict[str, ratchet.GateOptions]
+    stored: dict[str, dict[str, Any] | None]
+
+
+def check(harness: Harness, what: Any, how: Any, outputs: GatedOutputs, gate: Gate) -> Checked:
+    """Step 1: everything refused before the engine is opened, in this order."""
     baseline = harness.baseline_path(what)
     ratchet.check_outputs(outputs.named(), baseline=baseline,
                           inputs={**harness.inputs(what),
@@ -60,35 +90,36 @@ def run(harness: Harness, what: Any, how: Any = None, outputs: GatedOutputs | No
                if gate.options is not None and baseline is not None else {})
     what = harness.read(what, how)
     stored = stored_entries(baseline, keys) if baseline is not None else {}
-    report = harness.run(what, how, stored, say)
-    gated = GatedRun(harness, report, keys, baseline, stored)
-    gated.comparisons = {name: None if stored.get(name) is None
-                         else harness.compare(report, name, stored[name])  # type: ignore[arg-type]
-                         for name in keys if harness.scored(report, name)}
-    for line in harness.finish(gated):
-        say(line)
-    as_dict = functools.cache(lambda: harness.report_dict(report))  # the file's and the store's
+    return Checked(what, baseline, keys, options, stored)  # type: ignore[arg-type]
+
+
+def compared(harness: Harness, report: Any, checked: Checked) -> GatedRun:
+    """Step 2's end: the run, each key it scored compared with its stored entry."""
+    gated = GatedRun(harness, report, checked.keys, checked.baseline, checked.stored)
+    gated.comparisons = {name: None if entry is None else harness.compare(report, name, entry)
+                         for name in checked.keys if harness.scored(report, name)
+                         for entry in [checked.stored.get(name)]}
+    return gated
+
+
+def write_and_gate(gated: GatedRun, options: dict[str, ratchet.GateOptions],
+                   outputs: GatedOutputs, as_dict: Any, say: Echo) -> None:
+    """Steps 3 to 5: the report, the gates (a run not complete only compared), the other files;
+    what the gates recorded put back when a file cannot be written."""
+    harness, report = gated.harness, gated.report
     report_file = ("report", outputs.report,
                    lambda path: harness.write_report(path, gated, as_dict()))
-    with undone_on_bad_output(baseline) as before:
+    with undone_on_bad_output(gated.baseline_path) as before:
         if not harness.report_after_gate:
             write_announced(outputs.report, "report", report_file[2], gated.written, say)
         for name, chosen in options.items():
-            if not harness.scored(report, name):
-                continue
-            gated.gates[name] = (unrecorded(gated, name, say) if report.status != "complete"
-                                 else harness.gate(gated, name, chosen, say))
+            if harness.scored(report, name):
+                gated.gates[name] = (unrecorded(gated, name, say) if report.status != "complete"
+                                     else harness.gate(gated, name, chosen, say))
         harness.after_gates(gated, before, say)
         files = harness.writers(gated, outputs)
         for label, path, write in [report_file, *files] if harness.report_after_gate else files:
             write_announced(path, label, write, gated.written, say)
-    gated.kept = runs.keep(as_dict, kind=harness.name, key=harness.store_key(gated),
-                           store=gate.store, echo=say, verdict=runs.record.verdict(gated))
-    for line in harness.verdict_lines(gated) if gate.options is not None else ():
-        say(line)
-    for line in harness.closing_lines(gated):
-        say(line)
-    return gated
 
 
 run_gated = run  # the name ragspine_eval exports

@@ -65,6 +65,15 @@ class RunWhat:
 
         return read_workspace(self.kb)
 
+    def keyed(self, key: str) -> str:
+        """The baseline key of this run: `key`, then `+` the engine configuration's label when
+        one with settings is given, then `~` the model's provider and name when it is not the
+        MockProvider (`agent+bm25~litellm:openai/gpt-4o`): each is gated against its own
+        entry. Every harness's key ends this way (qa/, retrieval_only/, answers/harness.py)."""
+        config, model = self.engine_config, self.model
+        key = key if config is None or not config.settings() else f"{key}+{config.label}"
+        return key if model is None or model.spec.is_default else f"{key}~{model.spec.label}"
+
     def model_keyed(self, kb_key: str) -> str:
         """The knowledge-base part of the outcome cache's key with the model's fingerprint
         (models.ModelRun.fingerprint): another model, or another replayed cassette, other

@@ -2,7 +2,7 @@
 
 `QAHarness` checks the engine's spec and the judge, reads the golden set whole (exit 2 on a bad
 line, before any engine call), keys the run by the engine's key (`tool`, `agent@http`), the engine
-configuration's label and the model (gated.harness.keyed), runs the cases at the retrieval gate
+configuration's label and the model (pipeline.spec.RunWhat.keyed), runs the cases at the retrieval gate
 k the stored entry records, and writes the report, its JUnit and its Markdown summary.
 Its module sits in qa/ but belongs to the gated run's floor (tests/test_layout.py): it
 composes this harness with the outputs and the ratchet.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragspine_eval import paths, ratchet
-from ragspine_eval.gated.harness import Echo, GatedRun, Harness, keyed
+from ragspine_eval.gated.harness import Echo, GatedRun, Harness
 from ragspine_eval.gated.runner import ENGINE_ERRORS
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 
@@ -69,7 +69,7 @@ class QAHarness(Harness):
         if spec is None and isinstance(engine, str):
             spec = parse_engine(engine, what.run.mode)
         key = spec.key if spec is not None else engine.label
-        return {"qa": keyed(key, what.run.engine_config, what.run.model)}
+        return {"qa": what.run.keyed(key)}
 
     def read(self, what: QAWhat, how: RunHow | None) -> QAWhat:
         from ragspine_eval.execution.cache import cache_dir

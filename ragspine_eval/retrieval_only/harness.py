@@ -3,7 +3,7 @@ and `RetrievalHarness`.
 
 `RetrievalHarness` reads the workspace and the question file whole before the engine is opened, keys
 the run `<name>@k<top_k>` (the name: gated/own_workspace.py's; then the configuration's label
-and the model: gated.harness.keyed), runs every question through the engine's retriever
+and the model: pipeline.spec.RunWhat.keyed), runs every question through the engine's retriever
 (run.py), and writes the report, its JUnit and its Markdown summary. The baseline file, by
 default, is gated/own_workspace.py's: data/golden/retrieval_baseline.json for a workspace
 inside the project, one beside the question file for one outside it.
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragspine_eval import ratchet
-from ragspine_eval.gated.harness import Echo, GatedRun, Harness, keyed
+from ragspine_eval.gated.harness import Echo, GatedRun, Harness
 from ragspine_eval.gated.runner import gate_key
 from ragspine_eval.pipeline.spec import RunHow, RunWhat
 
@@ -43,12 +43,11 @@ class RetrievalWhat:
         return self.run.k if self.run.k is not None else (config.top_k or 10)
 
 
-def baseline_key(workspace: str | Path, top_k: int, config: Any = None, model: Any = None,
-                 name: str | None = None) -> str:
+def baseline_key(what: RetrievalWhat, name: str | None = None) -> str:
     """`<name>@k<top_k>` (the name: `name`, else the workspace's folder name), then the
-    configuration's label and the model (gated.harness.keyed)."""
-    name = name or Path(os.path.realpath(workspace)).name or "workspace"  # a loop: no raise
-    return keyed(f"{name}@k{top_k}", config, model)
+    configuration's label and the model (pipeline.spec.RunWhat.keyed)."""
+    name = name or Path(os.path.realpath(what.run.kb)).name or "workspace"  # a loop: no raise
+    return what.run.keyed(f"{name}@k{what.top_k}")
 
 
 class RetrievalHarness(Harness):
@@ -76,8 +75,7 @@ class RetrievalHarness(Harness):
         from ragspine_eval.gated.own_workspace import run_name
 
         name = run_name(what.run.kb, what.run.golden, what.name, what.run.workspace)
-        return {"retrieval": baseline_key(what.run.kb, what.top_k, what.run.engine_config,
-                                          what.run.model, name)}
+        return {"retrieval": baseline_key(what, name)}
 
     def read(self, what: RetrievalWhat, how: RunHow | None) -> RetrievalWhat:
         from ragspine_eval.golden.question_files import load_question_file

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragspine_eval.gated.harness import keyed as qa_key
+from ragspine_eval.pipeline.spec import RunWhat
 from ragspine_eval.models.providers import ProviderSpec
 from ragspine_eval.models.recorder import ModelRun
 from ragspine_eval.ratchet.compare import drift_of
@@ -24,6 +24,6 @@ def test_another_model_than_the_entrys_is_drift_and_the_mock_is_no_model():
 
 def test_a_model_run_has_a_baseline_key_of_its_own_and_the_mock_keeps_the_committed_one():
     real = ModelRun(ProviderSpec("litellm", "openai/m", "http://127.0.0.1:1/v1"))
-    assert qa_key("agent", None, real) == "agent~litellm:openai/m"
-    assert qa_key("agent", None, ModelRun()) == "agent"
-    assert qa_key("agent", None, None) == "agent"
+    assert RunWhat("g.jsonl", model=real).keyed("agent") == "agent~litellm:openai/m"
+    assert RunWhat("g.jsonl", model=ModelRun()).keyed("agent") == "agent"
+    assert RunWhat("g.jsonl").keyed("agent") == "agent"
