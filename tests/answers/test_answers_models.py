@@ -128,8 +128,11 @@ def test_a_call_budget_stops_an_answer_run_and_the_same_command_resumes_it(
         code = main([*argv, "--max-calls", "3"])
         first = [json.dumps(r["body"], sort_keys=True) for r in server.requests]
         assert code == 130 and len(first) <= 3
-        assert "the budget of 3 model calls (--max-calls) was spent" in capsys.readouterr().err
-        assert not (tmp_path / "baseline.json").exists() and not (tmp_path / "a.json").exists()
+        assert "stopped (the budget of 3 model calls (--max-calls) was spent) after" in \
+            capsys.readouterr().err
+        assert not (tmp_path / "baseline.json").exists()  # what ran is written, marked stopped
+        partial = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+        assert (partial["status"], partial["interrupted"]) == ("stopped", True)
         code = main(argv)
         again = [json.dumps(r["body"], sort_keys=True) for r in server.requests[len(first):]]
     finally:
