@@ -41,7 +41,8 @@ run: setup
 
 # `make test` is what CI runs (about twelve minutes on 2 cores); the suites that take minutes each
 # (three real JupyterLab sessions, the quick benchmark, compare-main's passing run, the answers
-# notebook's failing run and browser check) are `make test-slow` (about three more).
+# notebook's failing run and browser check, the answer run killed and resumed and on every
+# executor) are `make test-slow` (about five more).
 test: setup
 	@$(BIN)/python -m pytest -m "not jupyterlab and not slow"
 

@@ -34,6 +34,7 @@ def comparable(report: dict) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
+@pytest.mark.slow  # 79 s on a loaded 2-core machine: make test-slow, benchmarks.workspace_invariant
 @needs_realdocs
 def test_one_job_two_worker_processes_and_dask_give_the_same_report(realdocs_workspace):
     ws = realdocs_workspace.workspace.path
@@ -109,6 +110,9 @@ def test_a_question_past_its_time_limit_is_its_error_on_its_route_and_neverstore
     assert not any(r.outcome.error for r in on_time.results)
 
 
+# 330 s on a loaded 2-core machine (a SIGKILL mid-run, then the resume): make test-slow; make
+# test keeps tests/faults/test_interrupt_harnesses.py's Ctrl-C and resume of an answer run
+@pytest.mark.slow
 @needs_realdocs
 def test_a_run_killed_half_way_resumes_to_the_report_of_a_run_never_stopped(realdocs_workspace,
                                                                               tmp_path):
