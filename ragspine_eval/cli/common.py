@@ -94,12 +94,10 @@ def progress_bar(label: str) -> Callable[[int, int, int], None] | None:
     return tick
 
 
-def finish(gated: Any, end_progress: Callable[[], None] | None = None) -> int:
+def finish(gated: Any) -> int:
     """A gated run's exit code (gated/harness.py `GatedRun`): for a run that did not finish
     (Ctrl-C, or its model budget spent), whose outputs were written, its one stderr line and
     exit 130; otherwise the run's own code."""
-    if end_progress is not None:
-        end_progress()
     if gated.status == "complete":
         return gated.exit_code
     print(interrupted_line(gated.report, [path for _label, path in gated.written]),
