@@ -100,17 +100,17 @@ def finish(gated: Any) -> int:
     exit 130; otherwise the run's own code."""
     if gated.status == "complete":
         return gated.exit_code
-    print(interrupted_line(gated.report, [path for _label, path in gated.written]),
-          file=sys.stderr)
+    print(interrupted_line(gated.report, [path for _label, path in gated.written],
+                           gated.harness.unit), file=sys.stderr)
     return EXIT_INTERRUPTED
 
 
-def interrupted_line(report: Any, written: list[Path]) -> str:
+def interrupted_line(report: Any, written: list[Path], unit: str = "cases") -> str:
     """The one stderr line of a run that did not finish, whose outputs were written."""
     done = report.finished
     files = [str(path) for path in written]
     wrote = (f"wrote {', '.join(files)} with them and the other {report.n_cases - done} "
              f"as not run" if files else "no report was asked for (--report)")
     what = f"stopped ({report.stopped_by})" if report.stopped_by else "interrupted (Ctrl-C)"
-    return (f"{what} after {done} of {report.n_cases} cases: {wrote}; the baseline was not "
+    return (f"{what} after {done} of {report.n_cases} {unit}: {wrote}; the baseline was not "
             f"changed")  # how to resume is the report's to say (interrupted_sentence)

@@ -42,6 +42,7 @@ class ExtractionWhat:
 class ExtractionHarness(Harness):
     name: ClassVar[str] = "extraction"
     report_after_gate: ClassVar[bool] = True
+    unit: ClassVar[str] = "document sets"
 
     def baseline_path(self, what: ExtractionWhat) -> Path | None:
         return Path(what.baseline) if what.baseline is not None else None
@@ -79,7 +80,7 @@ class ExtractionHarness(Harness):
     def finish(self, run: GatedRun) -> list[str]:
         from ragspine_eval.outputs.extraction_files import extraction_table, mismatch_examples
 
-        report, lines = run.report, []
+        report, lines = run.report, [*filter(None, [run.report.interrupted_line()])]
         for key in report.reports:
             lines += extraction_table(key, report.reports[key], run.stored.get(key),
                                       report.engine)

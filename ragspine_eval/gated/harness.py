@@ -57,6 +57,7 @@ class Harness:
     differs; the defaults are what most harnesses do."""
 
     name: ClassVar[str] = "run"  # the verdict's word and the run store's kind
+    unit: ClassVar[str] = "cases"  # what its report counts (extraction: document sets)
     # the report is written after the gates when it holds their verdicts (extraction)
     report_after_gate: ClassVar[bool] = False
 
@@ -186,8 +187,8 @@ class GatedRun:
         """The run's last line: PASS, FAIL or INTERRUPTED, the harness, the key and why."""
         report, what = self.report, f"{self.harness.name} {self.key}"
         if report.status != "complete":
-            return (f"INTERRUPTED: {what} after {report.finished} of {report.n_cases} cases: no "
-                    f"verdict, the baseline untouched")
+            return (f"INTERRUPTED: {what} after {report.finished} of {report.n_cases} "
+                    f"{self.harness.unit}: no verdict, the baseline untouched")
         if report.errors:
             return f"FAIL: {what}: {len(report.errors)} engine errors"
         if self.gates:

@@ -125,13 +125,13 @@ def write_and_gate(gated: GatedRun, options: dict[str, ratchet.GateOptions],
 run_gated = run  # the name ragspine_eval exports
 
 
-def interrupted_reason(report: Any) -> str:
+def interrupted_reason(report: Any, unit: str = "cases") -> str:
     """The stated reason a run that did not finish (Ctrl-C, or its model budget spent) records
     nothing."""
     what = (f"STOPPED ({report.stopped_by})" if report.stopped_by
             else "INTERRUPTED (Ctrl-C)")
-    return (f"{what} after {report.finished} of {report.n_cases} cases: the "
-            f"cases not run have no verdict, so nothing was recorded and the baseline is as it "
+    return (f"{what} after {report.finished} of {report.n_cases} {unit}: the "
+            f"{unit} not run have no verdict, so nothing was recorded and the baseline is as it "
             f"was; run the same command again for a verdict")
 
 
@@ -139,7 +139,7 @@ def unrecorded(run: GatedRun, name: str, say: Echo) -> ratchet.GateResult:
     """The gate of a run that did not finish: compared, never recorded."""
     gate = ratchet.check_without_recording(
         run.baseline_path, run.keys[name], run.comparisons[name],  # type: ignore[arg-type]
-        interrupted_reason(run.report), status=INTERRUPTED)
+        interrupted_reason(run.report, run.harness.unit), status=INTERRUPTED)
     for line in gate.lines:
         say(line)
     return gate

@@ -125,7 +125,7 @@ def test_ctrl_c_between_two_documents_writes_the_sets_scored_and_the_same_comman
     root = ET.parse(tmp_path / "j.xml").getroot()
     assert {p.get("name"): p.get("value") for p in root.iter("property")}["interrupted"] == "true"
     assert "INTERRUPTED (Ctrl-C) after 1 of 3 document sets" in (tmp_path / "s.md").read_text()
-    assert "interrupted (Ctrl-C) after 1 of 3 cases: wrote" in err
+    assert "interrupted (Ctrl-C) after 1 of 3 document sets: wrote" in err
     assert baseline.read_bytes() == before
 
     assert main(command) == 0
