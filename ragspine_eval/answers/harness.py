@@ -46,13 +46,13 @@ class AnswersWhat:
         return tuple(self.run.mode.split("+")) if self.run.mode else ("ask", "narrative")
 
 
-def answers_what(workspace: str | Path, gold: str | Path, routes: tuple[str, ...] = (
-        "ask", "narrative"), config: Any = None, model: Any = None, **given: Any) -> AnswersWhat:
-    """An `AnswersWhat` from its parts (`given`: languages, baseline, name, allow_gold_errors)."""
+def answers_run(workspace: str | Path, gold: str | Path, routes: tuple[str, ...] = (
+        "ask", "narrative"), config: Any = None, model: Any = None) -> RunWhat:
+    """The RunWhat of an answer run: its gold file and workspace, its routes as its mode."""
     from ragspine_eval.engines.engine_config import DEFAULT
 
-    return AnswersWhat(RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None,
-                               config or DEFAULT, model=model), **given)
+    return RunWhat(Path(gold), Path(workspace), "ragspine", "+".join(routes), None,
+                   config or DEFAULT, model=model)
 
 
 def baseline_key(what: AnswersWhat, route: str, name: str | None = None) -> str:

@@ -83,16 +83,15 @@ def baseline_beside_gold(parser: argparse.ArgumentParser, harness: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragspine_eval import gated
-    from ragspine_eval.answers.harness import AnswersHarness, answers_what
+    from ragspine_eval.answers.harness import AnswersHarness, AnswersWhat, answers_run
     from ragspine_eval.cli import common
     from ragspine_eval.cli.model_options import model_run
     from ragspine_eval.engines.engine_config import load_engine_config
 
-    what = answers_what(args.kb, args.golden, ROUTE_CHOICES[args.route],
-                        load_engine_config(args.engine_config), model_run(args),
-                        languages=tuple(args.lang) if args.lang else None,
-                        baseline=args.baseline, name=args.name,
-                        allow_gold_errors=args.allow_gold_errors)
+    what = AnswersWhat(answers_run(args.kb, args.golden, ROUTE_CHOICES[args.route],
+                                   load_engine_config(args.engine_config), model_run(args)),
+                       tuple(args.lang) if args.lang else None, args.baseline, args.name,
+                       args.allow_gold_errors)
     how = run_how(args, common.progress_bar("answers"), args.repeat)
     run = gated.run(AnswersHarness(), what, how,
                     gated.GatedOutputs(args.report, args.junit, args.summary_md),

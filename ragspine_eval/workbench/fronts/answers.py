@@ -80,9 +80,10 @@ def answers_what(kb: str | Path, golden: str | Path, routes: str = "both",
 
     config = load_engine_config(from_root(engine_config) if engine_config else None)
     chosen = {"both": ("ask", "narrative"), "ask": ("ask",), "narrative": ("narrative",)}[routes]
-    return harness.answers_what(from_root(kb), from_root(golden), chosen, config, model,
-                                baseline=from_root(baseline_path) if baseline_path else None,
-                                allow_gold_errors=allow_gold_errors)
+    return harness.AnswersWhat(harness.answers_run(from_root(kb), from_root(golden), chosen,
+                                                   config, model),
+                               baseline=from_root(baseline_path) if baseline_path else None,
+                               allow_gold_errors=allow_gold_errors)
 
 
 def run_answers(what: Any, report_path: str | Path | None = None, store: bool = True
